@@ -1,0 +1,237 @@
+"""Settings for Cerniq Outreach, read from the environment (django-environ).
+
+With nothing set, the app runs in embedded mode: SQLite under var/, a StubBroker with an
+in-process worker and sandbox providers. Production sets DATABASE_URL, REDIS_URL,
+SECRET_KEY and the provider credentials; it refuses to start without a SECRET_KEY.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import environ
+from django.core.exceptions import ImproperlyConfigured
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+VAR_DIR = BASE_DIR / "var"
+
+env = environ.Env()
+
+DEBUG = env.bool("DEBUG", default=False)
+
+SECRET_KEY = env.str("SECRET_KEY", default="")
+if not SECRET_KEY:
+    if not DEBUG:
+        raise ImproperlyConfigured(
+            "SECRET_KEY is not set. Set it in the environment (production), "
+            "or set DEBUG=true for local development."
+        )
+    SECRET_KEY = "django-insecure-development-only-key-do-not-use-in-production"  # noqa: S105
+
+ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost"] if DEBUG else [])
+CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "whitenoise.runserver_nostatic",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "drf_spectacular",
+    "django_dramatiq",
+    "cerniq",
+    "outreach",
+    "whatsapp",
+    "email_channels",
+    "hitl",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.locale.LocaleMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "cerniq.urls"
+WSGI_APPLICATION = "cerniq.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# --- Database -------------------------------------------------------------------------
+DATABASES = {
+    "default": env.db("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'db.sqlite3'}"),
+}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # The in-process worker writes while the web thread reads: wait instead of failing.
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        {"timeout": 20, "transaction_mode": "IMMEDIATE", "init_command": "PRAGMA journal_mode=WAL;"}
+    )
+else:
+    DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("CONN_MAX_AGE", default=60))
+    DATABASES["default"].setdefault("CONN_HEALTH_CHECKS", True)
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# --- Redis, broker, cache -------------------------------------------------------------
+REDIS_URL = env.str("REDIS_URL", default="")
+EMBEDDED = not REDIS_URL
+
+DRAMATIQ_MIDDLEWARE = [
+    "dramatiq.middleware.AgeLimit",
+    "dramatiq.middleware.TimeLimit",
+    "dramatiq.middleware.ShutdownNotifications",
+    "dramatiq.middleware.Callbacks",
+    "dramatiq.middleware.Pipelines",
+    "dramatiq.middleware.Retries",
+    "django_dramatiq.middleware.DbConnectionsMiddleware",
+]
+if REDIS_URL:
+    DRAMATIQ_BROKER = {
+        "BROKER": "dramatiq.brokers.redis.RedisBroker",
+        "OPTIONS": {
+            "url": REDIS_URL,
+            "namespace": env.str("DRAMATIQ_NAMESPACE", default="cerniq"),
+        },
+        "MIDDLEWARE": DRAMATIQ_MIDDLEWARE,
+    }
+    DRAMATIQ_RATE_LIMITER_BACKEND = {
+        "BACKEND": "dramatiq.rate_limits.backends.redis.RedisBackend",
+        "BACKEND_OPTIONS": {"url": REDIS_URL},
+    }
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": "cerniq",
+        }
+    }
+else:
+    DRAMATIQ_BROKER = {
+        "BROKER": "dramatiq.brokers.stub.StubBroker",
+        "OPTIONS": {},
+        "MIDDLEWARE": DRAMATIQ_MIDDLEWARE,
+    }
+    DRAMATIQ_RATE_LIMITER_BACKEND = {"BACKEND": "dramatiq.rate_limits.backends.stub.StubBackend"}
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+DRAMATIQ_AUTODISCOVER_MODULES = ["tasks"]
+
+# Periodic work: cron expression -> management command (or actor). `manage.py run` runs it
+# in-process (embedded mode); production runs `manage.py scheduler` or system cron.
+PERIODIC_JOBS: list[dict[str, str]] = [
+    {"name": "heartbeat", "cron": "* * * * *", "actor": "cerniq.tasks.record_heartbeat"},
+]
+
+# --- Providers ------------------------------------------------------------------------
+# Each alias names a backend class and its options (Django's STORAGES shape). Sandbox
+# backends are the default so a fresh machine never talks to a real provider.
+PROVIDERS = {
+    "whatsapp.timelinesai": {
+        "BACKEND": env.str(
+            "TIMELINESAI_BACKEND", default="whatsapp.providers.sandbox.SandboxWhatsApp"
+        ),
+        "OPTIONS": {
+            "api_token": env.str("TIMELINESAI_API_TOKEN", default=""),
+            "base_url": env.str(
+                "TIMELINESAI_BASE_URL", default="https://app.timelines.ai/integrations/api"
+            ),
+        },
+    },
+    "email.instantly": {
+        "BACKEND": env.str("INSTANTLY_BACKEND", default="email_channels.providers.sandbox.SandboxEmail"),
+        "OPTIONS": {"api_key": env.str("INSTANTLY_API_KEY", default="")},
+    },
+    "email.resend": {
+        "BACKEND": env.str("RESEND_BACKEND", default="email_channels.providers.sandbox.SandboxEmail"),
+        "OPTIONS": {
+            "api_key": env.str("RESEND_API_KEY", default=""),
+            "webhook_secret": env.str("RESEND_WEBHOOK_SECRET", default=""),
+        },
+    },
+}
+
+# --- Auth, i18n, static ---------------------------------------------------------------
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+LOGIN_URL = "/admin/login/"
+
+LANGUAGE_CODE = "ro"
+LANGUAGES = [("ro", "Română"), ("en", "English")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
+TIME_ZONE = "Europe/Bucharest"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = BASE_DIR / "staticfiles"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"
+        if DEBUG
+        else "whitenoise.storage.CompressedManifestStaticFilesStorage"
+    },
+}
+
+REST_FRAMEWORK = {
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+}
+SPECTACULAR_SETTINGS = {"TITLE": "Cerniq Outreach API", "VERSION": "0.1.0"}
+
+# --- Security (production) ------------------------------------------------------------
+SESSION_COOKIE_SECURE = env.bool("SESSION_COOKIE_SECURE", default=not DEBUG)
+CSRF_COOKIE_SECURE = env.bool("CSRF_COOKIE_SECURE", default=not DEBUG)
+SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=not DEBUG)
+SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=0 if DEBUG else 31536000)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = not DEBUG
+SECURE_HSTS_PRELOAD = not DEBUG
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+if env.bool("BEHIND_PROXY", default=False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "filters": {"mask_pii": {"()": "cerniq.logging.MaskPIIFilter"}},
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": "plain",
+            "filters": ["mask_pii"],
+        }
+    },
+    "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
+    "loggers": {"django.db.backends": {"level": "WARNING"}},
+}

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class EmailChannelsConfig(AppConfig):
+    name = "email_channels"
+    verbose_name = "Email channels"

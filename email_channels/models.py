@@ -1,0 +1,53 @@
+"""Cold-email campaigns on the provider side (Instantly) and their deliverability."""
+
+from __future__ import annotations
+
+from django.db import models
+from django.db.models import F, Q
+
+from cerniq.models import Tenant
+
+
+class EmailCampaign(models.Model):
+    class Provider(models.TextChoices):
+        INSTANTLY = "instantly", "Instantly"
+        SANDBOX = "sandbox", "Sandbox"
+
+    class Status(models.TextChoices):
+        ACTIVE = "ACTIVE", "Active"
+        PAUSED = "PAUSED", "Paused"
+        COMPLETED = "COMPLETED", "Completed"
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="email_campaigns")
+    name = models.CharField(max_length=200)
+    provider = models.CharField(max_length=16, choices=Provider.choices, default=Provider.SANDBOX)
+    external_id = models.CharField(max_length=128, help_text="the provider's campaign id")
+    sequence = models.ForeignKey(
+        "outreach.Sequence", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.ACTIVE)
+    status_reason = models.CharField(max_length=255, blank=True)
+    hourly_limit = models.PositiveIntegerField(default=100)
+    bounce_threshold_percent = models.DecimalField(max_digits=4, decimal_places=2, default=3)
+    sent = models.PositiveIntegerField(default=0)
+    bounced = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["tenant", "provider", "external_id"], name="emailcampaign_unique_external"
+            ),
+            models.CheckConstraint(
+                condition=Q(bounced__lte=F("sent")), name="emailcampaign_bounces_within_sent"
+            ),
+            models.CheckConstraint(
+                condition=Q(bounce_threshold_percent__gte=0)
+                & Q(bounce_threshold_percent__lte=100),
+                name="emailcampaign_threshold_percent",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name

@@ -1,0 +1,79 @@
+"""The human review queue: replies and drafts a person must look at, with SLAs."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+from cerniq.models import Tenant
+from outreach.models import Lead, Message, Priority, Stage
+
+
+class ReviewItem(models.Model):
+    class Kind(models.TextChoices):
+        REPLY = "REPLY", "Reply to review"
+        APPROVAL = "APPROVAL", "AI draft to approve"
+        ESCALATION = "ESCALATION", "Escalation"
+
+    class Status(models.TextChoices):
+        OPEN = "OPEN", "Open"
+        ASSIGNED = "ASSIGNED", "Assigned"
+        RESOLVED = "RESOLVED", "Resolved"
+        DISMISSED = "DISMISSED", "Dismissed"
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="review_items")
+    lead = models.ForeignKey(Lead, on_delete=models.CASCADE, related_name="review_items")
+    message = models.ForeignKey(
+        Message, on_delete=models.SET_NULL, null=True, blank=True, related_name="review_items"
+    )
+    kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.REPLY)
+    reason = models.CharField(max_length=255)
+    priority = models.CharField(max_length=8, choices=Priority.choices, default=Priority.MEDIUM)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.OPEN)
+    sla_due_at = models.DateTimeField()
+    sla_breached_at = models.DateTimeField(null=True, blank=True)
+    assignee = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    assigned_at = models.DateTimeField(null=True, blank=True)
+    sentiment_score = models.SmallIntegerField(null=True, blank=True)
+    intent = models.CharField(max_length=32, blank=True)
+    ai_analysis = models.JSONField(default=dict, blank=True)
+    ai_draft = models.TextField(blank=True)
+    resolution = models.TextField(blank=True)
+    resolved_stage = models.CharField(max_length=20, choices=Stage.choices, blank=True)
+    resolved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    resolved_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["sla_due_at"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(sentiment_score__isnull=True)
+                | (Q(sentiment_score__gte=-100) & Q(sentiment_score__lte=100)),
+                name="reviewitem_sentiment_range",
+            ),
+            models.CheckConstraint(
+                condition=~Q(status__in=["RESOLVED", "DISMISSED"]) | Q(resolved_at__isnull=False),
+                name="reviewitem_closed_has_time",
+            ),
+            models.CheckConstraint(
+                condition=~Q(status="ASSIGNED") | Q(assignee__isnull=False),
+                name="reviewitem_assigned_has_assignee",
+            ),
+            models.UniqueConstraint(
+                fields=["message", "kind"],
+                condition=Q(status__in=["OPEN", "ASSIGNED"]) & Q(message__isnull=False),
+                name="reviewitem_one_open_per_message",
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["tenant", "status", "priority", "sla_due_at"], name="review_queue_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"[{self.priority}] {self.lead} ({self.status})"

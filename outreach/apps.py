@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class OutreachConfig(AppConfig):
+    name = "outreach"
+    verbose_name = "Outreach"

@@ -1,0 +1,477 @@
+"""Leads, their journeys through the stages, messages, sequences, templates, stats."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import F, Q
+
+from cerniq.models import Tenant
+
+E164_REGEX = r"^\+[1-9][0-9]{6,14}$"
+
+
+class Stage(models.TextChoices):
+    COLD = "COLD", "Cold"
+    CONTACTED_WA = "CONTACTED_WA", "Contacted (WhatsApp)"
+    CONTACTED_EMAIL = "CONTACTED_EMAIL", "Contacted (email)"
+    WARM_REPLY = "WARM_REPLY", "Warm reply"
+    NEGOTIATION = "NEGOTIATION", "Negotiation"
+    CONVERTED = "CONVERTED", "Converted"
+    PAUSED = "PAUSED", "Paused"
+    DEAD = "DEAD", "Dead"
+
+
+class Channel(models.TextChoices):
+    WHATSAPP = "WHATSAPP", "WhatsApp"
+    EMAIL_COLD = "EMAIL_COLD", "Cold email"
+    EMAIL_WARM = "EMAIL_WARM", "Warm email"
+
+
+class Priority(models.TextChoices):
+    URGENT = "URGENT", "Urgent"
+    HIGH = "HIGH", "High"
+    MEDIUM = "MEDIUM", "Medium"
+    LOW = "LOW", "Low"
+
+
+class Lead(models.Model):
+    """A company to contact (the earlier stage's gold company)."""
+
+    class EmailStatus(models.TextChoices):
+        VALID = "valid", "Valid"
+        RISKY = "risky", "Risky / catch-all"
+        INVALID = "invalid", "Invalid"
+        UNKNOWN = "unknown", "Unknown"
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="leads")
+    name = models.CharField("company name", max_length=255)
+    cui = models.CharField("CUI", max_length=12, blank=True, help_text="Romanian tax id, digits")
+    county = models.CharField(max_length=64, blank=True)
+    locality = models.CharField(max_length=128, blank=True)
+    contact_name = models.CharField(max_length=200, blank=True)
+    phone = models.CharField(max_length=16, blank=True, help_text="E.164")
+    phone_reachable = models.BooleanField(default=False)
+    email = models.EmailField(blank=True)
+    email_status = models.CharField(
+        max_length=16, choices=EmailStatus.choices, default=EmailStatus.UNKNOWN
+    )
+    custom_fields = models.JSONField(default=dict, blank=True)
+    source = models.CharField(max_length=64, blank=True)
+    tags = models.JSONField(default=list, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["tenant", "cui"], condition=~Q(cui=""), name="lead_unique_cui_per_tenant"
+            ),
+            models.CheckConstraint(
+                condition=Q(phone="") | Q(phone__regex=E164_REGEX), name="lead_phone_e164"
+            ),
+            models.CheckConstraint(
+                condition=Q(cui="") | Q(cui__regex=r"^[0-9]{2,10}$"), name="lead_cui_digits"
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["tenant", "phone"], name="lead_tenant_phone_idx"),
+            models.Index(fields=["tenant", "email"], name="lead_tenant_email_idx"),
+            models.Index(fields=["tenant", "county"], name="lead_tenant_county_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Journey(models.Model):
+    """Where a lead stands: stage, assigned phone, sequence position, opt-outs, review."""
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="journeys")
+    lead = models.OneToOneField(Lead, on_delete=models.CASCADE, related_name="journey")
+    stage = models.CharField(max_length=20, choices=Stage.choices, default=Stage.COLD)
+    previous_stage = models.CharField(max_length=20, choices=Stage.choices, blank=True)
+    stage_changed_at = models.DateTimeField(null=True, blank=True)
+
+    assigned_phone = models.ForeignKey(
+        "whatsapp.Phone", on_delete=models.SET_NULL, null=True, blank=True, related_name="journeys"
+    )
+    assigned_at = models.DateTimeField(null=True, blank=True)
+    current_sequence = models.ForeignKey(
+        "Sequence", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    sequence_step = models.PositiveIntegerField(default=0)
+    next_action_at = models.DateTimeField(null=True, blank=True)
+
+    requires_human_review = models.BooleanField(default=False)
+    review_reason = models.CharField(max_length=255, blank=True)
+    review_priority = models.CharField(max_length=8, choices=Priority.choices, blank=True)
+    taken_over_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    taken_over_at = models.DateTimeField(null=True, blank=True)
+
+    whatsapp_opted_out = models.BooleanField(default=False)
+    whatsapp_opted_out_at = models.DateTimeField(null=True, blank=True)
+    email_opted_out = models.BooleanField(default=False)
+    email_opted_out_at = models.DateTimeField(null=True, blank=True)
+
+    last_channel = models.CharField(max_length=16, choices=Channel.choices, blank=True)
+    first_contact_at = models.DateTimeField(null=True, blank=True)
+    last_contact_at = models.DateTimeField(null=True, blank=True)
+    last_reply_at = models.DateTimeField(null=True, blank=True)
+    reply_count = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(stage__in=Stage.values), name="journey_stage_valid"
+            ),
+            models.CheckConstraint(
+                condition=Q(previous_stage="") | Q(previous_stage__in=Stage.values),
+                name="journey_previous_stage_valid",
+            ),
+            models.CheckConstraint(
+                condition=Q(requires_human_review=False) | ~Q(review_priority=""),
+                name="journey_review_has_priority",
+            ),
+        ]
+        indexes = [
+            # The due-lead query: tenant + stage + next_action_at.
+            models.Index(fields=["tenant", "stage", "next_action_at"], name="journey_due_idx"),
+            models.Index(fields=["assigned_phone", "stage"], name="journey_phone_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.lead} [{self.stage}]"
+
+
+class StageTransition(models.Model):
+    """Audit row for every stage change (written only by outreach.stages)."""
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
+    journey = models.ForeignKey(Journey, on_delete=models.CASCADE, related_name="transitions")
+    from_stage = models.CharField(max_length=20, choices=Stage.choices)
+    to_stage = models.CharField(max_length=20, choices=Stage.choices)
+    reason = models.CharField(max_length=255)
+    by_user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    by_system = models.CharField(max_length=64, blank=True, help_text="e.g. dispatch, inbound")
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.CheckConstraint(
+                condition=~Q(from_stage=F("to_stage")), name="transition_changes_stage"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.from_stage} → {self.to_stage}"
+
+
+class Template(models.Model):
+    class Language(models.TextChoices):
+        RO = "ro", "Română"
+        EN = "en", "English"
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="templates")
+    name = models.CharField(max_length=200)
+    channel = models.CharField(max_length=16, choices=Channel.choices)
+    language = models.CharField(max_length=2, choices=Language.choices, default=Language.RO)
+    is_active = models.BooleanField(default=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            models.UniqueConstraint(fields=["tenant", "name"], name="template_unique_name"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class TemplateVersion(models.Model):
+    """One A/B variant of a template: spintax body, weight, and its results."""
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
+    template = models.ForeignKey(Template, on_delete=models.CASCADE, related_name="versions")
+    version = models.PositiveIntegerField()
+    subject = models.CharField(max_length=255, blank=True)
+    body = models.TextField()
+    weight = models.PositiveIntegerField(default=100)
+    is_active = models.BooleanField(default=True)
+    sent_count = models.PositiveIntegerField(default=0)
+    reply_count = models.PositiveIntegerField(default=0)
+    positive_reply_count = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["template", "version"]
+        constraints = [
+            models.UniqueConstraint(fields=["template", "version"], name="templateversion_unique"),
+            models.CheckConstraint(
+                condition=Q(version__gte=1), name="templateversion_version_positive"
+            ),
+            models.CheckConstraint(
+                condition=Q(weight__lte=1000), name="templateversion_weight_bounded"
+            ),
+            models.CheckConstraint(
+                condition=Q(reply_count__lte=F("sent_count"))
+                & Q(positive_reply_count__lte=F("reply_count")),
+                name="templateversion_counts_consistent",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.template} v{self.version}"
+
+
+class Sequence(models.Model):
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="sequences")
+    name = models.CharField(max_length=200)
+    description = models.TextField(blank=True)
+    is_active = models.BooleanField(default=True)
+    stop_on_reply = models.BooleanField(default=True)
+    # Editing steps bumps the version; enrollments keep the version they started with.
+    version = models.PositiveIntegerField(default=1)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            models.UniqueConstraint(fields=["tenant", "name"], name="sequence_unique_name"),
+            models.CheckConstraint(condition=Q(version__gte=1), name="sequence_version_positive"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class SequenceStep(models.Model):
+    class DelayUnit(models.TextChoices):
+        MINUTES = "MINUTES", "Minutes (inside the sending window)"
+        HOURS = "HOURS", "Hours (inside the sending window)"
+        WORKING_DAYS = "WORKING_DAYS", "Working days"
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
+    sequence = models.ForeignKey(Sequence, on_delete=models.CASCADE, related_name="steps")
+    sequence_version = models.PositiveIntegerField(default=1)
+    position = models.PositiveIntegerField()
+    channel = models.CharField(max_length=16, choices=Channel.choices)
+    delay_value = models.PositiveIntegerField(default=0)
+    delay_unit = models.CharField(
+        max_length=16, choices=DelayUnit.choices, default=DelayUnit.WORKING_DAYS
+    )
+    template = models.ForeignKey(Template, on_delete=models.PROTECT, related_name="steps")
+    conditions = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["sequence", "sequence_version", "position"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["sequence", "sequence_version", "position"], name="sequencestep_unique"
+            ),
+            models.CheckConstraint(condition=Q(position__gte=1), name="sequencestep_position"),
+            models.CheckConstraint(
+                condition=Q(delay_value__lte=10000), name="sequencestep_delay_bounded"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.sequence} #{self.position} ({self.channel})"
+
+
+class Enrollment(models.Model):
+    class Status(models.TextChoices):
+        ACTIVE = "ACTIVE", "Active"
+        PAUSED = "PAUSED", "Paused"
+        COMPLETED = "COMPLETED", "Completed"
+        STOPPED = "STOPPED", "Stopped"
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
+    lead = models.ForeignKey(Lead, on_delete=models.CASCADE, related_name="enrollments")
+    sequence = models.ForeignKey(Sequence, on_delete=models.CASCADE, related_name="enrollments")
+    sequence_version = models.PositiveIntegerField(default=1)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.ACTIVE)
+    current_step = models.PositiveIntegerField(default=0, help_text="last step sent; 0 = none")
+    next_run_at = models.DateTimeField(null=True, blank=True)
+    stop_reason = models.CharField(max_length=64, blank=True)
+    started_at = models.DateTimeField(auto_now_add=True)
+    completed_at = models.DateTimeField(null=True, blank=True)
+    stopped_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-started_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["lead"],
+                condition=Q(status__in=["ACTIVE", "PAUSED"]),
+                name="enrollment_one_active_per_lead",
+            ),
+            models.CheckConstraint(
+                condition=~Q(status="STOPPED") | ~Q(stop_reason=""),
+                name="enrollment_stopped_has_reason",
+            ),
+        ]
+        indexes = [models.Index(fields=["status", "next_run_at"], name="enrollment_due_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.lead} in {self.sequence} [{self.status}]"
+
+
+class Message(models.Model):
+    """Every message in or out, on any channel (the communication log)."""
+
+    class Direction(models.TextChoices):
+        OUTBOUND = "OUT", "Outbound"
+        INBOUND = "IN", "Inbound"
+
+    class Status(models.TextChoices):
+        QUEUED = "QUEUED", "Queued"
+        SENDING = "SENDING", "Sending"
+        SENT = "SENT", "Sent"
+        DELIVERED = "DELIVERED", "Delivered"
+        READ = "READ", "Read"
+        FAILED = "FAILED", "Failed"
+        BOUNCED = "BOUNCED", "Bounced"
+        CANCELLED = "CANCELLED", "Cancelled"
+        DEAD_LETTER = "DEAD_LETTER", "Dead letter"
+        RECEIVED = "RECEIVED", "Received"
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="messages")
+    lead = models.ForeignKey(
+        Lead, on_delete=models.CASCADE, related_name="messages", null=True, blank=True,
+        help_text="empty for inbound messages from unknown senders",
+    )
+    channel = models.CharField(max_length=16, choices=Channel.choices)
+    direction = models.CharField(max_length=3, choices=Direction.choices)
+    status = models.CharField(max_length=16, choices=Status.choices)
+    subject = models.CharField(max_length=255, blank=True)
+    body = models.TextField(blank=True)
+    template_version = models.ForeignKey(
+        TemplateVersion, on_delete=models.SET_NULL, null=True, blank=True, related_name="messages"
+    )
+    variant_hash = models.CharField(max_length=64, blank=True)
+    phone = models.ForeignKey(
+        "whatsapp.Phone", on_delete=models.SET_NULL, null=True, blank=True, related_name="messages"
+    )
+    counterpart = models.CharField(
+        max_length=254, blank=True, help_text="the lead's phone (E.164) or email address"
+    )
+    provider_message_id = models.CharField(max_length=255, blank=True)
+    provider_thread_id = models.CharField(
+        max_length=255, blank=True, help_text="WhatsApp chat id or email thread id"
+    )
+    provider_url = models.URLField(max_length=500, blank=True)
+    quota_cost = models.PositiveSmallIntegerField(default=0)
+    sequence = models.ForeignKey(
+        Sequence, on_delete=models.SET_NULL, null=True, blank=True, related_name="messages"
+    )
+    step = models.ForeignKey(
+        SequenceStep, on_delete=models.SET_NULL, null=True, blank=True, related_name="messages"
+    )
+    idempotency_key = models.CharField(max_length=200, null=True, blank=True)
+    is_manual = models.BooleanField(default=False)
+    sent_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    channel_reason = models.CharField(max_length=255, blank=True)
+    attempts = models.PositiveIntegerField(default=0)
+    error = models.TextField(blank=True)
+    raw_request = models.JSONField(null=True, blank=True)
+    raw_response = models.JSONField(null=True, blank=True)
+    scheduled_for = models.DateTimeField(null=True, blank=True)
+    sent_at = models.DateTimeField(null=True, blank=True)
+    delivered_at = models.DateTimeField(null=True, blank=True)
+    read_at = models.DateTimeField(null=True, blank=True)
+    failed_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["idempotency_key"], name="message_unique_idempotency_key"
+            ),
+            models.UniqueConstraint(
+                fields=["channel", "provider_message_id"],
+                condition=~Q(provider_message_id=""),
+                name="message_unique_provider_id",
+            ),
+            models.CheckConstraint(
+                condition=Q(quota_cost__lte=1), name="message_quota_cost_0_or_1"
+            ),
+            models.CheckConstraint(
+                condition=(Q(direction="IN") & Q(status="RECEIVED"))
+                | (Q(direction="OUT") & ~Q(status="RECEIVED")),
+                name="message_status_matches_direction",
+            ),
+            models.CheckConstraint(
+                condition=Q(direction="IN") | Q(is_manual=True) | Q(idempotency_key__isnull=False),
+                name="message_automated_outbound_has_key",
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["lead", "created_at"], name="message_conversation_idx"),
+            models.Index(fields=["tenant", "provider_thread_id"], name="message_thread_idx"),
+            models.Index(fields=["tenant", "counterpart"], name="message_counterpart_idx"),
+            models.Index(fields=["status", "scheduled_for"], name="message_status_idx"),
+            models.Index(fields=["tenant", "created_at"], name="message_tenant_created_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.direction} {self.channel} {self.status} #{self.pk}"
+
+
+class DailyStats(models.Model):
+    """Pre-aggregated counts per tenant/day/channel (and phone, or all phones when empty)."""
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="daily_stats")
+    day = models.DateField()
+    channel = models.CharField(max_length=16, choices=Channel.choices)
+    phone = models.ForeignKey(
+        "whatsapp.Phone", on_delete=models.CASCADE, null=True, blank=True, related_name="+"
+    )
+    sent = models.PositiveIntegerField(default=0)
+    new_contacts = models.PositiveIntegerField(default=0)
+    follow_ups = models.PositiveIntegerField(default=0)
+    delivered = models.PositiveIntegerField(default=0)
+    read = models.PositiveIntegerField(default=0)
+    replies = models.PositiveIntegerField(default=0)
+    positive_replies = models.PositiveIntegerField(default=0)
+    bounces = models.PositiveIntegerField(default=0)
+    opt_outs = models.PositiveIntegerField(default=0)
+    failed = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        verbose_name_plural = "daily stats"
+        ordering = ["-day"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["tenant", "day", "channel", "phone"],
+                condition=Q(phone__isnull=False),
+                name="dailystats_unique_per_phone",
+            ),
+            models.UniqueConstraint(
+                fields=["tenant", "day", "channel"],
+                condition=Q(phone__isnull=True),
+                name="dailystats_unique_per_channel",
+            ),
+            models.CheckConstraint(
+                condition=Q(positive_replies__lte=F("replies")),
+                name="dailystats_positive_within_replies",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.tenant} {self.day} {self.channel}"

@@ -1,0 +1,96 @@
+"""The stage machine: the only code that changes a journey's stage.
+
+Every move is checked against ALLOWED and leaves a StageTransition row.
+"""
+
+from __future__ import annotations
+
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.db import transaction
+from django.utils import timezone
+
+from outreach.models import Journey, Stage, StageTransition
+
+_ACTIVE = {
+    Stage.COLD,
+    Stage.CONTACTED_WA,
+    Stage.CONTACTED_EMAIL,
+    Stage.WARM_REPLY,
+    Stage.NEGOTIATION,
+}
+
+ALLOWED: dict[str, frozenset[str]] = {
+    Stage.COLD: frozenset(
+        {Stage.CONTACTED_WA, Stage.CONTACTED_EMAIL, Stage.WARM_REPLY, Stage.PAUSED, Stage.DEAD}
+    ),
+    Stage.CONTACTED_WA: frozenset(
+        {Stage.CONTACTED_EMAIL, Stage.WARM_REPLY, Stage.PAUSED, Stage.DEAD}
+    ),
+    Stage.CONTACTED_EMAIL: frozenset(
+        {Stage.CONTACTED_WA, Stage.WARM_REPLY, Stage.PAUSED, Stage.DEAD}
+    ),
+    Stage.WARM_REPLY: frozenset({Stage.NEGOTIATION, Stage.CONVERTED, Stage.PAUSED, Stage.DEAD}),
+    Stage.NEGOTIATION: frozenset({Stage.WARM_REPLY, Stage.CONVERTED, Stage.PAUSED, Stage.DEAD}),
+    # PAUSED goes back to where it came from (checked in transition()) or to DEAD.
+    Stage.PAUSED: frozenset(_ACTIVE | {Stage.DEAD}),
+    Stage.CONVERTED: frozenset(),
+    Stage.DEAD: frozenset({Stage.COLD}),  # an operator may revive a lost lead
+}
+
+
+class IllegalTransition(ValueError):
+    pass
+
+
+def allowed_targets(journey: Journey) -> list[str]:
+    """Stages this journey may move to now (what the UI offers)."""
+    if journey.stage == Stage.PAUSED:
+        return [s for s in (journey.previous_stage or Stage.COLD, Stage.DEAD) if s]
+    return sorted(ALLOWED[journey.stage])
+
+
+@transaction.atomic
+def transition(
+    journey: Journey,
+    to: str,
+    *,
+    reason: str,
+    by_user: AbstractBaseUser | None = None,
+    by_system: str = "",
+) -> StageTransition:
+    """Move `journey` to stage `to`, or raise IllegalTransition saying why not."""
+    locked = Journey.objects.select_for_update().get(pk=journey.pk)
+    current = locked.stage
+    if to not in Stage.values:
+        raise IllegalTransition(f"Unknown stage {to!r}.")
+    if to == current:
+        raise IllegalTransition(f"The lead is already {Stage(current).label}.")
+    if to not in allowed_targets(locked):
+        raise IllegalTransition(
+            f"Cannot move a lead from {Stage(current).label} to {Stage(to).label}."
+        )
+    if not reason:
+        raise IllegalTransition("A stage change needs a reason.")
+    now = timezone.now()
+    locked.previous_stage, locked.stage, locked.stage_changed_at = current, to, now
+    locked.save(update_fields=["previous_stage", "stage", "stage_changed_at", "updated_at"])
+    journey.previous_stage, journey.stage, journey.stage_changed_at = current, to, now
+    return StageTransition.objects.create(
+        tenant_id=locked.tenant_id,
+        journey=locked,
+        from_stage=current,
+        to_stage=to,
+        reason=reason,
+        by_user=by_user,
+        by_system=by_system,
+    )
+
+
+def pause(journey: Journey, *, reason: str, by_user: AbstractBaseUser | None = None) -> None:
+    transition(journey, Stage.PAUSED, reason=reason, by_user=by_user)
+
+
+def resume(journey: Journey, *, reason: str, by_user: AbstractBaseUser | None = None) -> None:
+    if journey.stage != Stage.PAUSED:
+        raise IllegalTransition("Only a paused lead can be resumed.")
+    transition(journey, journey.previous_stage or Stage.COLD, reason=reason, by_user=by_user)

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class WhatsappConfig(AppConfig):
+    name = "whatsapp"
+    verbose_name = "WhatsApp"

@@ -1,0 +1,94 @@
+"""WhatsApp sending numbers and their durable daily new-contact quota."""
+
+from __future__ import annotations
+
+from django.db import models
+from django.db.models import F, Q
+
+from cerniq.models import Tenant
+from outreach.models import E164_REGEX
+
+DEFAULT_DAILY_LIMIT = 200
+
+
+class Phone(models.Model):
+    class Provider(models.TextChoices):
+        TIMELINESAI = "timelinesai", "TimelinesAI"
+        CLOUD_API = "cloud_api", "WhatsApp Cloud API"
+        SANDBOX = "sandbox", "Sandbox"
+
+    class Status(models.TextChoices):
+        ACTIVE = "ACTIVE", "Active"
+        OFFLINE = "OFFLINE", "Offline"
+        BANNED = "BANNED", "Banned"
+        PAUSED = "PAUSED", "Paused"
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="phones")
+    number = models.CharField(max_length=16, help_text="E.164")
+    label = models.CharField(max_length=64, blank=True)
+    provider = models.CharField(max_length=16, choices=Provider.choices, default=Provider.SANDBOX)
+    account_id = models.CharField(
+        max_length=128, blank=True, help_text="TimelinesAI account JID or Cloud API phone id"
+    )
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.ACTIVE)
+    status_reason = models.CharField(max_length=255, blank=True)
+    status_changed_at = models.DateTimeField(null=True, blank=True)
+    is_enabled = models.BooleanField(default=True)
+    daily_limit = models.PositiveIntegerField(default=DEFAULT_DAILY_LIMIT)
+
+    total_sent = models.PositiveIntegerField(default=0)
+    total_new_contacts = models.PositiveIntegerField(default=0)
+    # Pacing state: the earliest moment this phone may send again.
+    next_send_at = models.DateTimeField(null=True, blank=True)
+    last_sent_at = models.DateTimeField(null=True, blank=True)
+    last_health_check_at = models.DateTimeField(null=True, blank=True)
+    connected_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["tenant", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["tenant", "number"], name="phone_unique_per_tenant"),
+            models.CheckConstraint(condition=Q(number__regex=E164_REGEX), name="phone_e164"),
+            models.CheckConstraint(
+                condition=Q(daily_limit__lte=1000), name="phone_daily_limit_bounded"
+            ),
+        ]
+        indexes = [models.Index(fields=["tenant", "status", "is_enabled"], name="phone_usable_idx")]
+
+    def __str__(self) -> str:
+        return self.label or self.number
+
+    @property
+    def queue_name(self) -> str:
+        """Dramatiq queue of this phone's first messages (`wa.phone_07`)."""
+        return f"wa.phone_{self.pk:02d}"
+
+    @property
+    def followup_queue_name(self) -> str:
+        return f"{self.queue_name}.followup"
+
+
+class QuotaUsage(models.Model):
+    """New contacts used by a phone on one local calendar day: the durable quota truth."""
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
+    phone = models.ForeignKey(Phone, on_delete=models.CASCADE, related_name="quota_usage")
+    day = models.DateField(help_text="calendar day in the tenant's time zone")
+    used = models.PositiveIntegerField(default=0)
+    limit = models.PositiveIntegerField(default=DEFAULT_DAILY_LIMIT)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-day", "phone"]
+        constraints = [
+            models.UniqueConstraint(fields=["phone", "day"], name="quota_unique_phone_day"),
+            models.CheckConstraint(condition=Q(used__lte=F("limit")), name="quota_used_within_limit"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.phone} {self.day}: {self.used}/{self.limit}"
+
+    @property
+    def remaining(self) -> int:
+        return max(self.limit - self.used, 0)
