@@ -80,9 +80,11 @@ TEMPLATES = [
 ]
 
 # --- Database -------------------------------------------------------------------------
-DATABASES = {
-    "default": env.db("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'db.sqlite3'}"),
-}
+DATABASE_URL = env.str("DATABASE_URL", default="")
+if not DATABASE_URL:
+    VAR_DIR.mkdir(exist_ok=True)
+    DATABASE_URL = f"sqlite:///{VAR_DIR / 'db.sqlite3'}"
+DATABASES = {"default": env.db_url_config(DATABASE_URL)}
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # The in-process worker writes while the web thread reads: wait instead of failing.
     DATABASES["default"].setdefault("OPTIONS", {}).update(

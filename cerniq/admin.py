@@ -1,0 +1,151 @@
+"""Admin for tenants, memberships, raw webhook intake and alerts."""
+
+from __future__ import annotations
+
+import json
+
+from django.contrib import admin
+from django.contrib.admin.utils import flatten
+from django.http import HttpRequest
+from django.utils.html import format_html
+from django.utils.safestring import SafeString
+
+from cerniq.models import Alert, Membership, Tenant, WebhookEvent
+
+PAYLOAD_DISPLAY_LIMIT = 100_000  # characters; bigger payloads are cut in the admin page
+_SECRET_HEADER_PARTS = ("authorization", "cookie", "token", "secret", "api-key", "apikey")
+
+
+def pretty_payload(value: object) -> SafeString | str:
+    """Provider data as an escaped <pre> block, pretty-printed when it is JSON."""
+    if value is None or value in (b"", ""):
+        return "-"
+    if isinstance(value, bytes | bytearray | memoryview):
+        value = bytes(value).decode("utf-8", errors="replace")
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except (ValueError, RecursionError):
+            text = value
+        else:
+            text = json.dumps(value, indent=2, ensure_ascii=False, sort_keys=True)
+    else:
+        text = json.dumps(value, indent=2, ensure_ascii=False, sort_keys=True, default=str)
+    if len(text) > PAYLOAD_DISPLAY_LIMIT:
+        text = text[:PAYLOAD_DISPLAY_LIMIT] + "\n… (truncated)"
+    return format_html("<pre>{}</pre>", text)
+
+
+def masked_headers(headers: object) -> object:
+    """Headers with credentials (Authorization, cookies, tokens) replaced by a mask."""
+    if not isinstance(headers, dict):
+        return headers
+    return {
+        name: "********" if any(p in str(name).lower() for p in _SECRET_HEADER_PARTS) else value
+        for name, value in headers.items()
+    }
+
+
+class MembershipInline(admin.TabularInline):
+    model = Membership
+    extra = 0
+    autocomplete_fields = ("user",)
+    readonly_fields = ("created_at",)
+
+
+@admin.register(Tenant)
+class TenantAdmin(admin.ModelAdmin):
+    list_display = (
+        "name",
+        "slug",
+        "is_active",
+        "time_zone",
+        "window_start",
+        "window_end",
+        "ai_auto_reply_enabled",
+        "created_at",
+    )
+    list_filter = ("is_active", "ai_auto_reply_enabled", "time_zone")
+    search_fields = ("name", "slug")
+    prepopulated_fields = {"slug": ("name",)}
+    readonly_fields = ("webhook_token", "created_at")
+    date_hierarchy = "created_at"
+    inlines = (MembershipInline,)
+
+
+@admin.register(Membership)
+class MembershipAdmin(admin.ModelAdmin):
+    list_display = ("user", "tenant", "role", "created_at")
+    list_select_related = ("user", "tenant")
+    list_filter = ("role", "tenant")
+    search_fields = ("user__username", "user__email", "tenant__name", "tenant__slug")
+    autocomplete_fields = ("user", "tenant")
+    readonly_fields = ("created_at",)
+
+
+@admin.register(WebhookEvent)
+class WebhookEventAdmin(admin.ModelAdmin):
+    """Read-only: a webhook row is evidence of what a provider sent us."""
+
+    list_display = (
+        "received_at",
+        "provider",
+        "event_type",
+        "provider_event_id",
+        "tenant",
+        "status",
+        "verified",
+        "attempts",
+        "processed_at",
+    )
+    list_select_related = ("tenant",)
+    list_filter = ("provider", "status", "verified", "tenant")
+    search_fields = ("provider_event_id", "event_type", "error", "remote_addr")
+    date_hierarchy = "received_at"
+    show_full_result_count = False
+    fields = (
+        ("tenant", "provider", "event_type"),
+        "provider_event_id",
+        ("status", "verified", "attempts"),
+        ("received_at", "processed_at", "remote_addr"),
+        "error",
+        "pretty_headers",
+        "pretty_body",
+    )
+    readonly_fields = flatten(fields)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: WebhookEvent | None = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: WebhookEvent | None = None) -> bool:
+        return False
+
+    @admin.display(description="headers")
+    def pretty_headers(self, obj: WebhookEvent) -> SafeString | str:
+        return pretty_payload(masked_headers(obj.headers))
+
+    @admin.display(description="raw body")
+    def pretty_body(self, obj: WebhookEvent) -> SafeString | str:
+        return pretty_payload(obj.raw_body)
+
+
+@admin.register(Alert)
+class AlertAdmin(admin.ModelAdmin):
+    list_display = (
+        "last_seen_at",
+        "severity",
+        "kind",
+        "subject",
+        "tenant",
+        "occurrences",
+        "resolved_at",
+        "notified_at",
+    )
+    list_select_related = ("tenant",)
+    list_filter = ("severity", "kind", ("resolved_at", admin.EmptyFieldListFilter), "tenant")
+    search_fields = ("subject", "message")
+    date_hierarchy = "last_seen_at"
+    readonly_fields = ("occurrences", "first_seen_at", "last_seen_at", "notified_at")

@@ -1,0 +1,385 @@
+"""Admin for leads, journeys, messages, sequences, templates and daily stats."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from django.contrib import admin, messages
+from django.db.models import Model, QuerySet
+from django.forms import BaseInlineFormSet, ModelForm
+from django.http import HttpRequest
+from django.template.defaultfilters import pluralize
+from django.utils.safestring import SafeString
+
+from cerniq.admin import pretty_payload
+from outreach import stages
+from outreach.models import (
+    DailyStats,
+    Enrollment,
+    Journey,
+    Lead,
+    Message,
+    Sequence,
+    SequenceStep,
+    StageTransition,
+    Template,
+    TemplateVersion,
+)
+
+SKIPPED_SHOWN = 20  # reasons listed in the "skipped" message; the rest are counted
+
+
+def _move_journeys(
+    model_admin: admin.ModelAdmin,
+    request: HttpRequest,
+    journeys: Iterable[tuple[Lead, Journey | None]],
+    move: Callable[..., None],
+    verb: str,
+) -> None:
+    """Pause or resume each journey through the stage machine; report moved and skipped."""
+    moved, skipped = 0, []
+    for lead, journey in journeys:
+        if journey is None:
+            skipped.append(f"{lead}: the lead has no journey.")
+            continue
+        try:
+            move(journey, reason=f"{verb} from admin", by_user=request.user)
+        except stages.IllegalTransition as exc:
+            skipped.append(f"{lead}: {exc}")
+        else:
+            moved += 1
+    if moved:
+        model_admin.message_user(
+            request, f"{verb.capitalize()} {moved} lead{pluralize(moved)}.", messages.SUCCESS
+        )
+    if skipped:
+        more = len(skipped) - SKIPPED_SHOWN
+        text = " ".join(skipped[:SKIPPED_SHOWN]) + (f" …and {more} more." if more > 0 else "")
+        model_admin.message_user(
+            request,
+            f"{verb.capitalize()} {moved}, skipped {len(skipped)} lead{pluralize(len(skipped))}: "
+            f"{text}",
+            messages.WARNING,
+        )
+
+
+class TenantFromParentAdmin(admin.ModelAdmin):
+    """Inline rows (steps, versions) take the tenant of the object they are edited on."""
+
+    def save_formset(
+        self, request: HttpRequest, form: ModelForm, formset: BaseInlineFormSet, change: bool
+    ) -> None:
+        for inline_form in formset.forms:
+            if hasattr(inline_form.instance, "tenant_id"):
+                inline_form.instance.tenant_id = form.instance.tenant_id
+        super().save_formset(request, form, formset, change)
+
+
+@admin.register(Lead)
+class LeadAdmin(admin.ModelAdmin):
+    list_display = ("name", "cui", "county", "phone", "email", "email_status", "stage", "tenant")
+    list_select_related = ("tenant", "journey")
+    list_filter = ("tenant", "journey__stage", "email_status", "phone_reachable")
+    search_fields = ("name", "cui", "phone", "email", "contact_name", "locality")
+    date_hierarchy = "created_at"
+    readonly_fields = ("created_at", "updated_at")
+    actions = ("pause_leads", "resume_leads")
+
+    def get_search_results(
+        self, request: HttpRequest, queryset: QuerySet[Lead], search_term: str
+    ) -> tuple[QuerySet[Lead], bool]:
+        """Also accept "RO12345678" for a CUI and "0721234567" for +40721234567."""
+        term = search_term.strip()
+        if re.fullmatch(r"(?i)ro\s*[0-9]{2,10}", term):
+            search_term = re.sub(r"[^0-9]", "", term)
+        elif re.fullmatch(r"0[0-9]{9}", term):
+            search_term = "+40" + term[1:]
+        return super().get_search_results(request, queryset, search_term)
+
+    @admin.display(description="stage", ordering="journey__stage")
+    def stage(self, obj: Lead) -> str:
+        journey = getattr(obj, "journey", None)
+        return journey.get_stage_display() if journey else "-"
+
+    @admin.action(description="Pause selected leads")
+    def pause_leads(self, request: HttpRequest, queryset: QuerySet[Lead]) -> None:
+        rows = (
+            (lead, getattr(lead, "journey", None)) for lead in queryset.select_related("journey")
+        )
+        _move_journeys(self, request, rows, stages.pause, "paused")
+
+    @admin.action(description="Resume selected leads")
+    def resume_leads(self, request: HttpRequest, queryset: QuerySet[Lead]) -> None:
+        rows = (
+            (lead, getattr(lead, "journey", None)) for lead in queryset.select_related("journey")
+        )
+        _move_journeys(self, request, rows, stages.resume, "resumed")
+
+
+class StageTransitionInline(admin.TabularInline):
+    model = StageTransition
+    fields = ("created_at", "from_stage", "to_stage", "reason", "by_user", "by_system")
+    readonly_fields = fields
+    ordering = ("-created_at",)
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
+        return False
+
+
+@admin.register(Journey)
+class JourneyAdmin(admin.ModelAdmin):
+    list_display = (
+        "lead",
+        "stage",
+        "assigned_phone",
+        "next_action_at",
+        "requires_human_review",
+        "review_priority",
+        "whatsapp_opted_out",
+        "email_opted_out",
+        "last_contact_at",
+        "tenant",
+    )
+    list_select_related = ("lead", "assigned_phone", "tenant")
+    list_filter = (
+        "tenant",
+        "stage",
+        "requires_human_review",
+        "review_priority",
+        "whatsapp_opted_out",
+        "email_opted_out",
+        "last_channel",
+    )
+    search_fields = ("lead__name", "lead__cui", "lead__phone", "lead__email")
+    autocomplete_fields = ("lead", "assigned_phone", "current_sequence", "taken_over_by")
+    date_hierarchy = "created_at"
+    # Stage and consent only change through outreach.stages and the opt-out handling.
+    readonly_fields = (
+        "stage",
+        "previous_stage",
+        "stage_changed_at",
+        "whatsapp_opted_out",
+        "whatsapp_opted_out_at",
+        "email_opted_out",
+        "email_opted_out_at",
+        "first_contact_at",
+        "last_contact_at",
+        "last_reply_at",
+        "reply_count",
+        "created_at",
+        "updated_at",
+    )
+    inlines = (StageTransitionInline,)
+    actions = ("pause_leads", "resume_leads")
+
+    @admin.action(description="Pause selected leads")
+    def pause_leads(self, request: HttpRequest, queryset: QuerySet[Journey]) -> None:
+        rows = ((j.lead, j) for j in queryset.select_related("lead"))
+        _move_journeys(self, request, rows, stages.pause, "paused")
+
+    @admin.action(description="Resume selected leads")
+    def resume_leads(self, request: HttpRequest, queryset: QuerySet[Journey]) -> None:
+        rows = ((j.lead, j) for j in queryset.select_related("lead"))
+        _move_journeys(self, request, rows, stages.resume, "resumed")
+
+
+@admin.register(StageTransition)
+class StageTransitionAdmin(admin.ModelAdmin):
+    """Audit trail: view only."""
+
+    list_display = (
+        "created_at",
+        "journey",
+        "from_stage",
+        "to_stage",
+        "reason",
+        "by_user",
+        "by_system",
+        "tenant",
+    )
+    list_select_related = ("journey__lead", "by_user", "tenant")
+    list_filter = ("tenant", "to_stage", "from_stage", "by_system")
+    search_fields = ("journey__lead__name", "journey__lead__cui", "reason", "by_user__username")
+    date_hierarchy = "created_at"
+    show_full_result_count = False
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(Message)
+class MessageAdmin(admin.ModelAdmin):
+    list_display = (
+        "created_at",
+        "direction",
+        "channel",
+        "status",
+        "lead",
+        "counterpart",
+        "phone",
+        "is_manual",
+        "attempts",
+        "provider_message_id",
+        "tenant",
+    )
+    list_select_related = ("lead", "phone", "tenant")
+    list_filter = ("tenant", "direction", "channel", "status", "is_manual")
+    search_fields = (
+        "counterpart",
+        "provider_message_id",
+        "provider_thread_id",
+        "idempotency_key",
+        "lead__name",
+        "lead__cui",
+    )
+    date_hierarchy = "created_at"
+    show_full_result_count = False
+    autocomplete_fields = ("lead", "phone", "sequence", "sent_by")
+    raw_id_fields = ("template_version", "step")
+    exclude = ("raw_request", "raw_response")
+    readonly_fields = ("pretty_raw_request", "pretty_raw_response", "created_at", "updated_at")
+
+    @admin.display(description="raw request")
+    def pretty_raw_request(self, obj: Message) -> SafeString | str:
+        return pretty_payload(obj.raw_request)
+
+    @admin.display(description="raw response")
+    def pretty_raw_response(self, obj: Message) -> SafeString | str:
+        return pretty_payload(obj.raw_response)
+
+
+class SequenceStepInline(admin.TabularInline):
+    model = SequenceStep
+    exclude = ("tenant",)
+    autocomplete_fields = ("template",)
+    extra = 0
+
+
+@admin.register(Sequence)
+class SequenceAdmin(TenantFromParentAdmin):
+    list_display = ("name", "tenant", "is_active", "stop_on_reply", "version", "updated_at")
+    list_select_related = ("tenant",)
+    list_filter = ("tenant", "is_active", "stop_on_reply")
+    search_fields = ("name", "description")
+    readonly_fields = ("created_at", "updated_at")
+    inlines = (SequenceStepInline,)
+
+
+@admin.register(SequenceStep)
+class SequenceStepAdmin(admin.ModelAdmin):
+    list_display = (
+        "sequence",
+        "sequence_version",
+        "position",
+        "channel",
+        "delay_value",
+        "delay_unit",
+        "template",
+        "tenant",
+    )
+    list_select_related = ("sequence", "template", "tenant")
+    list_filter = ("tenant", "channel", "delay_unit")
+    search_fields = ("sequence__name", "template__name")
+    autocomplete_fields = ("sequence", "template")
+
+
+@admin.register(Enrollment)
+class EnrollmentAdmin(admin.ModelAdmin):
+    list_display = (
+        "lead",
+        "sequence",
+        "sequence_version",
+        "status",
+        "current_step",
+        "next_run_at",
+        "started_at",
+        "tenant",
+    )
+    list_select_related = ("lead", "sequence", "tenant")
+    list_filter = ("tenant", "status")
+    search_fields = ("lead__name", "lead__cui", "lead__phone", "sequence__name", "stop_reason")
+    autocomplete_fields = ("lead", "sequence")
+    date_hierarchy = "started_at"
+    readonly_fields = ("started_at",)
+
+
+class TemplateVersionInline(admin.StackedInline):
+    model = TemplateVersion
+    exclude = ("tenant",)
+    readonly_fields = ("sent_count", "reply_count", "positive_reply_count")
+    extra = 0
+
+
+@admin.register(Template)
+class TemplateAdmin(TenantFromParentAdmin):
+    list_display = ("name", "tenant", "channel", "language", "is_active", "updated_at")
+    list_select_related = ("tenant",)
+    list_filter = ("tenant", "channel", "language", "is_active")
+    search_fields = ("name",)
+    readonly_fields = ("created_at", "updated_at")
+    inlines = (TemplateVersionInline,)
+
+
+@admin.register(TemplateVersion)
+class TemplateVersionAdmin(admin.ModelAdmin):
+    list_display = (
+        "template",
+        "version",
+        "subject",
+        "weight",
+        "is_active",
+        "sent_count",
+        "reply_count",
+        "positive_reply_count",
+        "tenant",
+    )
+    list_select_related = ("template", "tenant")
+    list_filter = ("tenant", "is_active", "template__channel")
+    search_fields = ("template__name", "subject", "body")
+    autocomplete_fields = ("template",)
+    readonly_fields = ("sent_count", "reply_count", "positive_reply_count", "created_at")
+
+
+@admin.register(DailyStats)
+class DailyStatsAdmin(admin.ModelAdmin):
+    """Pre-aggregated counts, written by the stats job: view only."""
+
+    list_display = (
+        "day",
+        "tenant",
+        "channel",
+        "phone",
+        "sent",
+        "new_contacts",
+        "follow_ups",
+        "delivered",
+        "read",
+        "replies",
+        "positive_replies",
+        "bounces",
+        "opt_outs",
+        "failed",
+    )
+    list_select_related = ("tenant", "phone")
+    list_filter = ("tenant", "channel")
+    search_fields = ("phone__number", "phone__label", "tenant__name")
+    date_hierarchy = "day"
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False

@@ -1,0 +1,172 @@
+"""Demo workspace: plausible Romanian agriculture companies, phones, sequences, templates.
+
+Generated from a fixed seed, so `seed_demo` creates the same data on every machine and a
+second run changes nothing.
+"""
+
+from __future__ import annotations
+
+import random
+import unicodedata
+from collections.abc import Iterator
+
+from stdnum.ro import cui as ro_cui
+
+COUNTIES: dict[str, list[str]] = {
+    "Alba": ["Alba Iulia", "Blaj", "Sebeș", "Aiud"],
+    "Arad": ["Arad", "Pecica", "Curtici", "Sântana"],
+    "Argeș": ["Pitești", "Costești", "Topoloveni"],
+    "Bacău": ["Bacău", "Onești", "Podu Turcului"],
+    "Bihor": ["Oradea", "Salonta", "Marghita"],
+    "Botoșani": ["Botoșani", "Dorohoi", "Săveni"],
+    "Brăila": ["Brăila", "Ianca", "Însurăței", "Făurei"],
+    "Buzău": ["Buzău", "Râmnicu Sărat", "Pogoanele"],
+    "Călărași": ["Călărași", "Oltenița", "Lehliu-Gară", "Fundulea"],
+    "Constanța": ["Constanța", "Medgidia", "Cernavodă", "Negru Vodă"],
+    "Dâmbovița": ["Târgoviște", "Găești", "Titu"],
+    "Dolj": ["Craiova", "Băilești", "Calafat", "Segarcea"],
+    "Galați": ["Galați", "Tecuci", "Târgu Bujor"],
+    "Giurgiu": ["Giurgiu", "Bolintin-Vale", "Mihăilești"],
+    "Ialomița": ["Slobozia", "Urziceni", "Fetești", "Țăndărei"],
+    "Iași": ["Iași", "Pașcani", "Hârlău", "Târgu Frumos"],
+    "Ilfov": ["Buftea", "Otopeni", "Snagov"],
+    "Mehedinți": ["Drobeta-Turnu Severin", "Strehaia", "Vânju Mare"],
+    "Mureș": ["Târgu Mureș", "Luduș", "Iernut"],
+    "Neamț": ["Piatra Neamț", "Roman", "Târgu Neamț"],
+    "Olt": ["Slatina", "Caracal", "Corabia", "Balș"],
+    "Prahova": ["Ploiești", "Mizil", "Urlați"],
+    "Satu Mare": ["Satu Mare", "Carei", "Tășnad"],
+    "Suceava": ["Suceava", "Fălticeni", "Rădăuți"],
+    "Teleorman": ["Alexandria", "Roșiorii de Vede", "Turnu Măgurele", "Zimnicea"],
+    "Timiș": ["Timișoara", "Lugoj", "Jimbolia", "Sânnicolau Mare"],
+    "Tulcea": ["Tulcea", "Babadag", "Măcin", "Isaccea"],
+    "Vaslui": ["Vaslui", "Bârlad", "Huși"],
+    "Vrancea": ["Focșani", "Adjud", "Panciu", "Odobești"],
+}
+
+_NAME_PATTERNS = [
+    "Agro {surname} SRL",
+    "Ferma {surname} SRL",
+    "{surname} Agricultura SRL",
+    "Cereale {place} SRL",
+    "Agricola {place} SA",
+    "{surname} & Fiii Agro SRL",
+    "Legume {place} SRL",
+    "Zootehnia {place} SRL",
+    "Podgoria {surname} SRL",
+    "Câmpia {place} Agro SRL",
+    "Sere {surname} SRL",
+    "Apicola {surname} SRL",
+]
+_SURNAMES = [
+    "Popescu", "Ionescu", "Dumitru", "Stoica", "Munteanu", "Constantin", "Ștefan", "Moldovan",
+    "Gheorghe", "Rusu", "Matei", "Lungu", "Ciobanu", "Tudor", "Dobre", "Ene", "Marin",
+    "Neagu", "Barbu", "Sârbu", "Mihăilă", "Pavel", "Toma", "Roman", "Nistor", "Căpraru",
+]
+_FIRST_NAMES = [
+    "Ion", "Gheorghe", "Vasile", "Mihai", "Constantin", "Marian", "Florin", "Adrian",
+    "Maria", "Elena", "Ioana", "Ana", "Mihaela", "Cristina", "Daniela", "Andreea",
+]
+_CROPS = ["grâu", "porumb", "floarea-soarelui", "rapiță", "legume", "viță-de-vie", "lapte", "miere"]
+
+
+def _ascii(text: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+def _valid_cui(rng: random.Random) -> str:
+    base = str(rng.randint(1_000_000, 49_999_999))
+    return base + ro_cui.calc_check_digit(base)
+
+
+def company_rows(count: int = 300, seed: int = 2026) -> Iterator[dict[str, str]]:
+    """`count` distinct companies as CSV-like rows (the lead import's columns)."""
+    rng = random.Random(seed)
+    seen_names: set[str] = set()
+    seen_cuis: set[str] = set()
+    seen_phones: set[str] = set()
+    produced = 0
+    while produced < count:
+        county = rng.choice(list(COUNTIES))
+        place = rng.choice(COUNTIES[county])
+        surname = rng.choice(_SURNAMES)
+        name = rng.choice(_NAME_PATTERNS).format(surname=surname, place=place)
+        cui = _valid_cui(rng)
+        has_phone = rng.random() < 0.85
+        phone = f"07{rng.choice('2345')}{rng.randint(0, 9_999_999):07d}" if has_phone else ""
+        if name in seen_names or cui in seen_cuis or (phone and phone in seen_phones):
+            continue
+        seen_names.add(name)
+        seen_cuis.add(cui)
+        seen_phones.add(phone)
+        produced += 1
+        has_email = rng.random() < 0.75 or not has_phone
+        slug = _ascii(name.split(" SRL")[0].split(" SA")[0]).lower().replace(" & ", "-")
+        slug = "".join(ch if ch.isalnum() else "-" for ch in slug).strip("-")
+        yield {
+            "company_name": name,
+            "cui": cui,
+            "county": county,
+            "locality": place,
+            "contact_name": f"{rng.choice(_FIRST_NAMES)} {surname}",
+            "phone": phone,
+            "phone_reachable": "true" if has_phone and rng.random() < 0.9 else "false",
+            "email": f"office@{slug}.ro" if has_email else "",
+            "email_status": rng.choice(["valid", "valid", "valid", "risky", "unknown"])
+            if has_email
+            else "",
+            "hectare": str(rng.choice([50, 120, 300, 800, 1500, 3200])),
+            "cultura_principala": rng.choice(_CROPS),
+        }
+
+
+DEMO_TEMPLATES: list[dict[str, str]] = [
+    {
+        "name": "WhatsApp — primul mesaj",
+        "channel": "WHATSAPP",
+        "body": (
+            "{Bună ziua|Salut|Bună ziua, {{contact_name|stimate client}}}! "
+            "Sunt {Andrei|Andrei Pop} de la Cerniq. {Lucrăm|Colaborăm} cu ferme din "
+            "{{county}} și {am văzut|am observat} că {{company_name}} activează în zonă. "
+            "{Ați fi deschis|V-ar interesa} o discuție scurtă despre inputuri la preț de "
+            "{fermier|producător}?"
+        ),
+    },
+    {
+        "name": "WhatsApp — revenire",
+        "channel": "WHATSAPP",
+        "body": (
+            "{Revin|Mă întorc} cu un mesaj scurt, {{contact_name|stimate client}}: "
+            "{avem|putem oferi} livrare în {{locality}} {săptămâna aceasta|în câteva zile}. "
+            "Vă pot trimite o ofertă?"
+        ),
+    },
+    {
+        "name": "Email rece — prezentare",
+        "channel": "EMAIL_COLD",
+        "subject": "{Ofertă|Propunere} pentru {{company_name}}",
+        "body": (
+            "{Bună ziua|Stimate} {{contact_name|domnule/doamnă}},\n\n"
+            "Cerniq lucrează cu exploatații agricole din {{county}}. {Vă propunem|Am dori să "
+            "vă propunem} o colaborare pentru aprovizionarea cu inputuri.\n\n"
+            "Cu stimă,\nEchipa Cerniq"
+        ),
+    },
+]
+
+DEMO_SEQUENCES: list[dict[str, object]] = [
+    {
+        "name": "WhatsApp — două atingeri",
+        "description": "Primul mesaj pe WhatsApp, revenire după 2 zile lucrătoare.",
+        "steps": [
+            ("WHATSAPP", 0, "WORKING_DAYS", "WhatsApp — primul mesaj"),
+            ("WHATSAPP", 2, "WORKING_DAYS", "WhatsApp — revenire"),
+        ],
+    },
+    {
+        "name": "Email rece — rezervă",
+        "description": "Pentru firmele fără telefon WhatsApp valid.",
+        "steps": [("EMAIL_COLD", 0, "WORKING_DAYS", "Email rece — prezentare")],
+    },
+]

@@ -1,0 +1,39 @@
+"""Create the demo workspace (idempotent): tenant, users, phones, sequences, companies."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from outreach.seeding import seed_demo
+
+
+class Command(BaseCommand):
+    help = "Create or refresh the demo tenant with sandbox phones and generated companies."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--companies", type=int, default=300)
+        parser.add_argument(
+            "--allow-production", action="store_true",
+            help="seed even when DEBUG is off (the demo users have well-known passwords)",
+        )
+
+    def handle(self, *args: Any, companies: int, allow_production: bool, **opts: Any) -> None:
+        if not settings.DEBUG and not allow_production:
+            raise CommandError(
+                "Refusing to create demo users with known passwords while DEBUG is off; "
+                "pass --allow-production if you really mean it."
+            )
+        if companies < 0:
+            raise CommandError("--companies must be 0 or more.")
+        result = seed_demo(companies)
+        made = ", ".join(f"{k} {v}" for k, v in result.created.items())
+        self.stdout.write(f"Demo tenant '{result.tenant.slug}': created {made}.")
+        self.stdout.write(f"Companies: {result.leads.summary()}.")
+        for row in result.leads.rejected:
+            self.stderr.write(f"  line {row.line}: {row.reason}")
+        self.stdout.write(self.style.SUCCESS("Demo logins (http://127.0.0.1:8000/):"))
+        for username, password, what in result.credentials:
+            self.stdout.write(f"  {username:<9} / {password:<16} ({what})")

@@ -1,0 +1,53 @@
+"""The embedded runtime consumes messages with an in-process worker (Redis in CI)."""
+
+from __future__ import annotations
+
+import time
+
+import dramatiq
+import pytest
+from django.core.cache import cache
+
+from cerniq.embedded import EmbeddedRuntime
+from cerniq.scheduler import add_jobs, job_callable
+from cerniq.tasks import HEARTBEAT_KEY, record_heartbeat
+
+
+@pytest.fixture
+def runtime():
+    broker = dramatiq.get_broker()
+    broker.flush_all()
+    rt = EmbeddedRuntime(worker_threads=1, with_scheduler=False)
+    rt.start()
+    yield rt
+    rt.stop()
+
+
+def test_in_process_worker_runs_an_enqueued_actor(runtime):
+    cache.delete(HEARTBEAT_KEY)
+    record_heartbeat.send()
+    deadline = time.monotonic() + 15
+    while cache.get(HEARTBEAT_KEY) is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert cache.get(HEARTBEAT_KEY) is not None
+
+
+def test_periodic_jobs_are_registered_from_settings(settings):
+    from apscheduler.schedulers.background import BackgroundScheduler
+
+    scheduler = BackgroundScheduler(timezone=settings.TIME_ZONE)
+    names = add_jobs(scheduler)
+    assert names == [job["name"] for job in settings.PERIODIC_JOBS]
+    job = scheduler.get_job("heartbeat")
+    assert job.max_instances == 1 and job.coalesce is True
+
+
+def test_a_job_without_target_is_rejected():
+    with pytest.raises(ValueError, match="needs an 'actor' or a 'command'"):
+        job_callable({"name": "broken", "cron": "* * * * *"})
+
+
+@pytest.mark.django_db
+def test_command_job_calls_the_command(capsys):
+    job_callable({"name": "check", "command": "check"})()
+    assert "no issues" in capsys.readouterr().out

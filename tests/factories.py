@@ -1,0 +1,172 @@
+"""Builders for test data: plain functions with sensible defaults, overridable by keyword."""
+
+from __future__ import annotations
+
+import itertools
+from datetime import timedelta
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractUser
+from django.utils import timezone
+
+from cerniq.models import Alert, Membership, Tenant, WebhookEvent
+from email_channels.models import EmailCampaign
+from hitl.models import ReviewItem
+from outreach.models import (
+    Channel,
+    DailyStats,
+    Enrollment,
+    Journey,
+    Lead,
+    Message,
+    Sequence,
+    SequenceStep,
+    StageTransition,
+    Template,
+    TemplateVersion,
+)
+from whatsapp.models import Phone, QuotaUsage
+
+_seq = itertools.count(1)
+
+
+def make_tenant(**kw: Any) -> Tenant:
+    n = next(_seq)
+    return Tenant.objects.create(**{"name": f"Tenant {n}", "slug": f"tenant-{n}", **kw})
+
+
+def make_user(tenant: Tenant | None = None, *, role: str = "OPERATOR", **kw: Any) -> AbstractUser:
+    n = next(_seq)
+    user = get_user_model().objects.create_user(
+        **{"username": f"user{n}", "password": "pw-for-tests-1", **kw}
+    )
+    if tenant is not None:
+        Membership.objects.create(tenant=tenant, user=user, role=role)
+    return user
+
+
+def make_lead(tenant: Tenant, *, with_journey: bool = True, **kw: Any) -> Lead:
+    n = next(_seq)
+    lead = Lead.objects.create(
+        **{
+            "tenant": tenant,
+            "name": f"Agro Test {n} SRL",
+            "county": "Iași",
+            "locality": "Iași",
+            "phone": f"+4072{n:07d}",
+            "phone_reachable": True,
+            **kw,
+        }
+    )
+    if with_journey:
+        Journey.objects.create(tenant=tenant, lead=lead)
+    return lead
+
+
+def make_phone(tenant: Tenant, **kw: Any) -> Phone:
+    n = next(_seq)
+    return Phone.objects.create(**{"tenant": tenant, "number": f"+4074{n:07d}", **kw})
+
+
+def make_template(tenant: Tenant, **kw: Any) -> Template:
+    n = next(_seq)
+    template = Template.objects.create(
+        **{"tenant": tenant, "name": f"Template {n}", "channel": Channel.WHATSAPP, **kw}
+    )
+    TemplateVersion.objects.create(
+        tenant=tenant, template=template, version=1, body="{Bună ziua|Salut} {{company_name}}!"
+    )
+    return template
+
+
+def make_sequence(tenant: Tenant, **kw: Any) -> Sequence:
+    n = next(_seq)
+    sequence = Sequence.objects.create(**{"tenant": tenant, "name": f"Sequence {n}", **kw})
+    SequenceStep.objects.create(
+        tenant=tenant,
+        sequence=sequence,
+        position=1,
+        channel=Channel.WHATSAPP,
+        template=make_template(tenant),
+    )
+    return sequence
+
+
+def make_message(lead: Lead, **kw: Any) -> Message:
+    n = next(_seq)
+    return Message.objects.create(
+        **{
+            "tenant": lead.tenant,
+            "lead": lead,
+            "channel": Channel.WHATSAPP,
+            "direction": Message.Direction.OUTBOUND,
+            "status": Message.Status.QUEUED,
+            "body": "Bună ziua!",
+            "counterpart": lead.phone,
+            "idempotency_key": f"test-{n}",
+            **kw,
+        }
+    )
+
+
+def make_one_of_everything(tenant: Tenant) -> dict[str, Any]:
+    """One row of every model, for admin and isolation tests."""
+    user = make_user(tenant)
+    lead = make_lead(tenant)
+    phone = make_phone(tenant)
+    sequence = make_sequence(tenant)
+    step = sequence.steps.get()
+    template = step.template
+    version = template.versions.get()
+    message = make_message(lead, phone=phone, sequence=sequence, step=step, template_version=version)
+    inbound = make_message(
+        lead,
+        direction=Message.Direction.INBOUND,
+        status=Message.Status.RECEIVED,
+        idempotency_key=None,
+        body="Da, sunt interesat. <script>alert(1)</script>",
+        raw_response={"text": "<script>alert(1)</script>"},
+    )
+    return {
+        "tenant": tenant,
+        "user": user,
+        "lead": lead,
+        "journey": lead.journey,
+        "phone": phone,
+        "sequence": sequence,
+        "step": step,
+        "template": template,
+        "version": version,
+        "message": message,
+        "inbound": inbound,
+        "transition": StageTransition.objects.create(
+            tenant=tenant, journey=lead.journey, from_stage="COLD", to_stage="CONTACTED_WA",
+            reason="test", by_system="tests",
+        ),
+        "enrollment": Enrollment.objects.create(tenant=tenant, lead=lead, sequence=sequence),
+        "quota": QuotaUsage.objects.create(
+            tenant=tenant, phone=phone, day=timezone.localdate(), used=3
+        ),
+        "stats": DailyStats.objects.create(
+            tenant=tenant, day=timezone.localdate(), channel=Channel.WHATSAPP, sent=5, replies=1
+        ),
+        "review": ReviewItem.objects.create(
+            tenant=tenant, lead=lead, message=inbound, reason="sentiment 30",
+            sla_due_at=timezone.now() + timedelta(hours=24),
+        ),
+        "campaign": EmailCampaign.objects.create(
+            tenant=tenant, name="Cold Q1", external_id=f"camp-{next(_seq)}"
+        ),
+        "webhook": WebhookEvent.objects.create(
+            tenant=tenant, provider="timelinesai", event_type="message:received:new",
+            provider_event_id=f"message:received:new:{next(_seq)}",
+            raw_body=b'{"event_type": "message:received:new", "text": "<b>hi</b>"}',
+            headers={"Content-Type": "application/json"}, verified=True,
+        ),
+        "alert": Alert.objects.create(
+            tenant=tenant, kind=Alert.Kind.PHONE_OFFLINE, subject=f"phone:{phone.pk}",
+            message="Phone went offline",
+        ),
+        "membership": Membership.objects.get(user=user),
+    }

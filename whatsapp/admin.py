@@ -1,0 +1,93 @@
+"""Admin for WhatsApp sending phones and their daily new-contact quota."""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from django.contrib import admin, messages
+from django.db.models import Prefetch, QuerySet
+from django.http import HttpRequest
+from django.template.defaultfilters import pluralize
+from django.utils import timezone
+
+from whatsapp.models import Phone, QuotaUsage
+
+
+def tenant_today(phone: Phone) -> date:
+    """Today's date in the phone's tenant time zone (the day QuotaUsage rows use)."""
+    try:
+        zone = ZoneInfo(phone.tenant.time_zone)
+    except (ZoneInfoNotFoundError, ValueError):
+        zone = timezone.get_default_timezone()
+    return timezone.localdate(timezone=zone)
+
+
+@admin.register(Phone)
+class PhoneAdmin(admin.ModelAdmin):
+    list_display = (
+        "number",
+        "label",
+        "tenant",
+        "provider",
+        "status",
+        "is_enabled",
+        "used_today",
+        "next_send_at",
+        "last_sent_at",
+        "last_health_check_at",
+    )
+    list_select_related = ("tenant",)
+    list_filter = ("tenant", "provider", "status", "is_enabled")
+    search_fields = ("number", "label", "account_id")
+    readonly_fields = (
+        "status_changed_at",
+        "total_sent",
+        "total_new_contacts",
+        "next_send_at",
+        "last_sent_at",
+        "last_health_check_at",
+        "connected_at",
+        "created_at",
+    )
+    actions = ("enable_phones", "disable_phones")
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Phone]:
+        # One extra query for the whole page: the quota rows around today (any time zone).
+        today = timezone.localdate()
+        recent = QuotaUsage.objects.filter(day__range=(today - timedelta(1), today + timedelta(1)))
+        prefetch = Prefetch("quota_usage", queryset=recent, to_attr="recent_quota")
+        return super().get_queryset(request).prefetch_related(prefetch)
+
+    @admin.display(description="used today")
+    def used_today(self, obj: Phone) -> str:
+        today = tenant_today(obj)
+        for quota in getattr(obj, "recent_quota", ()):
+            if quota.day == today:
+                return f"{quota.used}/{quota.limit}"
+        return f"0/{obj.daily_limit}"
+
+    @admin.action(description="Enable selected phones")
+    def enable_phones(self, request: HttpRequest, queryset: QuerySet[Phone]) -> None:
+        count = queryset.update(is_enabled=True)
+        self.message_user(request, f"Enabled {count} phone{pluralize(count)}.", messages.SUCCESS)
+
+    @admin.action(description="Disable selected phones")
+    def disable_phones(self, request: HttpRequest, queryset: QuerySet[Phone]) -> None:
+        count = queryset.update(is_enabled=False)
+        self.message_user(request, f"Disabled {count} phone{pluralize(count)}.", messages.SUCCESS)
+
+
+@admin.register(QuotaUsage)
+class QuotaUsageAdmin(admin.ModelAdmin):
+    list_display = ("day", "phone", "used", "limit", "remaining", "tenant", "updated_at")
+    list_select_related = ("phone", "tenant")
+    list_filter = ("tenant",)
+    search_fields = ("phone__number", "phone__label")
+    autocomplete_fields = ("phone",)
+    date_hierarchy = "day"
+    readonly_fields = ("used", "updated_at")
+
+    @admin.display(description="remaining")
+    def remaining(self, obj: QuotaUsage) -> int:
+        return obj.remaining
