@@ -160,11 +160,15 @@ PROVIDERS = {
         },
     },
     "email.instantly": {
-        "BACKEND": env.str("INSTANTLY_BACKEND", default="email_channels.providers.sandbox.SandboxEmail"),
+        "BACKEND": env.str(
+            "INSTANTLY_BACKEND", default="email_channels.providers.sandbox.SandboxEmail"
+        ),
         "OPTIONS": {"api_key": env.str("INSTANTLY_API_KEY", default="")},
     },
     "email.resend": {
-        "BACKEND": env.str("RESEND_BACKEND", default="email_channels.providers.sandbox.SandboxEmail"),
+        "BACKEND": env.str(
+            "RESEND_BACKEND", default="email_channels.providers.sandbox.SandboxEmail"
+        ),
         "OPTIONS": {
             "api_key": env.str("RESEND_API_KEY", default=""),
             "webhook_secret": env.str("RESEND_WEBHOOK_SECRET", default=""),

@@ -39,7 +39,9 @@ class TenantScope:
     membership: Membership
 
     def queryset(self, model_or_qs: type[M] | QuerySet[M]) -> QuerySet[M]:
-        qs = model_or_qs if isinstance(model_or_qs, QuerySet) else model_or_qs._default_manager.all()
+        qs = (
+            model_or_qs if isinstance(model_or_qs, QuerySet) else model_or_qs._default_manager.all()
+        )
         return qs.filter(tenant=self.tenant)
 
     def get_or_404(self, model_or_qs: type[M] | QuerySet[M], **lookup: object) -> M:

@@ -43,8 +43,7 @@ class EmailCampaign(models.Model):
                 condition=Q(bounced__lte=F("sent")), name="emailcampaign_bounces_within_sent"
             ),
             models.CheckConstraint(
-                condition=Q(bounce_threshold_percent__gte=0)
-                & Q(bounce_threshold_percent__lte=100),
+                condition=Q(bounce_threshold_percent__gte=0) & Q(bounce_threshold_percent__lte=100),
                 name="emailcampaign_threshold_percent",
             ),
         ]

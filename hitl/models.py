@@ -72,7 +72,9 @@ class ReviewItem(models.Model):
             ),
         ]
         indexes = [
-            models.Index(fields=["tenant", "status", "priority", "sla_due_at"], name="review_queue_idx"),
+            models.Index(
+                fields=["tenant", "status", "priority", "sla_due_at"], name="review_queue_idx"
+            ),
         ]
 
     def __str__(self) -> str:

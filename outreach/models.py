@@ -127,9 +127,7 @@ class Journey(models.Model):
 
     class Meta:
         constraints = [
-            models.CheckConstraint(
-                condition=Q(stage__in=Stage.values), name="journey_stage_valid"
-            ),
+            models.CheckConstraint(condition=Q(stage__in=Stage.values), name="journey_stage_valid"),
             models.CheckConstraint(
                 condition=Q(previous_stage="") | Q(previous_stage__in=Stage.values),
                 name="journey_previous_stage_valid",
@@ -349,7 +347,11 @@ class Message(models.Model):
 
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="messages")
     lead = models.ForeignKey(
-        Lead, on_delete=models.CASCADE, related_name="messages", null=True, blank=True,
+        Lead,
+        on_delete=models.CASCADE,
+        related_name="messages",
+        null=True,
+        blank=True,
         help_text="empty for inbound messages from unknown senders",
     )
     channel = models.CharField(max_length=16, choices=Channel.choices)

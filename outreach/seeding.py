@@ -34,8 +34,11 @@ def _user(username: str, password: str, superuser: bool) -> tuple[object, bool]:
     User = get_user_model()
     user, created = User.objects.get_or_create(
         username=username,
-        defaults={"email": f"{username}@demo.cerniq.local", "is_staff": superuser,
-                  "is_superuser": superuser},
+        defaults={
+            "email": f"{username}@demo.cerniq.local",
+            "is_staff": superuser,
+            "is_superuser": superuser,
+        },
     )
     if created or not user.check_password(password):
         user.set_password(password)
@@ -56,14 +59,23 @@ def seed_demo(companies: int = 300) -> SeedResult:
         user, was_created = _user(username, password, superuser)
         created["users"] += was_created
         Membership.objects.get_or_create(tenant=tenant, user=user, defaults={"role": role})
-        credentials.append((username, password, "Django admin at /admin/" if superuser else "operator pages under /outreach/"))
+        credentials.append(
+            (
+                username,
+                password,
+                "Django admin at /admin/" if superuser else "operator pages under /outreach/",
+            )
+        )
 
     for n in range(1, DEMO_PHONES + 1):
         _, was_created = Phone.objects.get_or_create(
             tenant=tenant,
             number=f"+407400001{n:02d}",
-            defaults={"label": f"Telefon {n:02d}", "provider": Phone.Provider.SANDBOX,
-                      "account_id": f"407400001{n:02d}@s.whatsapp.net"},
+            defaults={
+                "label": f"Telefon {n:02d}",
+                "provider": Phone.Provider.SANDBOX,
+                "account_id": f"407400001{n:02d}@s.whatsapp.net",
+            },
         )
         created["phones"] += was_created
 
@@ -90,8 +102,13 @@ def seed_demo(companies: int = 300) -> SeedResult:
                 sequence=sequence,
                 sequence_version=sequence.version,
                 position=position,
-                defaults={"tenant": tenant, "channel": channel, "delay_value": delay,
-                          "delay_unit": unit, "template": templates[template_name]},
+                defaults={
+                    "tenant": tenant,
+                    "channel": channel,
+                    "delay_value": delay,
+                    "delay_unit": unit,
+                    "template": templates[template_name],
+                },
             )
 
     report = import_rows(tenant, company_rows(companies), source="demo")

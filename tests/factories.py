@@ -119,7 +119,9 @@ def make_one_of_everything(tenant: Tenant) -> dict[str, Any]:
     step = sequence.steps.get()
     template = step.template
     version = template.versions.get()
-    message = make_message(lead, phone=phone, sequence=sequence, step=step, template_version=version)
+    message = make_message(
+        lead, phone=phone, sequence=sequence, step=step, template_version=version
+    )
     inbound = make_message(
         lead,
         direction=Message.Direction.INBOUND,
@@ -141,8 +143,12 @@ def make_one_of_everything(tenant: Tenant) -> dict[str, Any]:
         "message": message,
         "inbound": inbound,
         "transition": StageTransition.objects.create(
-            tenant=tenant, journey=lead.journey, from_stage="COLD", to_stage="CONTACTED_WA",
-            reason="test", by_system="tests",
+            tenant=tenant,
+            journey=lead.journey,
+            from_stage="COLD",
+            to_stage="CONTACTED_WA",
+            reason="test",
+            by_system="tests",
         ),
         "enrollment": Enrollment.objects.create(tenant=tenant, lead=lead, sequence=sequence),
         "quota": QuotaUsage.objects.create(
@@ -152,20 +158,28 @@ def make_one_of_everything(tenant: Tenant) -> dict[str, Any]:
             tenant=tenant, day=timezone.localdate(), channel=Channel.WHATSAPP, sent=5, replies=1
         ),
         "review": ReviewItem.objects.create(
-            tenant=tenant, lead=lead, message=inbound, reason="sentiment 30",
+            tenant=tenant,
+            lead=lead,
+            message=inbound,
+            reason="sentiment 30",
             sla_due_at=timezone.now() + timedelta(hours=24),
         ),
         "campaign": EmailCampaign.objects.create(
             tenant=tenant, name="Cold Q1", external_id=f"camp-{next(_seq)}"
         ),
         "webhook": WebhookEvent.objects.create(
-            tenant=tenant, provider="timelinesai", event_type="message:received:new",
+            tenant=tenant,
+            provider="timelinesai",
+            event_type="message:received:new",
             provider_event_id=f"message:received:new:{next(_seq)}",
             raw_body=b'{"event_type": "message:received:new", "text": "<b>hi</b>"}',
-            headers={"Content-Type": "application/json"}, verified=True,
+            headers={"Content-Type": "application/json"},
+            verified=True,
         ),
         "alert": Alert.objects.create(
-            tenant=tenant, kind=Alert.Kind.PHONE_OFFLINE, subject=f"phone:{phone.pk}",
+            tenant=tenant,
+            kind=Alert.Kind.PHONE_OFFLINE,
+            subject=f"phone:{phone.pk}",
             message="Phone went offline",
         ),
         "membership": Membership.objects.get(user=user),

@@ -25,8 +25,8 @@ from outreach.models import (
     Template,
     TemplateVersion,
 )
-from whatsapp.models import Phone, QuotaUsage
 from tests.factories import make_one_of_everything, make_tenant
+from whatsapp.models import Phone, QuotaUsage
 
 Violation = Callable[[dict], object]
 
@@ -39,8 +39,12 @@ def _update(model, pk, **fields):
 VIOLATIONS: dict[str, Violation] = {
     # --- unique constraints the reliability contract needs ---
     "message idempotency key": lambda o: Message.objects.create(
-        tenant=o["tenant"], lead=o["lead"], channel=Channel.WHATSAPP, direction="OUT",
-        status="QUEUED", idempotency_key=o["message"].idempotency_key,
+        tenant=o["tenant"],
+        lead=o["lead"],
+        channel=Channel.WHATSAPP,
+        direction="OUT",
+        status="QUEUED",
+        idempotency_key=o["message"].idempotency_key,
     ),
     "message provider id per channel": lambda o: (
         _update(Message, o["message"].pk, provider_message_id="uid-1"),
@@ -54,7 +58,8 @@ VIOLATIONS: dict[str, Violation] = {
         tenant=o["tenant"], phone=o["phone"], day=o["quota"].day
     ),
     "webhook provider event id": lambda o: WebhookEvent.objects.create(
-        provider=o["webhook"].provider, provider_event_id=o["webhook"].provider_event_id,
+        provider=o["webhook"].provider,
+        provider_event_id=o["webhook"].provider_event_id,
         raw_body=b"{}",
     ),
     "one active enrollment per lead": lambda o: Enrollment.objects.create(
@@ -78,7 +83,10 @@ VIOLATIONS: dict[str, Violation] = {
         tenant=o["tenant"], name=o["sequence"].name
     ),
     "sequence step position": lambda o: SequenceStep.objects.create(
-        tenant=o["tenant"], sequence=o["sequence"], position=1, channel=Channel.WHATSAPP,
+        tenant=o["tenant"],
+        sequence=o["sequence"],
+        position=1,
+        channel=Channel.WHATSAPP,
         template=o["template"],
     ),
     "daily stats per channel": lambda o: DailyStats.objects.create(
@@ -94,7 +102,10 @@ VIOLATIONS: dict[str, Violation] = {
         tenant=o["tenant"], kind=o["alert"].kind, subject=o["alert"].subject, message="again"
     ),
     "one open review per message": lambda o: ReviewItem.objects.create(
-        tenant=o["tenant"], lead=o["lead"], message=o["inbound"], reason="again",
+        tenant=o["tenant"],
+        lead=o["lead"],
+        message=o["inbound"],
+        reason="again",
         sla_due_at=timezone.now(),
     ),
     "campaign external id": lambda o: EmailCampaign.objects.create(
@@ -136,7 +147,9 @@ VIOLATIONS: dict[str, Violation] = {
     "review closed has resolution time": lambda o: _update(
         ReviewItem, o["review"].pk, status="RESOLVED"
     ),
-    "review assigned has assignee": lambda o: _update(ReviewItem, o["review"].pk, status="ASSIGNED"),
+    "review assigned has assignee": lambda o: _update(
+        ReviewItem, o["review"].pk, status="ASSIGNED"
+    ),
     "daily stats positive within replies": lambda o: _update(
         DailyStats, o["stats"].pk, positive_replies=5, replies=1
     ),
@@ -191,12 +204,18 @@ def test_closed_rows_free_their_unique_slot(rows):
     )
     ReviewItem.objects.filter(pk=rows["review"].pk).update(status="RESOLVED", resolved_at=now)
     ReviewItem.objects.create(
-        tenant=rows["tenant"], lead=rows["lead"], message=rows["inbound"], reason="new",
+        tenant=rows["tenant"],
+        lead=rows["lead"],
+        message=rows["inbound"],
+        reason="new",
         sla_due_at=now + timedelta(hours=1),
     )
     # Inbound messages have no idempotency key; many NULLs are allowed.
     for _ in range(2):
         Message.objects.create(
-            tenant=rows["tenant"], lead=rows["lead"], channel=Channel.WHATSAPP,
-            direction="IN", status="RECEIVED",
+            tenant=rows["tenant"],
+            lead=rows["lead"],
+            channel=Channel.WHATSAPP,
+            direction="IN",
+            status="RECEIVED",
         )

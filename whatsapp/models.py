@@ -83,7 +83,9 @@ class QuotaUsage(models.Model):
         ordering = ["-day", "phone"]
         constraints = [
             models.UniqueConstraint(fields=["phone", "day"], name="quota_unique_phone_day"),
-            models.CheckConstraint(condition=Q(used__lte=F("limit")), name="quota_used_within_limit"),
+            models.CheckConstraint(
+                condition=Q(used__lte=F("limit")), name="quota_used_within_limit"
+            ),
         ]
 
     def __str__(self) -> str:

@@ -11,7 +11,9 @@ def test_phone_numbers_and_emails_are_masked():
 
 
 def test_filter_masks_formatted_arguments():
-    record = logging.LogRecord("x", logging.INFO, __file__, 1, "reply from %s", ("+40722000111",), None)
+    record = logging.LogRecord(
+        "x", logging.INFO, __file__, 1, "reply from %s", ("+40722000111",), None
+    )
     MaskPIIFilter().filter(record)
     assert "+40722000111" not in record.getMessage()
     assert record.getMessage().startswith("reply from +40")

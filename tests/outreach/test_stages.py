@@ -13,7 +13,9 @@ def journey(tenant):
 
 
 def test_legal_move_changes_stage_and_writes_audit_row(journey, operator):
-    stages.transition(journey, Stage.CONTACTED_WA, reason="first message sent", by_system="dispatch")
+    stages.transition(
+        journey, Stage.CONTACTED_WA, reason="first message sent", by_system="dispatch"
+    )
     journey.refresh_from_db()
     assert (journey.previous_stage, journey.stage) == (Stage.COLD, Stage.CONTACTED_WA)
     row = StageTransition.objects.get(journey=journey)

@@ -22,7 +22,9 @@ class Command(BaseCommand):
         parser.add_argument("--threads", type=int, default=4, help="worker threads")
         parser.add_argument("--no-scheduler", action="store_true")
 
-    def handle(self, *args: Any, addrport: str, threads: int, no_scheduler: bool, **opts: Any) -> None:
+    def handle(
+        self, *args: Any, addrport: str, threads: int, no_scheduler: bool, **opts: Any
+    ) -> None:
         if not settings.EMBEDDED:
             self.stderr.write(
                 self.style.WARNING(
@@ -31,7 +33,9 @@ class Command(BaseCommand):
             )
         runtime = EmbeddedRuntime(worker_threads=threads, with_scheduler=not no_scheduler)
         runtime.start()
-        self.stdout.write(self.style.SUCCESS(f"Worker and scheduler running; serving http://{addrport}/"))
+        self.stdout.write(
+            self.style.SUCCESS(f"Worker and scheduler running; serving http://{addrport}/")
+        )
         try:
             # The autoreloader would fork a second worker, so it stays off.
             call_command("runserver", addrport, use_reloader=False, use_threading=True)

@@ -15,7 +15,9 @@ class Command(BaseCommand):
     help = "Run periodic jobs until stopped (one instance per deployment)."
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--list", action="store_true", dest="show_list", help="print the jobs and exit")
+        parser.add_argument(
+            "--list", action="store_true", dest="show_list", help="print the jobs and exit"
+        )
 
     def handle(self, *args: Any, show_list: bool, **opts: Any) -> None:
         if show_list:

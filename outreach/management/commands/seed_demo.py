@@ -16,7 +16,8 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--companies", type=int, default=300)
         parser.add_argument(
-            "--allow-production", action="store_true",
+            "--allow-production",
+            action="store_true",
             help="seed even when DEBUG is off (the demo users have well-known passwords)",
         )
 

@@ -1,0 +1,27 @@
+# Production image: gunicorn for the web, the same image runs `rundramatiq` and `scheduler`.
+FROM python:3.11-slim
+
+ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1
+WORKDIR /app
+
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends gettext \
+    && rm -rf /var/lib/apt/lists/*
+
+COPY pyproject.toml README.md ./
+COPY cerniq cerniq
+COPY outreach outreach
+COPY whatsapp whatsapp
+COPY email_channels email_channels
+COPY hitl hitl
+RUN pip install .
+
+COPY . .
+# collectstatic needs settings; a throwaway key is fine at build time only.
+RUN SECRET_KEY=build-only DATABASE_URL=sqlite:////tmp/build.sqlite3 \
+    python manage.py collectstatic --noinput
+
+RUN useradd --create-home --uid 1000 cerniq && mkdir -p /app/var && chown cerniq /app/var
+USER cerniq
+EXPOSE 8000
+CMD ["gunicorn", "cerniq.wsgi", "--bind", "0.0.0.0:8000", "--workers", "3", "--timeout", "30"]

@@ -1,0 +1,45 @@
+# Cerniq Outreach — `make run` (embedded demo) and `make test`.
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+DEV    := DEBUG=true
+ADDR   ?= 127.0.0.1:8000
+
+.PHONY: run test lint format install migrate seed bench clean
+
+$(VENV)/.installed: pyproject.toml
+	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Python 3.11+ is required"'
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	@touch $@
+
+install: $(VENV)/.installed
+
+migrate: install
+	$(DEV) $(PY) manage.py migrate --noinput
+
+seed: migrate
+	$(DEV) $(PY) manage.py seed_demo
+
+## Fresh machine -> venv, install, migrate, demo data, serve with the worker in-process.
+run: seed
+	$(DEV) $(PY) manage.py run $(ADDR)
+
+## The test suite: SQLite + StubBroker by default; Postgres + Redis when DATABASE_URL/REDIS_URL are set.
+test: install
+	$(PY) -m pytest
+
+lint: install
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+format: install
+	$(VENV)/bin/ruff check --fix .
+	$(VENV)/bin/ruff format .
+
+bench: install
+	$(PY) bench/import_leads.py
+
+clean:
+	rm -rf $(VENV) var staticfiles .pytest_cache .ruff_cache

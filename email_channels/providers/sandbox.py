@@ -1,0 +1,56 @@
+"""Sandbox email backend for embedded mode: records sends (Resend-shaped ids), sends nothing.
+
+Like Resend, a repeated idempotency key returns the first send instead of a second one.
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.core.validators import validate_email
+
+from cerniq.provider_errors import PermanentProviderError, SendResult
+from email_channels.providers.base import EmailBackend
+
+
+@dataclass(frozen=True)
+class SandboxEmailSend:
+    to: str
+    subject: str
+    text: str
+    headers: dict[str, str]
+    email_id: str
+
+
+class SandboxEmail(EmailBackend):
+    def __init__(self, **options: Any) -> None:
+        self.options = options
+        self.outbox: list[SandboxEmailSend] = []
+        self._by_key: dict[str, SendResult] = {}
+        self._lock = threading.Lock()
+
+    def send(
+        self,
+        *,
+        to: str,
+        subject: str,
+        text: str,
+        idempotency_key: str,
+        headers: dict[str, str] | None = None,
+    ) -> SendResult:
+        try:
+            validate_email(to)
+        except ValidationError:
+            raise PermanentProviderError(f"Invalid `to` field: {to!r}") from None
+        with self._lock:
+            if idempotency_key in self._by_key:
+                return self._by_key[idempotency_key]
+            email_id = str(uuid.uuid4())
+            self.outbox.append(SandboxEmailSend(to, subject, text, dict(headers or {}), email_id))
+            result = SendResult(email_id, {"id": email_id})
+            self._by_key[idempotency_key] = result
+            return result
