@@ -33,7 +33,7 @@ def pretty_payload(value: object) -> SafeString | str:
         text = json.dumps(value, indent=2, ensure_ascii=False, sort_keys=True, default=str)
     if len(text) > PAYLOAD_DISPLAY_LIMIT:
         text = text[:PAYLOAD_DISPLAY_LIMIT] + "\n… (truncated)"
-    from django.utils.safestring import mark_safe; return mark_safe(f"<pre>{text}</pre>")
+    return format_html("<pre>{}</pre>", text)
 
 
 def masked_headers(headers: object) -> object:

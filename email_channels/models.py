@@ -28,7 +28,7 @@ class EmailCampaign(models.Model):
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.ACTIVE)
     status_reason = models.CharField(max_length=255, blank=True)
     hourly_limit = models.PositiveIntegerField(default=100)
-    bounce_threshold_percent = models.DecimalField(max_digits=4, decimal_places=2, default=3)
+    bounce_threshold_percent = models.DecimalField(max_digits=5, decimal_places=2, default=3)
     sent = models.PositiveIntegerField(default=0)
     bounced = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)

@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from django.contrib import admin, messages
+from django.db import models
 from django.db.models import Model, QuerySet
 from django.forms import BaseInlineFormSet, ModelForm
 from django.http import HttpRequest
@@ -90,12 +91,10 @@ class LeadAdmin(admin.ModelAdmin):
     def get_search_results(
         self, request: HttpRequest, queryset: QuerySet[Lead], search_term: str
     ) -> tuple[QuerySet[Lead], bool]:
-        """Also accept "RO12345678" for a CUI and "0721234567" for +40721234567."""
+        """Also accept a CUI written with its VAT prefix: "RO12345678", "RO 12345678"."""
         term = search_term.strip()
         if re.fullmatch(r"(?i)ro\s*[0-9]{2,10}", term):
             search_term = re.sub(r"[^0-9]", "", term)
-        elif re.fullmatch(r"0[0-9]{9}", term):
-            search_term = "+40" + term[1:]
         return super().get_search_results(request, queryset, search_term)
 
     @admin.display(description="stage", ordering="journey__stage")
@@ -125,6 +124,9 @@ class StageTransitionInline(admin.TabularInline):
     ordering = ("-created_at",)
     extra = 0
     can_delete = False
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[StageTransition]:
+        return super().get_queryset(request).select_related("by_user")
 
     def has_add_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False
@@ -250,6 +252,7 @@ class MessageAdmin(admin.ModelAdmin):
     autocomplete_fields = ("lead", "phone", "sequence", "sent_by")
     raw_id_fields = ("template_version", "step")
     exclude = ("raw_request", "raw_response")
+    formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
     readonly_fields = ("pretty_raw_request", "pretty_raw_response", "created_at", "updated_at")
 
     @admin.display(description="raw request")

@@ -38,7 +38,7 @@ class PhoneAdmin(admin.ModelAdmin):
         "last_health_check_at",
     )
     list_select_related = ("tenant",)
-    list_filter = ("provider", "status", "is_enabled")
+    list_filter = ("tenant", "provider", "status", "is_enabled")
     search_fields = ("number", "label", "account_id")
     readonly_fields = (
         "status_changed_at",
@@ -81,7 +81,7 @@ class PhoneAdmin(admin.ModelAdmin):
 @admin.register(QuotaUsage)
 class QuotaUsageAdmin(admin.ModelAdmin):
     list_display = ("day", "phone", "used", "limit", "remaining", "tenant", "updated_at")
-    list_select_related = ("tenant",)
+    list_select_related = ("phone", "tenant")
     list_filter = ("tenant",)
     search_fields = ("phone__number", "phone__label")
     autocomplete_fields = ("phone",)

@@ -1,0 +1,57 @@
+from __future__ import annotations
+
+from io import StringIO
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from cerniq.models import Membership, Tenant
+from outreach.models import Journey, Lead, Sequence, SequenceStep, Stage, Template
+from whatsapp.models import Phone
+
+
+def seed(*args: str) -> str:
+    # The test runner turns DEBUG off, so the demo is seeded the way production would be.
+    out = StringIO()
+    call_command("seed_demo", "--companies", "120", *args, stdout=out, stderr=StringIO())
+    return out.getvalue()
+
+
+def counts() -> dict[str, int]:
+    return {
+        model.__name__: model.objects.count()
+        for model in (Tenant, Membership, Phone, Template, Sequence, SequenceStep, Lead, Journey)
+    }
+
+
+@pytest.mark.django_db
+def test_seed_demo_builds_the_demo_workspace_and_prints_logins():
+    output = seed("--allow-production")
+    tenant = Tenant.objects.get(slug="demo")
+    assert tenant.phones.filter(status=Phone.Status.ACTIVE, provider="sandbox").count() == 20
+    assert Lead.objects.filter(tenant=tenant).count() == 120
+    assert Journey.objects.filter(tenant=tenant, stage=Stage.COLD).count() == 120
+    assert Lead.objects.filter(tenant=tenant).values("county").distinct().count() >= 10
+    wa = Sequence.objects.get(tenant=tenant, name="WhatsApp — două atingeri")
+    assert list(wa.steps.values_list("channel", flat=True)) == ["WHATSAPP", "WHATSAPP"]
+    assert Sequence.objects.filter(tenant=tenant, steps__channel="EMAIL_COLD").exists()
+    assert "săptămâna" in Template.objects.get(name="WhatsApp — revenire").versions.get().body
+    roles = dict(Membership.objects.filter(tenant=tenant).values_list("user__username", "role"))
+    assert roles == {"operator": "OPERATOR", "admin": "ADMIN"}
+    assert "admin" in output and "cerniq-admin" in output and "cerniq-operator" in output
+
+
+@pytest.mark.django_db
+def test_seed_demo_is_idempotent():
+    seed("--allow-production")
+    before = counts()
+    output = seed("--allow-production")
+    assert counts() == before
+    assert "created 0, updated 0, unchanged 120, rejected 0" in output
+
+
+@pytest.mark.django_db
+def test_seed_demo_refuses_production_without_flag(settings):
+    settings.DEBUG = False
+    with pytest.raises(CommandError, match="DEBUG is off"):
+        seed()
