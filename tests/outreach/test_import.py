@@ -23,6 +23,7 @@ from outreach.importing import (
     import_csv,
     import_rows,
     normalise_header,
+    writing,
 )
 from outreach.models import Journey, Lead, Stage
 from tests.factories import make_lead
@@ -304,7 +305,7 @@ def test_phone_match_to_a_lead_without_cui_updates_it_and_fills_the_cui(tenant):
 
 
 def test_updates_write_each_lead_its_own_values_in_batches(tenant, monkeypatch):
-    monkeypatch.setattr(importing, "BATCH_SIZE", 2)
+    monkeypatch.setattr(writing, "BATCH_SIZE", 2)
     leads = [make_lead(tenant, cui=make_cui(4_000_000 + n), phone=e164(500 + n)) for n in range(5)]
     rows = [
         {
@@ -414,7 +415,7 @@ def test_crash_while_writing_rolls_everything_back(tenant, monkeypatch):
     def boom(*args: Any, **kwargs: Any) -> None:
         raise RuntimeError("database went away")
 
-    monkeypatch.setattr(importing, "_update", boom)  # runs after the new leads are inserted
+    monkeypatch.setattr(writing, "_update", boom)  # runs after the new leads are inserted
     with pytest.raises(RuntimeError):
         run(tenant, csv_text([good(1, county="Vaslui"), good(2)]))
 

@@ -1,0 +1,196 @@
+"""Validate each record in Python, before any database work, reporting every problem per row."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from itertools import chain
+from typing import Any
+
+import phonenumbers
+from django.core.exceptions import ValidationError
+from django.core.validators import validate_email
+from stdnum.exceptions import ValidationError as NumberValidationError
+from stdnum.ro import cui as ro_cui
+
+from outreach.importing.reading import Record, _Columns, _columns, normalise_header
+from outreach.importing.report import RowError
+from outreach.models import Lead
+
+PROGRESS_EVERY = 500
+DEFAULT_REGION = "RO"
+
+_TRUE = frozenset({"true", "1", "yes", "da", "y", "adevarat"})  # "ADEVĂRAT": Romanian Excel
+_FALSE = frozenset({"false", "0", "no", "nu", "n", "fals"})
+_EMAIL_STATUSES = {
+    "valid": Lead.EmailStatus.VALID,
+    "invalid": Lead.EmailStatus.INVALID,
+    "risky": Lead.EmailStatus.RISKY,
+    "catch_all": Lead.EmailStatus.RISKY,
+    "unknown": Lead.EmailStatus.UNKNOWN,
+}
+
+Progress = Callable[[int], None]
+
+
+@dataclass(slots=True)
+class _Row:
+    """A valid row: the non-empty Lead values it carries and its custom fields."""
+
+    line: int
+    values: dict[str, Any]
+    custom: dict[str, str]
+
+    def key(self, name: str) -> str:
+        return self.values.get(name, "")
+
+
+class _Invalid(Exception):
+    """One cell's problem, turned into part of the row's RowError reason."""
+
+
+def _shown(value: str) -> str:
+    """Quote a cell in a reason without flooding the report with a huge value."""
+    return f"'{value}'" if len(value) <= 60 else f"'{value[:57]}...'"
+
+
+def _text(label: str, max_length: int) -> Callable[[str], str]:
+    def clean(value: str) -> str:
+        if len(value) > max_length:
+            raise _Invalid(f"{label} longer than {max_length} characters")
+        return value
+
+    return clean
+
+
+def _clean_cui(value: str) -> str:
+    try:
+        return ro_cui.validate(value)
+    except NumberValidationError as exc:
+        raise _Invalid(f"invalid CUI {_shown(value)}: {exc}") from exc
+
+
+def _clean_phone(value: str) -> str:
+    try:
+        number = phonenumbers.parse(value, DEFAULT_REGION)
+    except phonenumbers.NumberParseException as exc:
+        why = exc.args[0] if exc.args else str(exc)
+        raise _Invalid(f"invalid phone {_shown(value)}: {why}") from exc
+    if not phonenumbers.is_valid_number(number):
+        raise _Invalid(f"invalid phone {_shown(value)}: not a valid number")
+    return phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.E164)
+
+
+def _clean_email(value: str) -> str:
+    email = value.lower()
+    if len(email) > 254:
+        raise _Invalid("email longer than 254 characters")
+    try:
+        validate_email(email)
+    except ValidationError as exc:
+        raise _Invalid(f"invalid email {_shown(value)}") from exc
+    return email
+
+
+def _clean_reachable(value: str) -> bool:
+    word = normalise_header(value)
+    if word in _TRUE:
+        return True
+    if word in _FALSE:
+        return False
+    raise _Invalid(f"unknown phone_reachable value {_shown(value)} (use true/false, da/nu)")
+
+
+def _clean_email_status(value: str) -> str:
+    status = _EMAIL_STATUSES.get(normalise_header(value))
+    if status is None:
+        raise _Invalid(
+            f"unknown email_status {_shown(value)} (use valid, invalid, risky, catch-all, unknown)"
+        )
+    return status
+
+
+_CLEANERS: dict[str, Callable[[str], Any]] = {
+    "name": _text("company name", 255),
+    "cui": _clean_cui,
+    "county": _text("county", 64),
+    "locality": _text("locality", 128),
+    "contact_name": _text("contact name", 200),
+    "phone": _clean_phone,
+    "phone_reachable": _clean_reachable,
+    "email": _clean_email,
+    "email_status": _clean_email_status,
+}
+
+
+def _cell(record: Record, key: str) -> str:
+    """A cell as stripped text (seed data may pass numbers or booleans)."""
+    value = record.get(key)
+    if value is None:
+        return ""
+    return (value if isinstance(value, str) else str(value)).strip()
+
+
+def _clean_row(line: int, record: Record, columns: _Columns) -> _Row | RowError:
+    """Validate one row, reporting every problem in it at once."""
+    raw = {name: _cell(record, key) for key, name in columns.fields}
+    custom = {name: value for key, name in columns.custom if (value := _cell(record, key))}
+    problems: list[str] = []
+    if any("\x00" in value for value in chain(raw.values(), custom.values())):
+        return RowError(line, "contains a NUL character")
+    if not raw.get("name"):
+        problems.append("empty company name")
+    values: dict[str, Any] = {}
+    for name, value in raw.items():
+        if value:
+            try:
+                values[name] = _CLEANERS[name](value)
+            except _Invalid as exc:
+                problems.append(str(exc))
+    if not raw.get("phone") and not raw.get("email"):
+        problems.append("no phone or email to contact")
+    if problems:
+        return RowError(line, "; ".join(problems))
+    return _Row(line, values, custom)
+
+
+def _shape_error(line: int, record: Record) -> RowError | None:
+    """Rows from csv.DictReader carry None for missing cells and a None key for extra ones."""
+    if None in record:
+        return RowError(line, "more fields than the header")
+    if any(value is None for value in record.values()):
+        return RowError(line, "fewer fields than the header")
+    return None
+
+
+def _is_blank(record: Record) -> bool:
+    return all(not value or not str(value).strip() for value in record.values())
+
+
+def _validate(
+    records: Iterable[tuple[int, Record | RowError]], progress: Progress | None
+) -> tuple[list[_Row], list[RowError], int]:
+    """Validate every row without touching the database; blank rows are skipped silently."""
+    rows: list[_Row] = []
+    errors: list[RowError] = []
+    cache: dict[tuple[str, ...], _Columns] = {}
+    processed = 0
+    for line, record in records:
+        processed += 1
+        if progress is not None and processed % PROGRESS_EVERY == 0:
+            progress(processed)
+        if isinstance(record, RowError):
+            errors.append(record)
+            continue
+        if _is_blank(record):
+            continue
+        if problem := _shape_error(line, record):
+            errors.append(problem)
+            continue
+        keys = tuple(record)
+        columns = cache.get(keys)
+        if columns is None:
+            columns = cache[keys] = _columns(keys, require_name=not cache)
+        result = _clean_row(line, record, columns)
+        (errors if isinstance(result, RowError) else rows).append(result)
+    return rows, errors, processed
