@@ -6,7 +6,7 @@ import logging
 import re
 
 _EMAIL = re.compile(r"([A-Za-z0-9._%+-])[A-Za-z0-9._%+-]*@([A-Za-z0-9.-]+\.[A-Za-z]{2,})")
-_PHONE = re.compile(r"(\+?\d{3})\d{4,}(\d{3})")
+_PHONE = re.compile(r"(?<![\w-])(\+?\d{3})\d{4,}(\d{3})(?![\w-])")
 
 
 def mask_pii(text: str) -> str:

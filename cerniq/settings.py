@@ -7,6 +7,7 @@ SECRET_KEY and the provider credentials; it refuses to start without a SECRET_KE
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import environ
@@ -90,6 +91,10 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"].setdefault("OPTIONS", {}).update(
         {"timeout": 20, "transaction_mode": "IMMEDIATE", "init_command": "PRAGMA journal_mode=WAL;"}
     )
+    # A file, not shared memory, so worker threads in tests wait for locks instead of failing.
+    VAR_DIR.mkdir(exist_ok=True)
+    # One file per test run (pid), so parallel runs never share it.
+    DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / f"test-{os.getpid()}.sqlite3")}
 else:
     DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("CONN_MAX_AGE", default=60))
     DATABASES["default"].setdefault("CONN_HEALTH_CHECKS", True)
@@ -137,17 +142,23 @@ else:
     DRAMATIQ_RATE_LIMITER_BACKEND = {"BACKEND": "dramatiq.rate_limits.backends.stub.StubBackend"}
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 DRAMATIQ_AUTODISCOVER_MODULES = ["tasks"]
+# Per-phone queues `wa.phone_01` … (and `.followup`); phones map onto them by id.
+WHATSAPP_PHONE_QUEUES = env.int("WHATSAPP_PHONE_QUEUES", default=20)
 
 # Periodic work: cron expression -> management command (or actor). `manage.py run` runs it
 # in-process (embedded mode); production runs `manage.py scheduler` or system cron.
 PERIODIC_JOBS: list[dict[str, str]] = [
     {"name": "heartbeat", "cron": "* * * * *", "actor": "cerniq.tasks.record_heartbeat"},
+    {"name": "dispatch", "cron": "*/5 * * * *", "actor": "outreach.tasks.dispatch_all_tenants"},
+    {"name": "requeue-stale", "cron": "*/10 * * * *", "command": "requeue_stale"},
 ]
 
 # --- Providers ------------------------------------------------------------------------
 # Each alias names a backend class and its options (Django's STORAGES shape). Sandbox
 # backends are the default so a fresh machine never talks to a real provider.
 PROVIDERS = {
+    # Phones whose provider is "sandbox" (the demo's) always use the sandbox.
+    "whatsapp.sandbox": {"BACKEND": "whatsapp.providers.sandbox.SandboxWhatsApp"},
     "whatsapp.timelinesai": {
         "BACKEND": env.str(
             "TIMELINESAI_BACKEND", default="whatsapp.providers.sandbox.SandboxWhatsApp"

@@ -238,6 +238,14 @@ class Sequence(models.Model):
     description = models.TextField(blank=True)
     is_active = models.BooleanField(default=True)
     stop_on_reply = models.BooleanField(default=True)
+    fallback_sequence = models.ForeignKey(
+        "self",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        help_text="used for leads this sequence's channel cannot reach (e.g. no WhatsApp)",
+    )
     # Editing steps bumps the version; enrollments keep the version they started with.
     version = models.PositiveIntegerField(default=1)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -375,6 +383,9 @@ class Message(models.Model):
     )
     provider_url = models.URLField(max_length=500, blank=True)
     quota_cost = models.PositiveSmallIntegerField(default=0)
+    quota_day = models.DateField(
+        null=True, blank=True, help_text="the local day whose new-contact quota this used"
+    )
     sequence = models.ForeignKey(
         Sequence, on_delete=models.SET_NULL, null=True, blank=True, related_name="messages"
     )
@@ -388,6 +399,10 @@ class Message(models.Model):
     )
     channel_reason = models.CharField(max_length=255, blank=True)
     attempts = models.PositiveIntegerField(default=0)
+    attempt_started_at = models.DateTimeField(null=True, blank=True)
+    # An attempt ended without knowing whether the provider took it (timeout, some 5xx):
+    # look for it at the provider before sending again.
+    needs_reconcile = models.BooleanField(default=False)
     error = models.TextField(blank=True)
     raw_request = models.JSONField(null=True, blank=True)
     raw_response = models.JSONField(null=True, blank=True)

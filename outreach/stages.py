@@ -9,6 +9,7 @@ from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
+from outreach import sequences
 from outreach.models import Journey, Stage, StageTransition
 
 _ACTIVE = {
@@ -75,6 +76,7 @@ def transition(
     locked.previous_stage, locked.stage, locked.stage_changed_at = current, to, now
     locked.save(update_fields=["previous_stage", "stage", "stage_changed_at", "updated_at"])
     journey.previous_stage, journey.stage, journey.stage_changed_at = current, to, now
+    sequences.on_stage_changed(locked, current, to)
     return StageTransition.objects.create(
         tenant_id=locked.tenant_id,
         journey=locked,

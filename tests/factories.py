@@ -184,3 +184,47 @@ def make_one_of_everything(tenant: Tenant) -> dict[str, Any]:
         ),
         "membership": Membership.objects.get(user=user),
     }
+
+
+def make_outreach_world(
+    tenant: Tenant,
+    *,
+    phones: int = 3,
+    leads: int = 20,
+    steps: int = 3,
+    enroll: bool = True,
+) -> dict[str, Any]:
+    """Phones, a WhatsApp sequence of `steps` steps (1 working day apart) and enrolled leads."""
+    from outreach.sequences import enroll_many
+
+    Tenant.objects.filter(pk=tenant.pk).update(pacing_min_seconds=0, pacing_jitter_seconds=0)
+    tenant.refresh_from_db()
+    phone_rows = [make_phone(tenant, label=f"Telefon {i + 1:02d}") for i in range(phones)]
+    sequence = Sequence.objects.create(tenant=tenant, name=f"WA {next(_seq)}")
+    for position in range(1, steps + 1):
+        template = Template.objects.create(
+            tenant=tenant, name=f"Pas {position} {next(_seq)}", channel=Channel.WHATSAPP
+        )
+        TemplateVersion.objects.create(
+            tenant=tenant,
+            template=template,
+            version=1,
+            body=f"{{Bună ziua|Salut}}, {{{{contact_name|stimate client}}}}! Pasul {position} "
+            "pentru {{company_name}} din {{county}}.",
+        )
+        SequenceStep.objects.create(
+            tenant=tenant,
+            sequence=sequence,
+            position=position,
+            channel=Channel.WHATSAPP,
+            delay_value=0 if position == 1 else 1,
+            delay_unit=SequenceStep.DelayUnit.WORKING_DAYS,
+            template=template,
+        )
+    lead_rows = [
+        make_lead(tenant, contact_name=f"Ion {i}", email=f"office{i}@ferma{i}.ro")
+        for i in range(leads)
+    ]
+    if enroll:
+        enroll_many(lead_rows, sequence)
+    return {"phones": phone_rows, "sequence": sequence, "leads": lead_rows}

@@ -7,6 +7,7 @@ from django.db.models import F, Q
 
 from cerniq.models import Tenant
 from outreach.models import E164_REGEX
+from whatsapp.queues import phone_queue
 
 DEFAULT_DAILY_LIMIT = 200
 
@@ -38,7 +39,10 @@ class Phone(models.Model):
 
     total_sent = models.PositiveIntegerField(default=0)
     total_new_contacts = models.PositiveIntegerField(default=0)
-    # Pacing state: the earliest moment this phone may send again.
+    # Pacing state (outreach.pacing): a send in flight holds `busy_until` (a lease that
+    # expires on its own if the sender dies); `next_send_at` is when the gap after the
+    # last send ends.
+    busy_until = models.DateTimeField(null=True, blank=True)
     next_send_at = models.DateTimeField(null=True, blank=True)
     last_sent_at = models.DateTimeField(null=True, blank=True)
     last_health_check_at = models.DateTimeField(null=True, blank=True)
@@ -62,11 +66,11 @@ class Phone(models.Model):
     @property
     def queue_name(self) -> str:
         """Dramatiq queue of this phone's first messages (`wa.phone_07`)."""
-        return f"wa.phone_{self.pk:02d}"
+        return phone_queue(self.pk, followup=False)
 
     @property
     def followup_queue_name(self) -> str:
-        return f"{self.queue_name}.followup"
+        return phone_queue(self.pk, followup=True)
 
 
 class QuotaUsage(models.Model):

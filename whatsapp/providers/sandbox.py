@@ -1,19 +1,31 @@
 """Sandbox WhatsApp backend for embedded mode and demos: records sends, sends nothing.
 
-Responses are shaped like TimelinesAI's (`{"status": "ok", "data": {"message_uid": …}}`).
+It answers like TimelinesAI (`{"status": "ok", "data": {"message_uid": …}}`), raises the
+same error classes for the same mistakes, and can simulate a disconnected account.
 """
 
 from __future__ import annotations
 
+import re
 import threading
 import uuid
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any
 
-from cerniq.provider_errors import PermanentProviderError, SendResult
+from django.utils import timezone
+
+from cerniq.provider_errors import (
+    AccountDisconnected,
+    InvalidRecipient,
+    RejectedRequest,
+    SendResult,
+)
 from whatsapp.providers.base import WhatsAppBackend
 
 MAX_TEXT = 2000  # TimelinesAI's limit for `text`
+CLOCK_DRIFT = timedelta(minutes=5)
+_E164 = re.compile(r"^\+[1-9][0-9]{6,14}$")
 
 
 @dataclass(frozen=True)
@@ -23,26 +35,30 @@ class SandboxSend:
     chat_id: str
     text: str
     message_uid: str
+    sent_at: datetime
 
 
 class SandboxWhatsApp(WhatsAppBackend):
     def __init__(self, **options: Any) -> None:
         self.options = options
         self.outbox: list[SandboxSend] = []
+        self.disconnected: set[str] = set()  # account phones to treat as disconnected
         self._lock = threading.Lock()
         self._chats: dict[tuple[str, str], str] = {}
 
     def _record(self, account_phone: str, to: str, chat_id: str, text: str) -> SendResult:
-        if not text or len(text) > MAX_TEXT:
-            raise PermanentProviderError(f"text must be 1..{MAX_TEXT} characters")
+        if not text or len(text) > MAX_TEXT or "\x00" in text:
+            raise RejectedRequest(f"text must be 1..{MAX_TEXT} characters without NUL")
+        if account_phone in self.disconnected:
+            raise AccountDisconnected(f"No connected WhatsApp account {account_phone}")
         uid = str(uuid.uuid4())
         with self._lock:
-            self.outbox.append(SandboxSend(account_phone, to, chat_id, text, uid))
+            self.outbox.append(SandboxSend(account_phone, to, chat_id, text, uid, timezone.now()))
         return SendResult(uid, {"status": "ok", "data": {"message_uid": uid}}, thread_id=chat_id)
 
     def send_to_phone(self, *, account_phone: str, to: str, text: str) -> SendResult:
-        if not to.startswith("+"):
-            raise PermanentProviderError(f'Wrong phone number "{to}"')
+        if not _E164.match(to):
+            raise InvalidRecipient(f'Wrong phone number "{to}"', status_code=400)
         with self._lock:
             chat_id = self._chats.setdefault((account_phone, to), str(100000 + len(self._chats)))
         return self._record(account_phone, to, chat_id, text)
@@ -51,6 +67,47 @@ class SandboxWhatsApp(WhatsAppBackend):
         with self._lock:
             known = {c: key for key, c in self._chats.items()}
         if chat_id not in known:
-            raise PermanentProviderError(f"Whatsapp chat_id {chat_id} not found")
+            raise RejectedRequest(f"Whatsapp chat_id {chat_id} not found", status_code=404)
         account_phone, to = known[chat_id]
         return self._record(account_phone, to, chat_id, text)
+
+    def find_chat(self, *, to: str, account_id: str = "") -> dict[str, Any] | None:
+        with self._lock:
+            for (account_phone, phone), chat_id in self._chats.items():
+                if phone == to and (not account_id or _jid(account_phone) == account_id):
+                    return {"id": int(chat_id), "phone": to, "whatsapp_account_id": account_id}
+        return None
+
+    def find_sent(
+        self, *, to: str, text: str, since: datetime, account_id: str = ""
+    ) -> SendResult | None:
+        if timezone.is_naive(since):
+            raise ValueError("since must be timezone-aware")
+        with self._lock:
+            for sent in reversed(self.outbox):
+                recent = sent.sent_at >= since - CLOCK_DRIFT
+                if sent.to == to and sent.text.strip() == text.strip() and recent:
+                    raw = {"uid": sent.message_uid, "chat_id": int(sent.chat_id), "text": sent.text}
+                    return SendResult(sent.message_uid, raw, thread_id=sent.chat_id)
+        return None
+
+    def list_accounts(self) -> list[dict[str, Any]]:
+        with self._lock:
+            phones = sorted({account for account, _ in self._chats} | self.disconnected)
+        return [
+            {
+                "id": _jid(p),
+                "phone": p,
+                "status": "disconnected" if p in self.disconnected else "active",
+            }
+            for p in phones
+        ]
+
+    def account_status(self, account_phone: str) -> str | None:
+        if account_phone in self.disconnected:
+            return "disconnected"
+        return "active"
+
+
+def _jid(phone: str) -> str:
+    return f"{phone.lstrip('+')}@s.whatsapp.net"

@@ -1,0 +1,23 @@
+"""Email actors: thin wrappers over email_channels.sending."""
+
+from __future__ import annotations
+
+import dramatiq
+
+from email_channels import sending
+from outreach.delivery import EMAIL_QUEUES, enqueue_message
+from outreach.models import Message
+
+
+@dramatiq.actor(queue_name="email.cold", max_retries=3, time_limit=60_000)
+def send_email_message(message_id: int) -> None:
+    """Send one queued email; re-enqueue when told to wait."""
+    outcome = sending.send_queued_email(message_id)
+    if outcome.retry_at is not None:
+        message = Message.objects.filter(pk=message_id).first()
+        if message is not None:
+            enqueue_message(message, at=outcome.retry_at)
+
+
+for _queue in EMAIL_QUEUES.values():
+    send_email_message.broker.declare_queue(_queue)

@@ -1,0 +1,407 @@
+"""Dispatch (seed workers B#5–8): turn due leads into QUEUED messages on the right queue.
+
+One batch costs a fixed number of queries whatever its size: the due journeys, their
+enrollments, steps, template versions, phones, quota and earlier chats are each loaded in
+one query; quota is reserved for all phones at once; messages and journey updates are
+written in bulk. Messages are created in the same transaction as the journey updates and
+handed to the broker only after commit (the database is the truth).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
+from functools import partial
+
+from django.db import transaction
+from django.utils import timezone
+
+from cerniq.models import Tenant
+from outreach import pacing, quota, spintax
+from outreach.channels import choose_channel
+from outreach.delivery import enqueue_message
+from outreach.hours import SendingWindow
+from outreach.models import (
+    Channel,
+    Enrollment,
+    Journey,
+    Message,
+    Sequence,
+    SequenceStep,
+    Stage,
+    TemplateVersion,
+)
+from whatsapp.models import Phone
+
+log = logging.getLogger(__name__)
+
+DISPATCHABLE_STAGES = (Stage.COLD, Stage.CONTACTED_WA, Stage.CONTACTED_EMAIL)
+SENT_STATUSES = (Message.Status.SENT, Message.Status.DELIVERED, Message.Status.READ)
+
+
+@dataclass
+class DispatchResult:
+    tenant: str
+    eligible: int = 0
+    dispatched: Counter[str] = field(default_factory=Counter)
+    skipped: Counter[str] = field(default_factory=Counter)
+    dry_run: bool = False
+
+    def summary(self) -> str:
+        sent = ", ".join(f"{k} {v}" for k, v in sorted(self.dispatched.items())) or "none"
+        skipped = ", ".join(f"{k} {v}" for k, v in sorted(self.skipped.items())) or "none"
+        prefix = "DRY RUN — nothing written. " if self.dry_run else ""
+        return f"{prefix}eligible {self.eligible}; dispatched: {sent}; skipped: {skipped}"
+
+
+@dataclass
+class _Plan:
+    journey: Journey
+    step: SequenceStep
+    channel: str
+    reason: str
+    version: TemplateVersion
+    body: str
+    subject: str
+    variant_hash: str
+    phone_id: int | None = None
+    new_contact: bool = False
+    chat_id: str = ""
+    fallback_sequence: Sequence | None = None
+
+    @property
+    def key(self) -> str:
+        lead = self.journey.lead_id
+        return f"{lead}:{self.step.sequence_id}:{self.step.pk}:{self.channel}"
+
+
+class _Batch:
+    """Everything one batch needs, loaded with one query per kind."""
+
+    def __init__(self, tenant: Tenant, journeys: list[Journey], day: datetime) -> None:
+        lead_ids = [j.lead_id for j in journeys]
+        self.enrollments = {
+            e.lead_id: e
+            for e in Enrollment.objects.filter(
+                lead_id__in=lead_ids, status=Enrollment.Status.ACTIVE
+            ).select_related("sequence__fallback_sequence")
+        }
+        sequence_ids = {e.sequence_id for e in self.enrollments.values()}
+        sequence_ids |= {
+            e.sequence.fallback_sequence_id
+            for e in self.enrollments.values()
+            if e.sequence.fallback_sequence_id
+        }
+        self.steps: dict[tuple[int, int], list[SequenceStep]] = defaultdict(list)
+        for step in (
+            SequenceStep.objects.filter(sequence_id__in=sequence_ids)
+            .select_related("sequence")
+            .order_by("position")
+        ):
+            self.steps[(step.sequence_id, step.sequence_version)].append(step)
+        template_ids = {s.template_id for steps in self.steps.values() for s in steps}
+        self.versions: dict[int, list[TemplateVersion]] = defaultdict(list)
+        for version in TemplateVersion.objects.filter(
+            template_id__in=template_ids, is_active=True, weight__gt=0
+        ).order_by("version"):
+            self.versions[version.template_id].append(version)
+        self.phones = list(
+            Phone.objects.filter(
+                tenant=tenant, status=Phone.Status.ACTIVE, is_enabled=True
+            ).order_by("pk")
+        )
+        limits = {p.pk: p.daily_limit for p in self.phones}
+        status = quota.status_many(limits, day, limits=limits)
+        self.remaining = {pk: s.remaining for pk, s in status.items()}
+        self.chats: dict[int, tuple[int, str]] = {}
+        for lead_id, phone_id, chat_id in (
+            Message.objects.filter(
+                lead_id__in=lead_ids,
+                channel=Channel.WHATSAPP,
+                direction=Message.Direction.OUTBOUND,
+                status__in=SENT_STATUSES,
+            )
+            .order_by("lead_id", "created_at")
+            .values_list("lead_id", "phone_id", "provider_thread_id")
+        ):
+            if phone_id:
+                self.chats[lead_id] = (phone_id, chat_id or self.chats.get(lead_id, (0, ""))[1])
+
+    def next_step(self, enrollment: Enrollment) -> SequenceStep | None:
+        steps = self.steps[(enrollment.sequence_id, enrollment.sequence_version)]
+        return next((s for s in steps if s.position > enrollment.current_step), None)
+
+    def first_step_of(self, sequence_id: int, version: int) -> SequenceStep | None:
+        steps = self.steps.get((sequence_id, version), [])
+        return steps[0] if steps else None
+
+
+def _due(tenant: Tenant, now: datetime):
+    return Journey.objects.filter(
+        tenant=tenant,
+        stage__in=DISPATCHABLE_STAGES,
+        next_action_at__lte=now,
+        requires_human_review=False,
+        taken_over_by__isnull=True,
+    )
+
+
+def dispatch_due(
+    tenant: Tenant, *, batch_size: int = 500, now: datetime | None = None, dry_run: bool = False
+) -> DispatchResult:
+    """Queue the next step for up to `batch_size` due leads of `tenant`."""
+    now = now or timezone.now()
+    result = DispatchResult(tenant=tenant.slug, dry_run=dry_run)
+    window = SendingWindow.for_tenant(tenant)
+    if not window.is_open(now):
+        opening = window.next_opening(now)
+        due = _due(tenant, now)
+        result.skipped["outside sending window"] = (
+            due.count() if dry_run else due.update(next_action_at=opening)
+        )
+        return result
+    with transaction.atomic():
+        journeys = list(
+            _due(tenant, now)
+            .select_related("lead")
+            .select_for_update(skip_locked=True, of=("self",))
+            .order_by("next_action_at", "pk")[:batch_size]
+        )
+        result.eligible = len(journeys)
+        if not journeys:
+            return result
+        plans = _plan(tenant, journeys, window, now, result)
+        if dry_run:
+            for plan in plans:
+                result.dispatched[plan.channel] += 1
+            transaction.set_rollback(True)
+            return result
+        for message in _write(tenant, plans, journeys, window, now, result):
+            transaction.on_commit(partial(enqueue_message, message, at=message.scheduled_for))
+    return result
+
+
+def _plan(
+    tenant: Tenant,
+    journeys: list[Journey],
+    window: SendingWindow,
+    now: datetime,
+    result: DispatchResult,
+) -> list[_Plan]:
+    batch = _Batch(tenant, journeys, window.local_date(now))
+    plans: list[_Plan] = []
+    for journey in journeys:
+        reason = _plan_one(journey, batch, window, now, plans)
+        if reason:
+            result.skipped[reason] += 1
+    return plans
+
+
+def _plan_one(
+    journey: Journey, batch: _Batch, window: SendingWindow, now: datetime, plans: list[_Plan]
+) -> str:
+    """Add a plan for this journey, or return why it was skipped (and set when to retry)."""
+    lead = journey.lead
+    enrollment = batch.enrollments.get(journey.lead_id)
+    if enrollment is None:
+        journey.next_action_at = None
+        return "not enrolled in a sequence"
+    step = batch.next_step(enrollment)
+    if step is None:
+        journey.next_action_at = None
+        return "sequence has no further step"
+    choice = choose_channel(lead, journey, step.channel)
+    if choice.channel is None:
+        journey.next_action_at = None
+        return "no usable channel"
+    fallback = enrollment.sequence.fallback_sequence if choice.fallback else None
+    if choice.fallback:
+        step = batch.first_step_of(fallback.pk, fallback.version) if fallback else None
+        wants_whatsapp = choice.channel == Channel.WHATSAPP
+        if step is None or (step.channel == Channel.WHATSAPP) != wants_whatsapp:
+            journey.next_action_at = None
+            return "step channel unusable and no fallback sequence"
+    versions = batch.versions.get(step.template_id, [])
+    if not versions:
+        journey.next_action_at = None
+        return "template has no active version"
+    version = versions[spintax.choose_version([v.weight for v in versions], f"{lead.pk}:{step.pk}")]
+    variables = spintax.lead_variables(lead)
+    seed = spintax.variant_seed(lead.pk, step.pk, version.pk)
+    try:
+        body = spintax.render(version.body, variables, seed=seed)
+        subject = (
+            spintax.render(version.subject, variables, seed=seed).text if version.subject else ""
+        )
+    except spintax.TemplateError as exc:
+        log.warning("template %s v%s cannot render: %s", step.template_id, version.version, exc)
+        journey.next_action_at = None
+        return "template error"
+    if len(body.text) > spintax.CHANNEL_LIMITS[choice.channel]:
+        journey.next_action_at = None
+        return "message too long for channel"
+    plan = _Plan(
+        journey,
+        step,
+        choice.channel,
+        choice.reason,
+        version,
+        body.text,
+        subject,
+        body.variant_hash,
+        fallback_sequence=fallback,
+    )
+    if choice.channel == Channel.WHATSAPP:
+        skipped = _allocate_phone(plan, batch, window, now)
+        if skipped:
+            return skipped
+    plans.append(plan)
+    return ""
+
+
+def _allocate_phone(plan: _Plan, batch: _Batch, window: SendingWindow, now: datetime) -> str:
+    """Sticky phone when the lead already has a chat on it; else the phone with most quota."""
+    usable = {p.pk for p in batch.phones}
+    if not usable:
+        return "no active WhatsApp phone"
+    journey = plan.journey
+    chat = batch.chats.get(journey.lead_id)
+    if chat and chat[0] in usable:
+        plan.phone_id, plan.chat_id, plan.new_contact = chat[0], chat[1], False
+        return ""
+    candidates = [pk for pk in usable if batch.remaining.get(pk, 0) > 0]
+    if not candidates:
+        tomorrow = window.local_date(now) + timedelta(days=1)
+        journey.next_action_at = window.next_opening(
+            datetime.combine(tomorrow, datetime.min.time(), tzinfo=window.tz)
+        )
+        return "WhatsApp quota exhausted"
+    sticky = journey.assigned_phone_id
+    phone_id = (
+        sticky
+        if sticky in candidates
+        else max(candidates, key=lambda pk: (batch.remaining[pk], -pk))
+    )
+    batch.remaining[phone_id] -= 1
+    plan.phone_id, plan.new_contact = phone_id, True
+    return ""
+
+
+def _write(
+    tenant: Tenant,
+    plans: list[_Plan],
+    journeys: list[Journey],
+    window: SendingWindow,
+    now: datetime,
+    result: DispatchResult,
+) -> list[Message]:
+    existing = set(
+        Message.objects.filter(idempotency_key__in=[p.key for p in plans]).values_list(
+            "idempotency_key", flat=True
+        )
+    )
+    fresh = []
+    for plan in plans:
+        if plan.key in existing:
+            plan.journey.next_action_at = None
+            result.skipped["step already queued or sent"] += 1
+        else:
+            fresh.append(plan)
+    wanted = Counter(p.phone_id for p in fresh if p.new_contact)
+    phones = {
+        p.pk: p for p in Phone.objects.filter(pk__in=[p.phone_id for p in fresh if p.phone_id])
+    }
+    granted = quota.reserve_many(
+        dict(wanted), window.local_date(now), limits={pk: phones[pk].daily_limit for pk in wanted}
+    )
+    slots = _slots(fresh, phones, tenant, now)
+    messages, keep = [], []
+    for plan in fresh:
+        if plan.new_contact:
+            if granted.get(plan.phone_id, 0) <= 0:
+                result.skipped["WhatsApp quota exhausted"] += 1
+                continue
+            granted[plan.phone_id] -= 1
+        keep.append(plan)
+        messages.append(_message(tenant, plan, slots.get(id(plan), now), window.local_date(now)))
+        result.dispatched[plan.channel] += 1
+    Message.objects.bulk_create(messages, batch_size=500)
+    _switch_to_fallbacks(tenant, keep, now)
+    for plan in keep:
+        journey = plan.journey
+        journey.next_action_at = None  # in flight; the send schedules the next step
+        if plan.phone_id and journey.assigned_phone_id != plan.phone_id:
+            journey.assigned_phone_id, journey.assigned_at = plan.phone_id, now
+    Journey.objects.bulk_update(
+        journeys,
+        ["next_action_at", "assigned_phone", "assigned_at", "current_sequence"],
+        batch_size=500,
+    )
+    return messages
+
+
+def _slots(
+    plans: list[_Plan], phones: dict[int, Phone], tenant: Tenant, now: datetime
+) -> dict[int, datetime]:
+    """Expected send time of each WhatsApp message, spaced per phone by the average gap."""
+    by_phone: dict[int, list[_Plan]] = defaultdict(list)
+    for plan in plans:
+        if plan.phone_id:
+            by_phone[plan.phone_id].append(plan)
+    slots: dict[int, datetime] = {}
+    for phone_id, queued in by_phone.items():
+        start = max(now, phones[phone_id].next_send_at or now)
+        for plan, at in zip(queued, pacing.plan_slots(start, len(queued), tenant), strict=True):
+            slots[id(plan)] = at
+    return slots
+
+
+def _message(tenant: Tenant, plan: _Plan, at: datetime, day: date) -> Message:
+    lead = plan.journey.lead
+    return Message(
+        tenant=tenant,
+        lead=lead,
+        channel=plan.channel,
+        direction=Message.Direction.OUTBOUND,
+        status=Message.Status.QUEUED,
+        subject=plan.subject,
+        body=plan.body,
+        template_version=plan.version,
+        variant_hash=plan.variant_hash,
+        phone_id=plan.phone_id,
+        counterpart=lead.phone if plan.channel == Channel.WHATSAPP else lead.email,
+        provider_thread_id=plan.chat_id,
+        quota_cost=1 if plan.new_contact else 0,
+        quota_day=day if plan.new_contact else None,
+        sequence_id=plan.step.sequence_id,
+        step=plan.step,
+        idempotency_key=plan.key,
+        channel_reason=plan.reason,
+        scheduled_for=at,
+    )
+
+
+def _switch_to_fallbacks(tenant: Tenant, plans: list[_Plan], now: datetime) -> None:
+    """Leads sent to a fallback sequence leave their old one and enter the fallback."""
+    moved = [p for p in plans if p.fallback_sequence is not None]
+    if not moved:
+        return
+    Enrollment.objects.filter(
+        lead_id__in=[p.journey.lead_id for p in moved], status=Enrollment.Status.ACTIVE
+    ).update(status=Enrollment.Status.STOPPED, stop_reason="channel fallback", stopped_at=now)
+    Enrollment.objects.bulk_create(
+        [
+            Enrollment(
+                tenant=tenant,
+                lead_id=p.journey.lead_id,
+                sequence=p.fallback_sequence,
+                sequence_version=p.step.sequence_version,
+                next_run_at=now,
+            )
+            for p in moved
+        ]
+    )
+    for plan in moved:
+        plan.journey.current_sequence_id = plan.step.sequence_id

@@ -1,0 +1,211 @@
+"""Sequences: enrolling leads, moving to the next step after a send, stopping.
+
+An enrollment keeps the sequence version it started with, so editing a sequence never
+changes the steps of leads already in it. Delays count sending-window time
+(outreach.hours), not wall time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from zoneinfo import ZoneInfo
+
+from django.db import transaction
+from django.db.models import QuerySet
+from django.utils import timezone
+
+from outreach.hours import SendingWindow
+from outreach.models import Enrollment, Journey, Lead, Message, Sequence, SequenceStep, Stage
+from outreach.quota import release
+
+ENROLLABLE_STAGES = frozenset({Stage.COLD, Stage.CONTACTED_WA, Stage.CONTACTED_EMAIL})
+# Stage changes that end automation for the lead, with the stop reason recorded.
+STOPPING_STAGES = {
+    Stage.WARM_REPLY: "reply",
+    Stage.NEGOTIATION: "negotiation",
+    Stage.CONVERTED: "converted",
+    Stage.DEAD: "dead",
+}
+
+
+class EnrollmentError(ValueError):
+    pass
+
+
+@dataclass
+class EnrollResult:
+    enrolled: int = 0
+    skipped: dict[str, int] = field(default_factory=dict)
+
+    def skip(self, reason: str) -> None:
+        self.skipped[reason] = self.skipped.get(reason, 0) + 1
+
+
+def steps_of(sequence: Sequence, version: int | None = None) -> list[SequenceStep]:
+    version = sequence.version if version is None else version
+    return list(
+        sequence.steps.filter(sequence_version=version)
+        .select_related("template")
+        .order_by("position")
+    )
+
+
+def first_run_at(window: SendingWindow, step: SequenceStep, at: datetime) -> datetime:
+    return window.add_delay(at, step.delay_value, step.delay_unit)
+
+
+@transaction.atomic
+def enroll_many(
+    leads: QuerySet[Lead] | Iterable[Lead], sequence: Sequence, *, at: datetime | None = None
+) -> EnrollResult:
+    """Enroll leads in bulk; leads already in a sequence or past outreach are skipped."""
+    at = at or timezone.now()
+    result = EnrollResult()
+    steps = steps_of(sequence)
+    if not sequence.is_active:
+        raise EnrollmentError(f"Sequence {sequence.name!r} is not active.")
+    if not steps:
+        raise EnrollmentError(f"Sequence {sequence.name!r} has no steps.")
+    lead_ids = [lead.pk for lead in leads]
+    journeys = {
+        j.lead_id: j
+        for j in Journey.objects.filter(lead_id__in=lead_ids, tenant_id=sequence.tenant_id)
+    }
+    busy = set(
+        Enrollment.objects.filter(
+            lead_id__in=lead_ids, status__in=[Enrollment.Status.ACTIVE, Enrollment.Status.PAUSED]
+        ).values_list("lead_id", flat=True)
+    )
+    run_at = first_run_at(SendingWindow.for_tenant(sequence.tenant), steps[0], at)
+    new, touched = [], []
+    for lead_id in lead_ids:
+        journey = journeys.get(lead_id)
+        if journey is None:
+            result.skip("not in this workspace")
+        elif lead_id in busy:
+            result.skip("already in a sequence")
+        elif journey.stage not in ENROLLABLE_STAGES:
+            result.skip(f"stage {journey.stage}")
+        else:
+            new.append(
+                Enrollment(
+                    tenant_id=sequence.tenant_id,
+                    lead_id=lead_id,
+                    sequence=sequence,
+                    sequence_version=sequence.version,
+                    next_run_at=run_at,
+                )
+            )
+            journey.current_sequence, journey.sequence_step = sequence, 0
+            journey.next_action_at = run_at
+            touched.append(journey)
+    Enrollment.objects.bulk_create(new, batch_size=1000)
+    Journey.objects.bulk_update(
+        touched, ["current_sequence", "sequence_step", "next_action_at"], batch_size=1000
+    )
+    result.enrolled = len(new)
+    return result
+
+
+def enroll(lead: Lead, sequence: Sequence, *, at: datetime | None = None) -> Enrollment:
+    """Enroll one lead or raise EnrollmentError saying why not."""
+    result = enroll_many([lead], sequence, at=at)
+    if not result.enrolled:
+        raise EnrollmentError(f"Cannot enroll {lead.name}: {', '.join(result.skipped)}.")
+    return Enrollment.objects.get(lead=lead, status=Enrollment.Status.ACTIVE)
+
+
+def step_after(enrollment: Enrollment, position: int) -> SequenceStep | None:
+    return (
+        SequenceStep.objects.filter(
+            sequence_id=enrollment.sequence_id,
+            sequence_version=enrollment.sequence_version,
+            position__gt=position,
+        )
+        .order_by("position")
+        .first()
+    )
+
+
+def advance_after_send(enrollment: Enrollment, step: SequenceStep, sent_at: datetime) -> None:
+    """Record that `step` went out; schedule the next step or complete the enrollment."""
+    following = step_after(enrollment, step.position)
+    journey = Journey.objects.get(lead_id=enrollment.lead_id)
+    enrollment.current_step = step.position
+    journey.sequence_step = step.position
+    if following is None:
+        enrollment.status, enrollment.completed_at, enrollment.next_run_at = (
+            Enrollment.Status.COMPLETED,
+            sent_at,
+            None,
+        )
+        journey.next_action_at = None
+    else:
+        window = SendingWindow.for_tenant(journey.tenant)
+        run_at = window.add_delay(sent_at, following.delay_value, following.delay_unit)
+        enrollment.next_run_at = journey.next_action_at = run_at
+    enrollment.save(update_fields=["current_step", "status", "completed_at", "next_run_at"])
+    journey.save(update_fields=["sequence_step", "next_action_at", "updated_at"])
+
+
+def cancel_queued(lead_ids: Iterable[int], reason: str) -> int:
+    """Cancel outbound messages not sent yet; their quota goes back and their key is freed."""
+    queued = Message.objects.filter(
+        lead_id__in=list(lead_ids),
+        direction=Message.Direction.OUTBOUND,
+        status=Message.Status.QUEUED,
+    ).select_related("tenant")
+    count = 0
+    for message in queued:
+        count += cancel_message(message, reason)
+    return count
+
+
+def cancel_message(message: Message, reason: str, *, status: str = Message.Status.QUEUED) -> int:
+    """Cancel a not-yet-sent message: its quota slot goes back and its idempotency key is
+    freed, so a later dispatch may queue the step again."""
+    key = f"{message.idempotency_key}#cancelled-{message.pk}" if message.idempotency_key else None
+    cancelled = Message.objects.filter(pk=message.pk, status=status).update(
+        status=Message.Status.CANCELLED, error=reason, idempotency_key=key
+    )
+    if cancelled and message.quota_cost and message.phone_id:
+        release(message.phone_id, reservation_day(message))
+    return cancelled
+
+
+def reservation_day(message: Message) -> date:
+    """The local day whose quota a new-contact message took."""
+    if message.quota_day:
+        return message.quota_day
+    return timezone.localtime(message.created_at, ZoneInfo(message.tenant.time_zone)).date()
+
+
+@transaction.atomic
+def stop(lead_id: int, reason: str) -> bool:
+    """Stop the lead's active enrollment and anything it queued. True if one was active."""
+    now = timezone.now()
+    stopped = Enrollment.objects.filter(
+        lead_id=lead_id, status__in=[Enrollment.Status.ACTIVE, Enrollment.Status.PAUSED]
+    ).update(status=Enrollment.Status.STOPPED, stop_reason=reason, stopped_at=now, next_run_at=None)
+    Journey.objects.filter(lead_id=lead_id).update(next_action_at=None)
+    cancel_queued([lead_id], reason)
+    return bool(stopped)
+
+
+def on_stage_changed(journey: Journey, old: str, new: str) -> None:
+    """Keep automation in step with the stage machine (called by outreach.stages)."""
+    if new in STOPPING_STAGES:
+        stop(journey.lead_id, STOPPING_STAGES[new])
+    elif new == Stage.PAUSED:
+        Enrollment.objects.filter(lead_id=journey.lead_id, status=Enrollment.Status.ACTIVE).update(
+            status=Enrollment.Status.PAUSED
+        )
+        cancel_queued([journey.lead_id], "paused")
+    elif old == Stage.PAUSED:
+        resumed = Enrollment.objects.filter(
+            lead_id=journey.lead_id, status=Enrollment.Status.PAUSED
+        ).update(status=Enrollment.Status.ACTIVE)
+        if resumed:
+            Journey.objects.filter(pk=journey.pk).update(next_action_at=timezone.now())

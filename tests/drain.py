@@ -1,0 +1,37 @@
+"""Run real Dramatiq workers (StubBroker here, Redis in CI) until a condition holds."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+import dramatiq
+from django.db import connection
+
+
+@contextmanager
+def running_workers(count: int = 1, threads: int = 4) -> Iterator[list[dramatiq.Worker]]:
+    broker = dramatiq.get_broker()
+    broker.flush_all()
+    if connection.vendor == "sqlite":
+        threads = 1  # SQLite's shared in-memory test database serialises writers anyway
+    workers = [dramatiq.Worker(broker, worker_threads=threads) for _ in range(count)]
+    for worker in workers:
+        worker.start()
+    try:
+        yield workers
+    finally:
+        for worker in workers:
+            worker.stop()
+        broker.flush_all()
+
+
+def wait_until(condition: Callable[[], bool], timeout: float = 60.0, what: object = "") -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        time.sleep(0.05)
+    detail = what() if callable(what) else what
+    raise AssertionError(f"timed out after {timeout}s waiting for {detail or condition}")

@@ -1,0 +1,54 @@
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import pytest
+import time_machine
+
+from outreach.dispatch import dispatch_due
+from outreach.models import Message
+from tests.factories import make_outreach_world
+
+API_FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "timelinesai" / "api"
+BASE = "https://app.timelines.ai/integrations/api"
+MONDAY_10 = datetime(2026, 11, 23, 10, 0, tzinfo=ZoneInfo("Europe/Bucharest"))
+
+
+def api_body(name: str) -> dict:
+    return json.loads((API_FIXTURES / name).read_text(encoding="utf-8"))
+
+
+@pytest.fixture
+def timelinesai(settings):
+    """Route TimelinesAI phones to the real client (its HTTP is faked with `responses`)."""
+    settings.PROVIDERS = {
+        **settings.PROVIDERS,
+        "whatsapp.timelinesai": {
+            "BACKEND": "whatsapp.providers.timelinesai.TimelinesAI",
+            "OPTIONS": {"api_token": "test-token-123", "base_url": BASE},
+        },
+    }
+
+
+@pytest.fixture
+def clock():
+    with time_machine.travel(MONDAY_10, tick=False) as traveller:
+        yield traveller
+
+
+@pytest.fixture
+def queued(tenant, clock, timelinesai):
+    """One first message QUEUED for +40722000111 on phone +40740000101 (TimelinesAI)."""
+    world = make_outreach_world(tenant, leads=1, phones=1)
+    phone = world["phones"][0]
+    phone.number, phone.provider = "+40740000101", "timelinesai"  # active in the fixtures
+    phone.account_id = "40740000101@s.whatsapp.net"
+    phone.save()
+    lead = world["leads"][0]
+    lead.phone = "+40722000111"
+    lead.save()
+    dispatch_due(tenant)
+    return Message.objects.get()

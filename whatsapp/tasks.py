@@ -1,0 +1,30 @@
+"""WhatsApp actors: thin wrappers over whatsapp.sending."""
+
+from __future__ import annotations
+
+import logging
+
+import dramatiq
+
+from outreach.delivery import enqueue_message
+from outreach.models import Message
+from whatsapp import sending
+from whatsapp.queues import all_phone_queues
+
+log = logging.getLogger(__name__)
+
+
+@dramatiq.actor(queue_name="wa.send", max_retries=3, time_limit=150_000)
+def send_whatsapp_message(message_id: int) -> None:
+    """Send one queued WhatsApp message (safe to run twice); re-enqueue when told to wait."""
+    outcome = sending.send_queued_message(message_id)
+    log.info("whatsapp message %s: %s %s", message_id, outcome.kind, outcome.detail)
+    if outcome.retry_at is not None:
+        message = Message.objects.filter(pk=message_id).first()
+        if message is not None:
+            enqueue_message(message, at=outcome.retry_at)
+
+
+# Workers consume only declared queues: declare every per-phone queue at start-up.
+for _queue in all_phone_queues():
+    send_whatsapp_message.broker.declare_queue(_queue)
