@@ -45,5 +45,18 @@ class EmbeddedRuntime:
             self.scheduler.shutdown(wait=False)
             self.scheduler = None
         if self.worker is not None:
-            self.worker.stop()
+            stop_worker(self.worker)
             self.worker = None
+
+
+def stop_worker(worker: dramatiq.Worker) -> None:
+    """Stop a worker and detach it from the broker.
+
+    Dramatiq leaves a stopped worker's middleware on the broker, and that middleware adds
+    consumers to the dead worker whenever a queue is declared later, which then take
+    messages nobody processes. Detaching it keeps later workers in this process honest.
+    """
+    worker.stop()
+    worker.broker.middleware[:] = [
+        m for m in worker.broker.middleware if getattr(m, "worker", None) is not worker
+    ]

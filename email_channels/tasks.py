@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import logging
+
 import dramatiq
 
 from email_channels import sending
 from outreach.delivery import EMAIL_QUEUES, enqueue_message
 from outreach.models import Message
 
+log = logging.getLogger(__name__)
+
 
 @dramatiq.actor(queue_name="email.cold", max_retries=3, time_limit=60_000)
 def send_email_message(message_id: int) -> None:
     """Send one queued email; re-enqueue when told to wait."""
     outcome = sending.send_queued_email(message_id)
+    log.info("email message %s: %s %s", message_id, outcome.kind, outcome.detail)
     if outcome.retry_at is not None:
         message = Message.objects.filter(pk=message_id).first()
         if message is not None:

@@ -265,10 +265,28 @@ class MessageAdmin(admin.ModelAdmin):
 
 
 class SequenceStepInline(admin.TabularInline):
+    """Steps of the current version; read-only once leads run on it (edits would change
+    their journey mid-way: outreach.sequences.replace_steps makes a new version instead)."""
+
     model = SequenceStep
     exclude = ("tenant",)
     autocomplete_fields = ("template",)
     extra = 0
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[SequenceStep]:
+        return super().get_queryset(request).select_related("sequence", "template")
+
+    def _in_use(self, obj: Sequence | None) -> bool:
+        return bool(obj and obj.enrollments.filter(sequence_version=obj.version).exists())
+
+    def has_change_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
+        return not self._in_use(obj) and super().has_change_permission(request, obj)
+
+    def has_add_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
+        return not self._in_use(obj) and super().has_add_permission(request, obj)
+
+    def has_delete_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
+        return not self._in_use(obj) and super().has_delete_permission(request, obj)
 
 
 @admin.register(Sequence)

@@ -98,6 +98,11 @@ class SendingWindow:
                 return opening.astimezone(self.tz)
         raise ValueError(f"the sending window does not open within {SEARCH_DAYS} days of {at}")
 
+    def next_day_opening(self, at: datetime) -> datetime:
+        """The first opening on a later local day (quota used up: try again tomorrow)."""
+        tomorrow = self.local_date(_as_utc(at)) + timedelta(days=1)
+        return self.next_opening(self._first_instant(tomorrow, time(0, 0)))
+
     def closing_of(self, at: datetime) -> datetime:
         """The end of the open window that contains `at`."""
         if not self.is_open(at):

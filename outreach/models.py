@@ -231,6 +231,37 @@ class TemplateVersion(models.Model):
     def __str__(self) -> str:
         return f"{self.template} v{self.version}"
 
+    def clean(self) -> None:
+        """Refuse a body or subject that cannot render (forms call this; dispatch re-checks)."""
+        from django.core.exceptions import ValidationError
+
+        from outreach import spintax
+
+        if not self.template_id:
+            return
+        custom = known_custom_fields(self.template.tenant_id)
+        errors = {}
+        for field in ("body", "subject"):
+            text = getattr(self, field)
+            if text:
+                problems = spintax.validate(
+                    text, channel=self.template.channel, custom_fields=custom
+                )
+                if problems:
+                    errors[field] = problems
+        if errors:
+            raise ValidationError(errors)
+
+
+def known_custom_fields(tenant_id: int, sample: int = 500) -> set[str]:
+    """Custom field names seen on the tenant's leads (a sample), for template validation."""
+    names: set[str] = set()
+    for fields in Lead.objects.filter(tenant_id=tenant_id).values_list("custom_fields", flat=True)[
+        :sample
+    ]:
+        names.update(fields or {})
+    return names
+
 
 class Sequence(models.Model):
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="sequences")
@@ -277,7 +308,8 @@ class SequenceStep(models.Model):
     delay_unit = models.CharField(
         max_length=16, choices=DelayUnit.choices, default=DelayUnit.WORKING_DAYS
     )
-    template = models.ForeignKey(Template, on_delete=models.PROTECT, related_name="steps")
+    # RESTRICT, not PROTECT: a used template cannot be deleted alone, but a tenant can be.
+    template = models.ForeignKey(Template, on_delete=models.RESTRICT, related_name="steps")
     conditions = models.JSONField(default=dict, blank=True)
 
     class Meta:
@@ -294,6 +326,35 @@ class SequenceStep(models.Model):
 
     def __str__(self) -> str:
         return f"{self.sequence} #{self.position} ({self.channel})"
+
+    def clean(self) -> None:
+        """A first WhatsApp message may not carry links (anti-spam); its channel must match."""
+        from django.core.exceptions import ValidationError
+
+        from outreach import spintax
+
+        if not self.template_id:
+            return
+        if (self.template.channel == Channel.WHATSAPP) != (self.channel == Channel.WHATSAPP):
+            raise ValidationError(
+                {
+                    "template": f"A {self.get_channel_display()} step needs a template for that "
+                    f"channel; {self.template} is {self.template.get_channel_display()}."
+                }
+            )
+        if self.position == 1 and self.channel == Channel.WHATSAPP:
+            problems = [
+                f"v{version.version}: {problem}"
+                for version in self.template.versions.filter(is_active=True)
+                for problem in spintax.validate(
+                    version.body,
+                    channel=self.channel,
+                    first_message=True,
+                    custom_fields=known_custom_fields(self.tenant_id),
+                )
+            ]
+            if problems:
+                raise ValidationError({"template": problems})
 
 
 class Enrollment(models.Model):

@@ -110,9 +110,9 @@ def status_many(
     ids = list(phone_ids)
     found = {
         phone_id: QuotaStatus(used=used, limit=limit)
-        for phone_id, used, limit in QuotaUsage.objects.filter(
-            phone_id__in=ids, day=day
-        ).values_list("phone_id", "used", "limit")
+        for phone_id, used, limit in QuotaUsage.objects.filter(phone_id__in=ids, day=day)
+        .order_by()
+        .values_list("phone_id", "used", "limit")
     }
     return {
         phone_id: found.get(phone_id)
@@ -144,12 +144,18 @@ def _add_usage(grants: Mapping[int, int], day: date) -> None:
 def _create_missing_rows(asked: Mapping[int, int], day: date, limits: Mapping[int, int]) -> None:
     """Create the day's rows for phones that have none yet (two or three queries)."""
     existing = set(
-        QuotaUsage.objects.filter(phone_id__in=asked, day=day).values_list("phone_id", flat=True)
+        QuotaUsage.objects.filter(phone_id__in=asked, day=day)
+        .order_by()
+        .values_list("phone_id", flat=True)
     )
     missing = [phone_id for phone_id in asked if phone_id not in existing]
     if not missing:
         return
-    phones = Phone.objects.filter(pk__in=missing).values_list("pk", "tenant_id", "daily_limit")
+    phones = (
+        Phone.objects.filter(pk__in=missing)
+        .order_by()
+        .values_list("pk", "tenant_id", "daily_limit")
+    )
     _create_rows(
         [(pk, tenant_id, limits.get(pk, daily_limit)) for pk, tenant_id, daily_limit in phones],
         day,

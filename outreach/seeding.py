@@ -10,7 +10,8 @@ from django.db import transaction
 from cerniq.models import Membership, Tenant
 from outreach.demo import DEMO_SEQUENCES, DEMO_TEMPLATES, company_rows
 from outreach.importing import ImportReport, import_rows
-from outreach.models import Sequence, SequenceStep, Template, TemplateVersion
+from outreach.models import Lead, Sequence, SequenceStep, Template, TemplateVersion
+from outreach.sequences import enroll_many
 from whatsapp.models import Phone
 
 DEMO_SLUG = "demo"
@@ -48,7 +49,14 @@ def _user(username: str, password: str, superuser: bool) -> tuple[object, bool]:
 
 @transaction.atomic
 def seed_demo(companies: int = 300) -> SeedResult:
-    created = {"tenant": 0, "users": 0, "phones": 0, "templates": 0, "sequences": 0}
+    created = {
+        "tenant": 0,
+        "users": 0,
+        "phones": 0,
+        "templates": 0,
+        "sequences": 0,
+        "enrollments": 0,
+    }
     tenant, was_created = Tenant.objects.get_or_create(
         slug=DEMO_SLUG, defaults={"name": "Cerniq Demo Agro"}
     )
@@ -112,4 +120,9 @@ def seed_demo(companies: int = 300) -> SeedResult:
             )
 
     report = import_rows(tenant, company_rows(companies), source="demo")
+    whatsapp = Sequence.objects.get(tenant=tenant, name=DEMO_SEQUENCES[0]["name"])
+    fallback = Sequence.objects.get(tenant=tenant, name=DEMO_SEQUENCES[1]["name"])
+    if whatsapp.fallback_sequence_id != fallback.pk:
+        Sequence.objects.filter(pk=whatsapp.pk).update(fallback_sequence=fallback)
+    created["enrollments"] = enroll_many(Lead.objects.filter(tenant=tenant), whatsapp).enrolled
     return SeedResult(tenant=tenant, created=created, leads=report, credentials=credentials)

@@ -52,6 +52,43 @@ def steps_of(sequence: Sequence, version: int | None = None) -> list[SequenceSte
     )
 
 
+@dataclass(frozen=True)
+class StepSpec:
+    channel: str
+    template_id: int
+    delay_value: int = 0
+    delay_unit: str = SequenceStep.DelayUnit.WORKING_DAYS
+
+
+@transaction.atomic
+def replace_steps(sequence: Sequence, specs: list[StepSpec]) -> int:
+    """Give the sequence new steps as a new version; enrollments keep their old version."""
+    if not specs:
+        raise EnrollmentError("A sequence needs at least one step.")
+    locked = Sequence.objects.select_for_update().get(pk=sequence.pk)
+    has_enrollments = Enrollment.objects.filter(
+        sequence=locked, sequence_version=locked.version
+    ).exists()
+    version = locked.version + 1 if has_enrollments else locked.version
+    SequenceStep.objects.filter(sequence=locked, sequence_version=version).delete()
+    SequenceStep.objects.bulk_create(
+        SequenceStep(
+            tenant_id=locked.tenant_id,
+            sequence=locked,
+            sequence_version=version,
+            position=position,
+            channel=spec.channel,
+            template_id=spec.template_id,
+            delay_value=spec.delay_value,
+            delay_unit=spec.delay_unit,
+        )
+        for position, spec in enumerate(specs, 1)
+    )
+    Sequence.objects.filter(pk=locked.pk).update(version=version)
+    sequence.version = version
+    return version
+
+
 def first_run_at(window: SendingWindow, step: SequenceStep, at: datetime) -> datetime:
     return window.add_delay(at, step.delay_value, step.delay_unit)
 

@@ -9,11 +9,12 @@ from contextlib import contextmanager
 import dramatiq
 from django.db import connection
 
+from cerniq.embedded import stop_worker
+
 
 @contextmanager
 def running_workers(count: int = 1, threads: int = 4) -> Iterator[list[dramatiq.Worker]]:
     broker = dramatiq.get_broker()
-    broker.flush_all()
     if connection.vendor == "sqlite":
         threads = 1  # SQLite's shared in-memory test database serialises writers anyway
     workers = [dramatiq.Worker(broker, worker_threads=threads) for _ in range(count)]
@@ -23,8 +24,8 @@ def running_workers(count: int = 1, threads: int = 4) -> Iterator[list[dramatiq.
         yield workers
     finally:
         for worker in workers:
-            worker.stop()
-        broker.flush_all()
+            stop_worker(worker)
+        broker.flush_all()  # leave nothing behind for the next test
 
 
 def wait_until(condition: Callable[[], bool], timeout: float = 60.0, what: object = "") -> None:

@@ -351,3 +351,15 @@ def test_template_added_with_an_inline_version_gets_the_tenant(admin_client, ten
     version = template.versions.get()
     assert version.tenant == template.tenant == tenant
     assert Tenant.objects.count() == 1
+
+
+def test_sequence_steps_are_read_only_in_admin_once_leads_run_on_them(client, superuser, tenant):
+    from outreach.models import Enrollment
+    from tests.factories import make_lead, make_sequence
+
+    sequence = make_sequence(tenant)
+    client.force_login(superuser)
+    url = f"/admin/outreach/sequence/{sequence.pk}/change/"
+    assert 'name="steps-0-position"' in client.get(url).content.decode()
+    Enrollment.objects.create(tenant=tenant, lead=make_lead(tenant), sequence=sequence)
+    assert 'name="steps-0-position"' not in client.get(url).content.decode()

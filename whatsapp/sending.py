@@ -261,9 +261,7 @@ def _failed(message: Message, error: ProviderError) -> Outcome:
         )
         if decision.next_day:
             window = SendingWindow.for_tenant(message.tenant)
-            tomorrow = window.local_date(now) + timedelta(days=1)
-            at = window.next_opening(datetime.combine(tomorrow, datetime.min.time(), window.tz))
-            return Outcome("retry", decision.reason, at)
+            return Outcome("retry", decision.reason, window.next_day_opening(now))
         return Outcome("retry", decision.reason, now + decision.retry_in)
     return _give_up(message, error, detail)
 

@@ -404,3 +404,13 @@ def test_tenant_defaults_are_the_product_window(window: SendingWindow) -> None:
     no_holidays = make_tenant(holiday_country="")
     assert window_for(no_holidays).holiday_country == ""
     assert window_for(no_holidays).is_working_day(date(2026, 12, 1))
+
+
+def test_next_day_opening_skips_the_rest_of_today_and_holidays():
+    window = SendingWindow(
+        tz=ZoneInfo("Europe/Bucharest"), start=time(9), end=time(18), days=frozenset(range(5))
+    )
+    friday = datetime(2026, 11, 27, 10, 0, tzinfo=ZoneInfo("Europe/Bucharest"))
+    assert window.next_day_opening(friday) == datetime(
+        2026, 12, 2, 9, 0, tzinfo=ZoneInfo("Europe/Bucharest")
+    )

@@ -6,7 +6,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from cerniq.models import Membership, Tenant
-from outreach.models import Journey, Lead, Sequence, SequenceStep, Stage, Template
+from outreach.models import Enrollment, Journey, Lead, Sequence, SequenceStep, Stage, Template
 from whatsapp.models import Phone
 
 
@@ -20,7 +20,17 @@ def seed(*args: str) -> str:
 def counts() -> dict[str, int]:
     return {
         model.__name__: model.objects.count()
-        for model in (Tenant, Membership, Phone, Template, Sequence, SequenceStep, Lead, Journey)
+        for model in (
+            Tenant,
+            Membership,
+            Phone,
+            Template,
+            Sequence,
+            SequenceStep,
+            Lead,
+            Journey,
+            Enrollment,
+        )
     }
 
 
@@ -39,6 +49,10 @@ def test_seed_demo_builds_the_demo_workspace_and_prints_logins():
     roles = dict(Membership.objects.filter(tenant=tenant).values_list("user__username", "role"))
     assert roles == {"operator": "OPERATOR", "admin": "ADMIN"}
     assert "admin" in output and "cerniq-admin" in output and "cerniq-operator" in output
+    # Every company is in the WhatsApp sequence, which falls back to cold email.
+    assert Enrollment.objects.filter(lead__tenant=tenant, sequence=wa).count() == 120
+    assert wa.fallback_sequence.steps.get().channel == "EMAIL_COLD"
+    assert Journey.objects.filter(tenant=tenant, next_action_at__isnull=False).count() == 120
 
 
 @pytest.mark.django_db

@@ -47,3 +47,52 @@ def test_converted_is_final(journey):
     assert stages.allowed_targets(journey) == []
     with pytest.raises(stages.IllegalTransition, match="Cannot move"):
         stages.transition(journey, Stage.DEAD, reason="x")
+
+
+LEGAL = [(src, dst) for src, targets in stages.ALLOWED.items() for dst in sorted(targets)]
+ILLEGAL = [
+    (src, dst)
+    for src in Stage.values
+    for dst in Stage.values
+    if src != dst and dst not in stages.ALLOWED[src]
+]
+
+
+def journey_at(tenant, stage, previous=""):
+    journey = make_lead(tenant).journey
+    type(journey).objects.filter(pk=journey.pk).update(stage=stage, previous_stage=previous)
+    journey.refresh_from_db()
+    return journey
+
+
+@pytest.mark.parametrize(("src", "dst"), LEGAL, ids=[f"{a}->{b}" for a, b in LEGAL])
+def test_every_legal_transition_works_and_is_audited(tenant, operator, src, dst):
+    # A paused lead may only go back where it came from (or to DEAD).
+    journey = journey_at(tenant, src, previous=dst if src == Stage.PAUSED else "")
+    stages.transition(journey, dst, reason="table test", by_user=operator)
+    journey.refresh_from_db()
+    assert journey.stage == dst
+    audit = StageTransition.objects.get(journey=journey)
+    assert (audit.from_stage, audit.to_stage, audit.by_user) == (src, dst, operator)
+
+
+@pytest.mark.parametrize(("src", "dst"), ILLEGAL, ids=[f"{a}->{b}" for a, b in ILLEGAL])
+def test_every_illegal_transition_is_refused_and_changes_nothing(tenant, src, dst):
+    journey = journey_at(tenant, src)
+    with pytest.raises(stages.IllegalTransition):
+        stages.transition(journey, dst, reason="table test")
+    journey.refresh_from_db()
+    assert journey.stage == src
+    assert not StageTransition.objects.filter(journey=journey).exists()
+
+
+def test_paused_lead_cannot_jump_elsewhere(tenant):
+    journey = journey_at(tenant, Stage.PAUSED, previous=Stage.COLD)
+    with pytest.raises(stages.IllegalTransition):
+        stages.transition(journey, Stage.NEGOTIATION, reason="skip ahead")
+
+
+def test_a_reason_is_required(tenant):
+    journey = journey_at(tenant, Stage.COLD)
+    with pytest.raises(stages.IllegalTransition, match="reason"):
+        stages.transition(journey, Stage.DEAD, reason="")

@@ -208,3 +208,12 @@ def test_busy_phone_defers_without_sending(queued):
     outcome = send_queued_message(queued.pk)
     assert outcome.kind == "deferred" and outcome.retry_at == MONDAY_10 + timedelta(seconds=45)
     assert len(responses.calls) == 0
+
+
+@responses.activate
+def test_provider_quota_exceeded_waits_for_the_next_days_window(queued):
+    responses.post(SEND_URL, status=429, json=api_body("error_quota_exceeded.json"))
+    outcome = send_queued_message(queued.pk)
+    assert outcome.kind == "retry"
+    assert outcome.retry_at == MONDAY_10.replace(day=24, hour=9)
+    assert reload(queued).status == "QUEUED"

@@ -1,0 +1,198 @@
+"""Benchmark dispatch: queue the first WhatsApp step for 10,000 enrolled leads.
+
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/cerniq_bench_dispatch \\
+        .venv/bin/python bench/dispatch.py [--leads 10000] [--batch-size 500]
+
+Creates the database if missing, migrates it, recreates a `bench-dispatch` tenant with 20
+phones, a 2-step WhatsApp sequence and `--leads` enrolled leads, then times a dry run and
+`dispatch_due` batches until nothing is due, with the SQL query count of every batch.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import re
+import statistics
+import sys
+import time
+from collections import Counter
+from datetime import datetime
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from bench.import_leads import COUNTIES, FIRST_NAMES, LAST_NAMES, PLACES, configure  # noqa: E402
+
+DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/cerniq_bench_dispatch"
+TENANT_SLUG = "bench-dispatch"
+PHONES = 20
+# A Monday, 10:00 in Bucharest: the window is open, and the quota day is this day.
+NOW = datetime(2025, 3, 3, 10, 0, tzinfo=ZoneInfo("Europe/Bucharest"))
+BODIES = (
+    "{Bună ziua|Salut|Bună}, {{contact_name|stimate client}}! {Suntem|Lucrăm la} Cerniq "
+    "și {ajutăm|sprijinim} ferme ca {{company_name}} din {{county}}. {Vă interesează?|Vorbim?}",
+    "{Revin|Vă scriu din nou} {cu privire la|despre} oferta pentru {{company_name}}. "
+    "{Aveți 5 minute săptămâna aceasta?|Putem vorbi mâine?}",
+)
+
+
+def build_world(leads: int) -> object:
+    """A fresh tenant: phones, a 2-step WhatsApp sequence and `leads` enrolled leads."""
+    from cerniq.models import Tenant
+    from outreach.models import Channel, Journey, Lead, Sequence, SequenceStep, Template
+    from outreach.sequences import enroll_many
+    from whatsapp.models import Phone
+
+    # Steps first: SequenceStep.template is PROTECT, so the tenant's cascade alone fails.
+    SequenceStep.objects.filter(tenant__slug=TENANT_SLUG).delete()
+    Tenant.objects.filter(slug=TENANT_SLUG).delete()
+    tenant = Tenant.objects.create(name="Bench dispatch", slug=TENANT_SLUG)
+    Phone.objects.bulk_create(
+        Phone(tenant=tenant, number=f"+40740000{i:03d}", label=f"Telefon {i:02d}", daily_limit=1000)
+        for i in range(1, PHONES + 1)
+    )  # status defaults to ACTIVE
+    sequence = Sequence.objects.create(tenant=tenant, name="Bench WA")
+    for position, body in enumerate(BODIES, start=1):
+        template = Template.objects.create(
+            tenant=tenant, name=f"Pas {position}", channel=Channel.WHATSAPP
+        )
+        template.versions.create(tenant=tenant, version=1, body=body)
+        sequence.steps.create(
+            tenant=tenant,
+            position=position,
+            channel=Channel.WHATSAPP,
+            delay_value=0 if position == 1 else 2,
+            delay_unit="WORKING_DAYS",
+            template=template,
+        )
+    rng = random.Random(7)
+    rows = [fake_lead(Lead, tenant, rng, i) for i in range(1, leads + 1)]
+    Lead.objects.bulk_create(rows, batch_size=2000)
+    Journey.objects.bulk_create(
+        [Journey(tenant=tenant, lead=lead) for lead in rows], batch_size=2000
+    )
+    enrolled = enroll_many(rows, sequence, at=NOW)  # first step due at NOW
+    assert enrolled.enrolled == leads, enrolled
+    return tenant
+
+
+def fake_lead(model: type, tenant: object, rng: random.Random, i: int) -> object:
+    """A farm company with a unique, valid, reachable RO mobile (+4072…)."""
+    county = rng.choice(tuple(COUNTIES))
+    contact = f"{rng.choice(FIRST_NAMES)} {rng.choice(LAST_NAMES)}"
+    name = f"Agro {rng.choice(PLACES)} {i} SRL"
+    return model(tenant=tenant, name=name, county=county, locality=rng.choice(COUNTIES[county]),
+                 contact_name=contact, phone=f"+4072{i:07d}", phone_reachable=True)  # fmt: skip
+
+
+def shape(sql: str) -> str:
+    """A query without its literals, so two batches' queries can be compared."""
+    sql = re.sub(r"'(?:[^']|'')*'", "?", sql)
+    sql = re.sub(r'"s\d+_x\d+"', '"s…"', sql)  # savepoint names
+    sql = re.sub(r"\b\d+(\.\d+)?\b", "?", sql)
+    return re.sub(r"\?(, \?)+", "?…", sql)[:200]  # long IN/CASE lists differ only in length
+
+
+def run(tenant: object, batch_size: int, *, dry_run: bool) -> None:
+    """Call dispatch_due until nothing is eligible (one call for a dry run) and report."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from outreach.dispatch import dispatch_due
+
+    batches: list[tuple[int, float, list[str]]] = []  # eligible, seconds, queries
+    dispatched, skipped = Counter(), Counter()
+    final: int | str = "n/a"  # queries of the last call, which finds nothing due
+    started = time.perf_counter()
+    while True:
+        with CaptureQueriesContext(connection) as ctx:
+            t0 = time.perf_counter()
+            result = dispatch_due(tenant, batch_size=batch_size, now=NOW, dry_run=dry_run)
+            seconds = time.perf_counter() - t0
+        if not result.eligible:
+            final = len(ctx.captured_queries)
+            break
+        batches.append((result.eligible, seconds, [q["sql"] for q in ctx.captured_queries]))
+        dispatched.update(result.dispatched)
+        skipped.update(result.skipped)
+        if dry_run:
+            break
+    wall = time.perf_counter() - started
+    total = sum(dispatched.values())
+    times = [b[1] for b in batches]
+    counts = [len(b[2]) for b in batches]
+    full = [len(b[2]) for b in batches if b[0] == batch_size] or counts
+    label = "dry run " if dry_run else "dispatch"
+    print(
+        f"{label}: {total:,} leads in {len(batches)} batch(es) of ≤{batch_size}, {wall:.2f} s, "
+        f"{total / wall:,.0f} leads/s; batch median {statistics.median(times):.3f} s, "
+        f"max {max(times):.3f} s; queries/batch min {min(counts)} max {max(counts)} "
+        f"(full batches {min(full)}–{max(full)}); by batch {counts}, final empty call {final}"
+    )
+    by_channel = ", ".join(f"{channel} {n:,}" for channel, n in sorted(dispatched.items()))
+    print(f"  dispatched: {by_channel or 'none'}; skipped: {dict(skipped) or 'none'}")
+    explain_differences(batches)
+
+
+def explain_differences(batches: list[tuple[int, float, list[str]]]) -> None:
+    """Print the queries by which a batch differs from the batch before it."""
+    shapes = [Counter(shape(sql) for sql in queries) for _, _, queries in batches]
+    for n in range(1, len(batches)):
+        if shapes[n] == shapes[n - 1]:
+            continue
+        sizes = f"{batches[n - 1][0]} → {batches[n][0]} leads"
+        print(f"  batch {n} → {n + 1} ({sizes}): queries that differ")
+        for sql, count in (shapes[n - 1] - shapes[n]).items():
+            print(f"    - ×{count} {sql}")
+        for sql, count in (shapes[n] - shapes[n - 1]).items():
+            print(f"    + ×{count} {sql}")
+
+
+def verify(tenant: object, leads: int) -> None:
+    from django.db.models import Sum
+
+    from outreach.models import Message
+    from whatsapp.models import QuotaUsage
+
+    messages = Message.objects.filter(tenant=tenant).count()
+    used = QuotaUsage.objects.filter(tenant=tenant).aggregate(n=Sum("used"))["n"] or 0
+    days = [str(d) for d in QuotaUsage.objects.filter(tenant=tenant).values_list("day", flat=True)]
+    print(f"check: {messages:,} messages, quota used {used:,} on {set(days)}; want {leads:,}")
+    assert messages == leads, f"Message count {messages} != {leads}"
+    assert used == leads, f"QuotaUsage total {used} != {leads}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--leads", type=int, default=10_000)
+    parser.add_argument("--batch-size", type=int, default=500)
+    args = parser.parse_args()
+    os.environ.setdefault("DATABASE_URL", DEFAULT_URL)  # before configure() sets its own
+    configure()
+
+    import dramatiq
+    from django.db import connection
+
+    from outreach.hours import SendingWindow
+
+    t0 = time.perf_counter()
+    tenant = build_world(args.leads)
+    assert SendingWindow.for_tenant(tenant).is_open(NOW), "the sending window must be open"
+    broker = dramatiq.get_broker()
+    print(
+        f"{connection.vendor}: {args.leads:,} leads, {PHONES} phones built and enrolled in "
+        f"{time.perf_counter() - t0:.1f} s; now = {NOW.isoformat()}; "
+        f"broker {type(broker).__name__}"
+    )
+    run(tenant, args.leads, dry_run=True)
+    run(tenant, args.batch_size, dry_run=False)
+    verify(tenant, args.leads)
+    queues = getattr(broker, "queues", None)
+    if isinstance(queues, dict):
+        print(f"broker holds {sum(q.qsize() for q in queues.values()):,} messages")
+
+
+if __name__ == "__main__":
+    main()
