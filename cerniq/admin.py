@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.contrib.admin.utils import flatten
+from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
+from cerniq import webhooks
 from cerniq.models import Alert, Membership, Tenant, WebhookEvent
 
 PAYLOAD_DISPLAY_LIMIT = 100_000  # characters; bigger payloads are cut in the admin page
@@ -113,12 +115,47 @@ class WebhookEventAdmin(admin.ModelAdmin):
         "pretty_body",
     )
     readonly_fields = flatten(fields)
+    actions = ("replay_events",)
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
     def has_change_permission(self, request: HttpRequest, obj: WebhookEvent | None = None) -> bool:
         return False
+
+    def has_replay_permission(self, request: HttpRequest) -> bool:
+        # The rows stay read-only; replaying is for those allowed to change them.
+        return request.user.has_perm("cerniq.change_webhookevent")
+
+    @admin.action(description="Replay (process again)", permissions=["replay"])
+    def replay_events(self, request: HttpRequest, queryset: QuerySet[WebhookEvent]) -> None:
+        refused: dict[str, int] = {}
+        replayed = 0
+        for event in queryset:
+            if webhooks.replay(event):
+                replayed += 1
+            else:
+                refused[event.status] = refused.get(event.status, 0) + 1
+        if replayed:
+            self.message_user(
+                request, f"{replayed} event(s) queued to be processed again.", messages.SUCCESS
+            )
+        malformed = refused.pop(WebhookEvent.Status.MALFORMED, 0)
+        if malformed:
+            self.message_user(
+                request,
+                f"{malformed} MALFORMED event(s) not replayed: a body that could not be "
+                "understood is never processed, so it cannot be replayed. Fix the sender "
+                "and let it deliver again.",
+                messages.WARNING,
+            )
+        if refused:
+            detail = ", ".join(f"{count} {status}" for status, count in sorted(refused.items()))
+            self.message_user(
+                request,
+                f"Not replayed ({detail}): already being processed or not verified.",
+                messages.WARNING,
+            )
 
     def has_delete_permission(self, request: HttpRequest, obj: WebhookEvent | None = None) -> bool:
         return False

@@ -13,6 +13,8 @@ from cerniq.models import Alert, Tenant
 
 log = logging.getLogger(__name__)
 
+SEVERITY_RANK = {Alert.Severity.INFO: 0, Alert.Severity.WARNING: 1, Alert.Severity.CRITICAL: 2}
+
 
 def raise_alert(
     tenant: Tenant | None,
@@ -22,14 +24,19 @@ def raise_alert(
     *,
     severity: str = Alert.Severity.WARNING,
 ) -> Alert:
-    """Open an alert, or count one more occurrence of the open one."""
+    """Open an alert, or count one more occurrence of the open one (keeping the higher
+    severity, so an escalating problem never looks milder)."""
     open_alerts = Alert.objects.filter(
         tenant=tenant, kind=kind, subject=subject, resolved_at__isnull=True
     )
     if open_alerts.update(
         occurrences=F("occurrences") + 1, message=message, last_seen_at=timezone.now()
     ):
-        return open_alerts.get()
+        alert = open_alerts.get()
+        if SEVERITY_RANK[severity] > SEVERITY_RANK[alert.severity]:
+            Alert.objects.filter(pk=alert.pk).update(severity=severity)
+            alert.severity = severity
+        return alert
     try:
         with transaction.atomic():
             alert = Alert.objects.create(

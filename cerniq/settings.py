@@ -151,6 +151,13 @@ PERIODIC_JOBS: list[dict[str, str]] = [
     {"name": "heartbeat", "cron": "* * * * *", "actor": "cerniq.tasks.record_heartbeat"},
     {"name": "dispatch", "cron": "*/5 * * * *", "actor": "outreach.tasks.dispatch_all_tenants"},
     {"name": "requeue-stale", "cron": "*/10 * * * *", "command": "requeue_stale"},
+    {
+        "name": "delivery-status",
+        "cron": "*/5 * * * *",
+        "actor": "whatsapp.tasks.sync_delivery_status",
+    },
+    {"name": "phone-status", "cron": "*/10 * * * *", "command": "sync_phone_status"},
+    {"name": "check-sla", "cron": "* * * * *", "command": "check_sla"},
 ]
 
 # --- Providers ------------------------------------------------------------------------
@@ -185,7 +192,26 @@ PROVIDERS = {
             "webhook_secret": env.str("RESEND_WEBHOOK_SECRET", default=""),
         },
     },
+    # Reply triage: "hitl.triage.OfflineTriage" (no key needed) or
+    # "hitl.triage.OpenAICompatibleTriage" (OpenAI, Ollama, vLLM, LM Studio).
+    "ai.triage": {
+        "BACKEND": env.str("AI_TRIAGE_BACKEND", default="hitl.triage.OfflineTriage"),
+        "OPTIONS": {
+            "base_url": env.str("AI_BASE_URL", default="https://api.openai.com/v1"),
+            "api_key": env.str("AI_API_KEY", default=""),
+            "model": env.str("AI_MODEL", default="gpt-4o-mini"),
+            "timeout": env.float("AI_TIMEOUT", default=20.0),
+            # LM Studio accepts only "json_schema"; "none" for servers without JSON mode.
+            "response_format": env.str("AI_RESPONSE_FORMAT", default="json_object"),
+        },
+    },
 }
+
+# Embedded demo: share of sandbox WhatsApp sends that get a simulated reply, posted to
+# our own webhook endpoint after a delay (seconds, min..max). 0 turns it off.
+SANDBOX_REPLY_RATE = env.float("SANDBOX_REPLY_RATE", default=0.0)
+SANDBOX_REPLY_DELAY_SECONDS = (20, 90)
+SANDBOX_WEBHOOK_BASE_URL = env.str("SANDBOX_WEBHOOK_BASE_URL", default="http://127.0.0.1:8000")
 
 # --- Auth, i18n, static ---------------------------------------------------------------
 AUTH_PASSWORD_VALIDATORS = [

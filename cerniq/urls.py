@@ -1,9 +1,18 @@
 from django.contrib import admin
-from django.urls import path
+from django.urls import path, re_path
 
 from cerniq import health
+from cerniq.webhooks import WebhookIntakeView
 
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("health", health.health, name="health"),
+    # /webhooks/<provider>/<token>/ (the token is the per-tenant secret for providers that
+    # sign nothing) or /webhooks/<provider>/ for signing providers. The trailing slash is
+    # optional: a POST must never be redirected (APPEND_SLASH would drop its body).
+    re_path(
+        r"^webhooks/(?P<provider>[-a-z0-9_]+)(?:/(?P<token>[^/]+))?/?$",
+        WebhookIntakeView.as_view(),
+        name="webhook-intake",
+    ),
 ]

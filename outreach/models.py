@@ -464,6 +464,8 @@ class Message(models.Model):
     # An attempt ended without knowing whether the provider took it (timeout, some 5xx):
     # look for it at the provider before sending again.
     needs_reconcile = models.BooleanField(default=False)
+    # Inbound replies: the AI triage and the routing decision, with its reason.
+    analysis = models.JSONField(null=True, blank=True)
     error = models.TextField(blank=True)
     raw_request = models.JSONField(null=True, blank=True)
     raw_response = models.JSONField(null=True, blank=True)

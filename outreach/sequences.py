@@ -187,13 +187,22 @@ def advance_after_send(enrollment: Enrollment, step: SequenceStep, sent_at: date
     journey.save(update_fields=["sequence_step", "next_action_at", "updated_at"])
 
 
+OPT_OUT_CONFIRMATION_PREFIX = "optout-confirm:"
+
+
 def cancel_queued(lead_ids: Iterable[int], reason: str) -> int:
-    """Cancel outbound messages not sent yet; their quota goes back and their key is freed."""
-    queued = Message.objects.filter(
-        lead_id__in=list(lead_ids),
-        direction=Message.Direction.OUTBOUND,
-        status=Message.Status.QUEUED,
-    ).select_related("tenant")
+    """Cancel automated messages not sent yet (a person's message and an opt-out
+    confirmation are kept); their quota goes back and their key is freed."""
+    queued = (
+        Message.objects.filter(
+            lead_id__in=list(lead_ids),
+            direction=Message.Direction.OUTBOUND,
+            status=Message.Status.QUEUED,
+            is_manual=False,
+        )
+        .exclude(idempotency_key__startswith=OPT_OUT_CONFIRMATION_PREFIX)
+        .select_related("tenant")
+    )
     count = 0
     for message in queued:
         count += cancel_message(message, reason)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.db import transaction
+from django.db import models, transaction
 from django.utils import timezone
 
 from cerniq.alerts import raise_alert, resolve_alerts
@@ -51,3 +51,24 @@ def mark_active(phone: Phone) -> None:
     )
     phone.status = Phone.Status.ACTIVE
     resolve_alerts(phone.tenant, Alert.Kind.PHONE_OFFLINE, f"phone:{phone.number}")
+
+
+OFFLINE_EVENTS = {"whatsapp:account:disconnected", "whatsapp:account:suspended"}
+ONLINE_EVENTS = {"whatsapp:account:connected", "whatsapp:account:resumed"}
+
+
+def handle_account_event(tenant, event) -> None:
+    """TimelinesAI account webhooks: disconnected/suspended → offline; (re)connected → active.
+    TimelinesAI reports a ban as a disconnect, so a ban is an OFFLINE phone + alert here."""
+    phone = (
+        Phone.objects.select_related("tenant")
+        .filter(tenant=tenant)
+        .filter(models.Q(account_id=event.account_id) | models.Q(number=event.phone))
+        .first()
+    )
+    if phone is None:
+        return
+    if event.event_type in OFFLINE_EVENTS and phone.status == Phone.Status.ACTIVE:
+        mark_offline(phone, f"TimelinesAI: {event.event_type.rsplit(':', 1)[-1]}")
+    elif event.event_type in ONLINE_EVENTS and phone.status == Phone.Status.OFFLINE:
+        mark_active(phone)

@@ -32,7 +32,7 @@ from outreach import pacing, sequences, stages
 from outreach.hours import SendingWindow
 from outreach.models import Channel, Enrollment, Journey, Lead, Message, Stage, TemplateVersion
 from outreach.quota import release
-from outreach.sequences import cancel_message
+from outreach.sequences import OPT_OUT_CONFIRMATION_PREFIX, cancel_message
 from whatsapp.models import Phone
 from whatsapp.phones import mark_offline
 
@@ -76,7 +76,8 @@ def send_queued_message(message_id: int) -> Outcome:
         if isinstance(found, Outcome):
             return found
     window = SendingWindow.for_tenant(message.tenant)
-    if not window.is_open(now):
+    # A person's message (or an approved reply) is a conversation, not outreach: no window.
+    if not message.is_manual and not window.is_open(now):
         return Outcome("deferred", "outside the sending window", window.next_opening(now))
     busy_until = pacing.claim_phone(message.phone_id, now)
     if busy_until is not None:
@@ -92,28 +93,34 @@ def send_queued_message(message_id: int) -> Outcome:
     return _call_provider(message)
 
 
+CLOSED_STAGES = (Stage.DEAD, Stage.CONVERTED, Stage.PAUSED)
+
+
 def why_not_send(message: Message) -> str:
     """A reason to drop this message now ("" when it should still go out)."""
     journey = Journey.objects.filter(lead_id=message.lead_id).first()
     phone = message.phone
     if journey is None:
         return "lead has no journey"
-    if journey.whatsapp_opted_out:
+    confirmation = (message.idempotency_key or "").startswith(OPT_OUT_CONFIRMATION_PREFIX)
+    if journey.whatsapp_opted_out and not confirmation:
         return "lead opted out of WhatsApp"
     if not message.is_manual:
-        if journey.stage not in SENDABLE_STAGES:
-            return f"lead is {journey.stage}"
-        if journey.requires_human_review or journey.taken_over_by_id:
+        if journey.taken_over_by_id:
+            return "lead is taken over by an operator"
+        if journey.requires_human_review and not confirmation:
             return "lead is under human review"
-        if (
-            message.step_id
-            and not Enrollment.objects.filter(
+        if message.step_id:
+            if journey.stage not in SENDABLE_STAGES:
+                return f"lead is {journey.stage}"
+            if not Enrollment.objects.filter(
                 lead_id=message.lead_id,
                 sequence_id=message.sequence_id,
                 status=Enrollment.Status.ACTIVE,
-            ).exists()
-        ):
-            return "sequence no longer active for this lead"
+            ).exists():
+                return "sequence no longer active for this lead"
+        elif journey.stage in CLOSED_STAGES and not confirmation:
+            return f"lead is {journey.stage}"
     if phone.status != Phone.Status.ACTIVE or not phone.is_enabled:
         Journey.objects.filter(pk=journey.pk).update(next_action_at=timezone.now())
         return f"phone {phone} is {phone.status.lower()}; re-planned"

@@ -8,7 +8,7 @@ import dramatiq
 
 from outreach.delivery import enqueue_message
 from outreach.models import Message
-from whatsapp import sending
+from whatsapp import sending, status_sync
 from whatsapp.queues import all_phone_queues
 
 log = logging.getLogger(__name__)
@@ -23,6 +23,21 @@ def send_whatsapp_message(message_id: int) -> None:
         message = Message.objects.filter(pk=message_id).first()
         if message is not None:
             enqueue_message(message, at=outcome.retry_at)
+
+
+@dramatiq.actor(queue_name="wa.status", max_retries=0, time_limit=600_000)
+def sync_delivery_status() -> None:
+    """Poll TimelinesAI for delivered/read of recent sends (cron: every 5 minutes)."""
+    moved = status_sync.sync_delivery_status()
+    log.info("delivery status: %s messages advanced", moved)
+
+
+@dramatiq.actor(queue_name="default", max_retries=3, time_limit=30_000)
+def post_sandbox_reply(account_phone: str, to: str, chat_id: str) -> None:
+    """Demo only: a sandbox lead answers through the real webhook endpoint."""
+    from whatsapp.demo_replies import post_reply
+
+    post_reply(account_phone, to, chat_id)
 
 
 # Workers consume only declared queues: declare every per-phone queue at start-up.

@@ -27,6 +27,8 @@ class SandboxEmailSend:
 
 
 class SandboxEmail(EmailBackend):
+    needs_credentials = False  # records sends; talks to nobody
+
     def __init__(self, **options: Any) -> None:
         self.options = options
         self.outbox: list[SandboxEmailSend] = []

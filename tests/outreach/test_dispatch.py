@@ -211,3 +211,17 @@ def test_lead_without_enrollment_is_skipped(tenant, monday):
     Journey.objects.filter(lead=lead).update(next_action_at=MONDAY_10)
     result = dispatch(tenant)
     assert result.skipped["not enrolled in a sequence"] == 1
+
+
+def test_first_messages_follow_ups_and_emails_go_to_their_queues(tenant):
+    from outreach.delivery import queue_for
+    from tests.factories import make_phone
+
+    phone = make_phone(tenant)
+    slot = (phone.pk - 1) % 20 + 1
+    first = Message(channel="WHATSAPP", phone=phone, quota_cost=1)
+    follow_up = Message(channel="WHATSAPP", phone=phone, quota_cost=0)
+    assert queue_for(first) == f"wa.phone_{slot:02d}" == phone.queue_name
+    assert queue_for(follow_up) == f"wa.phone_{slot:02d}.followup"
+    assert queue_for(Message(channel="EMAIL_COLD")) == "email.cold"
+    assert queue_for(Message(channel="EMAIL_WARM")) == "email.warm"

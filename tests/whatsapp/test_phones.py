@@ -37,3 +37,13 @@ def test_second_offline_report_counts_on_the_same_alert_and_reconnect_resolves(t
     assert alert.resolved_at is not None
     assert Phone.objects.get().status == "ACTIVE"
     assert not Journey.objects.filter(assigned_phone=phone).exists()
+
+
+def test_a_repeated_alert_keeps_the_higher_severity(tenant):
+    from cerniq.alerts import raise_alert
+
+    raise_alert(tenant, "SLA_BREACH", "review:1", "late", severity="WARNING")
+    raise_alert(tenant, "SLA_BREACH", "review:1", "very late", severity="CRITICAL")
+    raise_alert(tenant, "SLA_BREACH", "review:1", "still late", severity="WARNING")
+    alert = Alert.objects.get()
+    assert (alert.severity, alert.occurrences, alert.message) == ("CRITICAL", 3, "still late")

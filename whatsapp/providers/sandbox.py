@@ -39,6 +39,8 @@ class SandboxSend:
 
 
 class SandboxWhatsApp(WhatsAppBackend):
+    needs_credentials = False  # records sends; talks to nobody
+
     def __init__(self, **options: Any) -> None:
         self.options = options
         self.outbox: list[SandboxSend] = []
@@ -61,7 +63,9 @@ class SandboxWhatsApp(WhatsAppBackend):
             raise InvalidRecipient(f'Wrong phone number "{to}"', status_code=400)
         with self._lock:
             chat_id = self._chats.setdefault((account_phone, to), str(100000 + len(self._chats)))
-        return self._record(account_phone, to, chat_id, text)
+        result = self._record(account_phone, to, chat_id, text)
+        _maybe_reply(account_phone, to, chat_id)
+        return result
 
     def send_to_chat(self, *, chat_id: str, text: str) -> SendResult:
         with self._lock:
@@ -107,6 +111,12 @@ class SandboxWhatsApp(WhatsAppBackend):
         if account_phone in self.disconnected:
             return "disconnected"
         return "active"
+
+
+def _maybe_reply(account_phone: str, to: str, chat_id: str) -> None:
+    from whatsapp.demo_replies import maybe_schedule_reply
+
+    maybe_schedule_reply(account_phone, to, chat_id)
 
 
 def _jid(phone: str) -> str:

@@ -1,0 +1,83 @@
+"""Post a recorded webhook fixture to a running server, the way the provider would."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import requests
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from cerniq.models import Tenant
+
+FIXTURES = Path(settings.BASE_DIR) / "tests" / "fixtures"
+
+
+def fixture_dir(provider: str) -> Path:
+    return FIXTURES / provider / "webhooks"
+
+
+def resolve_fixture(name: str, provider: str) -> Path:
+    """A path to a file, or a fixture name (with or without .json) for the provider."""
+    given = Path(name)
+    if given.is_file():
+        return given
+    for candidate in (fixture_dir(provider) / name, fixture_dir(provider) / f"{name}.json"):
+        if candidate.is_file():
+            return candidate
+    available = sorted(p.stem for p in fixture_dir(provider).glob("*.json"))
+    raise CommandError(
+        f"No file or {provider} fixture named {name!r}. Fixtures: {', '.join(available) or '-'}"
+    )
+
+
+class Command(BaseCommand):
+    help = (
+        "Post a webhook fixture (a name from tests/fixtures/<provider>/webhooks/ or a file) to "
+        "a running server at /webhooks/<provider>/<tenant token>/ and print the answer. "
+        "Example: manage.py replay_webhook message_received_new__text --tenant agro-demo"
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("fixture", metavar="FIXTURE_OR_FILE")
+        parser.add_argument("--tenant", required=True, help="tenant slug")
+        parser.add_argument("--url", default="http://127.0.0.1:8000", help="server base URL")
+        parser.add_argument("--provider", default="timelinesai", choices=["timelinesai"])
+        parser.add_argument("--timeout", type=float, default=10.0, help="seconds")
+
+    def handle(
+        self,
+        *args: Any,
+        fixture: str,
+        tenant: str,
+        url: str,
+        provider: str,
+        timeout: float,
+        **options: Any,
+    ) -> None:
+        try:
+            token = Tenant.objects.values_list("webhook_token", flat=True).get(slug=tenant)
+        except Tenant.DoesNotExist:
+            raise CommandError(f"Unknown tenant {tenant!r} (give its slug).") from None
+        path = resolve_fixture(fixture, provider)
+        body = path.read_bytes()
+        base = url.rstrip("/")
+        endpoint = f"{base}/webhooks/{provider}/{token}/"
+        shown = f"{base}/webhooks/{provider}/{token[:4]}…/"  # the token is a secret
+        try:
+            response = requests.post(
+                endpoint,
+                data=body,
+                headers={"Content-Type": "application/json", "User-Agent": "cerniq-replay"},
+                timeout=timeout,
+            )
+        except requests.ConnectionError as exc:
+            raise CommandError(
+                f"Cannot connect to {base} ({type(exc).__name__}). Is the server running? "
+                "(make run, or manage.py run)"
+            ) from None
+        except requests.Timeout:
+            raise CommandError(f"No answer from {base} within {timeout:g}s.") from None
+        self.stdout.write(f"POST {shown} ({path.name}, {len(body)} bytes)")
+        self.stdout.write(f"{response.status_code} {response.text}")

@@ -1,0 +1,427 @@
+"""Webhook intake: verify, store, acknowledge; process later in a Dramatiq actor.
+
+One thin view (`WebhookIntakeView`, STYLE B4) serves every provider at
+`/webhooks/<provider>/<token>/`. A `Receiver` per provider (registered in `RECEIVERS`)
+says who sent the request (`authenticate`), what it is and how to dedupe it
+(`identify`), and what to do with it (`handle`, run by `process_event` in a worker).
+
+The request path never calls a provider and never runs domain code: it reads the raw
+body, authenticates, stores a `WebhookEvent` row (raw bytes, a few headers) and answers.
+Every request that passes authentication leaves a row, even a malformed one (stored
+as MALFORMED, never processed), so nothing a provider sent us is lost.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import functools
+import hashlib
+import hmac
+import ipaddress
+import json
+import logging
+import time
+import traceback
+from collections.abc import Mapping
+from typing import Any
+
+from django.core.exceptions import RequestDataTooBig
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+from django.utils.module_loading import import_string
+from rest_framework.negotiation import BaseContentNegotiation
+from rest_framework.permissions import AllowAny
+from rest_framework.renderers import JSONRenderer
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from cerniq.models import Tenant, WebhookEvent
+
+log = logging.getLogger(__name__)
+
+Status = WebhookEvent.Status
+
+# URL segment -> dotted path of the Receiver class (imported on first use).
+# The key is also the `provider` stored on the row; it must equal the receiver's `provider`.
+RECEIVERS: dict[str, str] = {
+    "timelinesai": "whatsapp.receivers.timelinesai.TimelinesAIReceiver",
+}
+
+# Only these request headers are kept (never Authorization or Cookie).
+STORED_HEADERS = ("Content-Type", "User-Agent", "X-Forwarded-For")
+ERROR_TEXT_LIMIT = 4000
+_EVENT_TYPE_MAX = WebhookEvent._meta.get_field("event_type").max_length
+_EVENT_ID_MAX = WebhookEvent._meta.get_field("provider_event_id").max_length
+_TOKEN_MAX = Tenant._meta.get_field("webhook_token").max_length
+
+
+class MalformedPayload(ValueError):
+    """The body cannot be understood: stored as MALFORMED, answered 400, never processed."""
+
+    def __init__(self, message: str, *, event_type: str = "") -> None:
+        super().__init__(message)
+        self.event_type = event_type
+
+
+class Receiver:
+    """One provider's webhook contract. Subclasses set `provider` and the event sets."""
+
+    provider: str = ""
+    # Events we act on (status RECEIVED, processed by a worker).
+    HANDLED_EVENTS: frozenset[str] = frozenset()
+    # Known events we deliberately do not act on: stored as IGNORED and answered 200
+    # so the provider does not retry them.
+    IGNORED_EVENTS: frozenset[str] = frozenset()
+    IGNORED_PREFIXES: tuple[str, ...] = ()
+    # Status answered when authenticate() fails. Signing providers: 401.
+    auth_failure_status: int = 401
+
+    def authenticate(self, request: Request, raw: bytes, token: str | None) -> Tenant | None:
+        """The tenant this request is for, or None when it is not genuine."""
+        raise NotImplementedError
+
+    def identify(self, payload: dict[str, Any]) -> tuple[str, str]:
+        """(event_type, natural dedupe key). Raises MalformedPayload when required fields
+        are missing. The key may be "" for events that are not handled (never deduped)."""
+        raise NotImplementedError
+
+    def handle(self, event: WebhookEvent, payload: dict[str, Any]) -> bool:
+        """Act on a stored event (in a worker). True when handled, False when ignored.
+        Raise to fail (the row becomes FAILED and Dramatiq retries)."""
+        raise NotImplementedError
+
+    def is_handled(self, event_type: str) -> bool:
+        return event_type in self.HANDLED_EVENTS
+
+    def is_ignored(self, event_type: str) -> bool:
+        return event_type in self.IGNORED_EVENTS or event_type.startswith(self.IGNORED_PREFIXES)
+
+
+def get_receiver(provider: str) -> Receiver | None:
+    path = RECEIVERS.get(provider)
+    return import_string(path)() if path else None
+
+
+# --- Authentication helpers ------------------------------------------------------------
+
+
+def tenant_for_url_token(token: str | None) -> Tenant | None:
+    """The active tenant whose `webhook_token` is `token` (for providers that sign nothing).
+
+    The candidate is fetched by exact match on the unique column (an index lookup says
+    nothing about how close a guess was), then compared in constant time, so a
+    case-insensitive collation or a prefix match can never let a wrong token through.
+    """
+    if not token or len(token) > _TOKEN_MAX:
+        return None
+    candidate = Tenant.objects.filter(webhook_token=token, is_active=True).first()
+    if candidate is None or not hmac.compare_digest(
+        candidate.webhook_token.encode(), token.encode()
+    ):
+        return None
+    return candidate
+
+
+def verify_hmac(
+    raw: bytes, secret: str | bytes, signature_hex: str | None, algo: str = "sha256"
+) -> bool:
+    """HMAC(secret, raw body) in hex equals `signature_hex` (constant time).
+
+    Accepts the `<algo>=<hex>` form too (Meta's `X-Hub-Signature-256: sha256=...`).
+    An empty secret never verifies anything.
+    """
+    if not secret or not signature_hex:
+        return False
+    key = secret.encode() if isinstance(secret, str) else secret
+    given = signature_hex.strip()
+    if given.lower().startswith(f"{algo.lower()}="):
+        given = given.split("=", 1)[1]
+    expected = hmac.new(key, raw, algo).hexdigest()
+    return hmac.compare_digest(expected.encode(), given.lower().encode("ascii", "replace"))
+
+
+def _svix_key(secret: str) -> bytes:
+    encoded = secret.removeprefix("whsec_")
+    try:
+        key = base64.b64decode(encoded, validate=True)
+    except (binascii.Error, ValueError):
+        raise ValueError("webhook secret is not whsec_<base64>") from None
+    if not key:
+        raise ValueError("webhook secret is empty")
+    return key
+
+
+def verify_svix(
+    raw: bytes,
+    headers: Mapping[str, str],
+    secret: str,
+    tolerance: int = 300,
+    *,
+    now: float | None = None,
+) -> bool:
+    """Svix signature check (Resend; providers.md §3.4), over the raw body.
+
+    Signed content `"{svix-id}.{svix-timestamp}.{body}"`, HMAC-SHA256 with the base64
+    key after `whsec_`; `svix-signature` is a space-separated list of `v1,<base64>` (more
+    than one during a secret rotation; any match is enough). A timestamp more than
+    `tolerance` seconds away from now is refused (replays). `webhook-*` headers are
+    accepted as aliases, like the Svix libraries do. Raises ValueError for a bad secret
+    (configuration), returns False for anything wrong with the request.
+    """
+    key = _svix_key(secret)
+    lowered = {str(k).lower(): v for k, v in headers.items()}
+
+    def header(name: str) -> str:
+        return lowered.get(f"svix-{name}") or lowered.get(f"webhook-{name}") or ""
+
+    msg_id, timestamp, signatures = header("id"), header("timestamp"), header("signature")
+    if not (msg_id and timestamp and signatures):
+        return False
+    try:
+        sent_at = int(timestamp)
+    except ValueError:
+        return False
+    current = time.time() if now is None else now
+    if abs(current - sent_at) > tolerance:
+        return False
+    signed = f"{msg_id}.{timestamp}.".encode() + raw
+    expected = base64.b64encode(hmac.new(key, signed, hashlib.sha256).digest())
+    matched = False
+    for entry in signatures.split():
+        version, _, signature = entry.partition(",")
+        if version == "v1" and hmac.compare_digest(expected, signature.encode("ascii", "replace")):
+            matched = True  # keep looping: the time taken does not depend on which matched
+    return matched
+
+
+# --- Parsing ---------------------------------------------------------------------------
+
+
+def parse_payload(raw: bytes) -> dict[str, Any]:
+    """The body as a JSON object, or MalformedPayload("malformed JSON: ...")."""
+    try:
+        payload = json.loads(raw)
+    except (ValueError, RecursionError) as exc:  # JSONDecodeError, UnicodeDecodeError
+        detail = str(exc) or type(exc).__name__
+        raise MalformedPayload(f"malformed JSON: {detail}") from None
+    if not isinstance(payload, dict):
+        raise MalformedPayload(f"malformed JSON: expected an object, got {type(payload).__name__}")
+    return payload
+
+
+def _checked_identity(receiver: Receiver, payload: dict[str, Any]) -> tuple[str, str]:
+    event_type, key = receiver.identify(payload)
+    if not isinstance(event_type, str) or not event_type.strip():
+        raise MalformedPayload("missing event type")
+    if len(event_type) > _EVENT_TYPE_MAX or "\x00" in event_type:
+        raise MalformedPayload("event type is too long or contains NUL")
+    if len(key) > _EVENT_ID_MAX or "\x00" in key:
+        raise MalformedPayload("event id is too long or contains NUL", event_type=event_type)
+    if receiver.is_handled(event_type) and not key:
+        raise MalformedPayload("no event id to deduplicate on", event_type=event_type)
+    return event_type, key
+
+
+# --- Intake ----------------------------------------------------------------------------
+
+
+class _JSONOnly(BaseContentNegotiation):
+    """Providers send odd Accept headers; never answer 406 to a webhook."""
+
+    def select_parser(self, request: Request, parsers: list) -> Any:
+        return parsers[0] if parsers else None
+
+    def select_renderer(
+        self, request: Request, renderers: list, format_suffix: str | None = None
+    ) -> tuple[Any, str]:
+        return renderers[0], renderers[0].media_type
+
+
+def _selected_headers(request: Request) -> dict[str, str]:
+    return {name: request.headers[name] for name in STORED_HEADERS if name in request.headers}
+
+
+def _remote_addr(request: Request) -> str | None:
+    value = request.META.get("REMOTE_ADDR") or ""
+    try:
+        return str(ipaddress.ip_address(value))
+    except ValueError:
+        return None
+
+
+def enqueue_processing(event_id: int) -> None:
+    """Send the event to `process_webhook_event` once the current transaction commits.
+
+    `robust`: a broker outage must not turn an already stored delivery into a 500 (the row
+    stays RECEIVED and can be replayed from the admin)."""
+    from cerniq.tasks import process_webhook_event
+
+    transaction.on_commit(functools.partial(process_webhook_event.send, event_id), robust=True)
+
+
+class WebhookIntakeView(APIView):
+    """POST /webhooks/<provider>/<token>/: verify, store, acknowledge. Nothing else."""
+
+    authentication_classes: list = []  # no SessionAuthentication, hence no CSRF check
+    permission_classes = [AllowAny]
+    throttle_classes: list = []  # throttles may read request.data first (PostHog #50566)
+    parser_classes: list = []  # the body is only ever read raw, below
+    renderer_classes = [JSONRenderer]
+    content_negotiation_class = _JSONOnly
+    schema = None  # provider callbacks, not part of our API schema
+
+    def post(self, request: Request, provider: str, token: str | None = None) -> Response:
+        try:
+            raw = request.body  # raw bytes, before anything parses the stream
+        except RequestDataTooBig:
+            return Response({"error": "payload too large"}, status=413)
+        receiver = get_receiver(provider)
+        if receiver is None:
+            return Response({"error": "not found"}, status=404)
+        tenant = receiver.authenticate(request, raw, token)
+        if tenant is None:
+            log.warning(
+                "webhook %s: authentication failed from %s", provider, _remote_addr(request)
+            )
+            status = receiver.auth_failure_status
+            return Response({"error": "not found" if status == 404 else "unauthorized"}, status)
+
+        row = {
+            "tenant": tenant,
+            "raw_body": raw,
+            "headers": _selected_headers(request),
+            "remote_addr": _remote_addr(request),
+            "verified": True,
+        }
+        try:
+            payload = parse_payload(raw)
+            event_type, key = _checked_identity(receiver, payload)
+        except MalformedPayload as exc:
+            message = str(exc)
+            if not message.startswith("malformed JSON:"):
+                message = f"malformed payload: {message}"
+            event_type = exc.event_type[:_EVENT_TYPE_MAX].replace("\x00", "")
+            with transaction.atomic():
+                event = WebhookEvent.objects.create(
+                    provider=receiver.provider,
+                    event_type=event_type,
+                    provider_event_id="",
+                    status=Status.MALFORMED,
+                    error=message[:ERROR_TEXT_LIMIT],
+                    **row,
+                )
+            log.warning("webhook %s: %s (event %s)", provider, message, event.pk)
+            return Response({"error": message}, status=400)
+
+        if receiver.is_handled(event_type):
+            status, answer = Status.RECEIVED, "accepted"
+        else:
+            status, answer = Status.IGNORED, "ignored"
+            row["processed_at"] = timezone.now()
+            if not receiver.is_ignored(event_type):
+                row["error"] = f"unknown event type {event_type!r}: stored, not processed"
+                log.info("webhook %s: unknown event type %r", provider, event_type)
+        with transaction.atomic():
+            if key:
+                event, created = WebhookEvent.objects.get_or_create(
+                    provider=receiver.provider,
+                    provider_event_id=key,
+                    defaults={"event_type": event_type, "status": status, **row},
+                )
+            else:
+                event = WebhookEvent.objects.create(
+                    provider=receiver.provider, event_type=event_type, status=status, **row
+                )
+                created = True
+            if not created:
+                if event.tenant_id != tenant.pk:
+                    log.warning(
+                        "webhook %s: event id %r of tenant %s re-sent for tenant %s",
+                        provider,
+                        key,
+                        event.tenant_id,
+                        tenant.pk,
+                    )
+                return Response({"status": "duplicate"})
+            if status == Status.RECEIVED:
+                enqueue_processing(event.pk)
+        if status == Status.RECEIVED:
+            return Response({"status": answer, "id": event.pk})
+        return Response({"status": answer})
+
+
+# --- Processing ------------------------------------------------------------------------
+
+CLAIMABLE = (Status.RECEIVED, Status.FAILED)
+REPLAYABLE = (Status.FAILED, Status.PROCESSED, Status.IGNORED, Status.RECEIVED)
+
+
+def _error_text(exc: BaseException) -> str:
+    summary = f"{type(exc).__name__}: {exc}"
+    trace = "".join(traceback.format_exception(exc))
+    text = f"{summary}\n\n{trace}"
+    return (
+        text if len(text) <= ERROR_TEXT_LIMIT else text[: ERROR_TEXT_LIMIT - 15] + "\n… (truncated)"
+    )
+
+
+def process_event(event_id: int) -> str:
+    """Run the receiver's handler for one stored event, at most once at a time.
+
+    Claims the row (RECEIVED/FAILED -> PROCESSING, attempts+1) with a conditional UPDATE,
+    so a duplicate message or a second worker finds nothing to do. The handler and the
+    PROCESSED/IGNORED mark commit together. On an exception the row becomes FAILED with
+    the error and the exception propagates (Dramatiq retries; a retry re-claims FAILED).
+
+    Returns "processed", "ignored", "skipped" (not claimable: already done, running,
+    MALFORMED or unverified) or "missing".
+    """
+    claimed = WebhookEvent.objects.filter(pk=event_id, verified=True, status__in=CLAIMABLE).update(
+        status=Status.PROCESSING, attempts=F("attempts") + 1
+    )
+    if not claimed:
+        current = WebhookEvent.objects.filter(pk=event_id).values_list("status", flat=True).first()
+        if current is None:
+            log.warning("webhook event %s: not found", event_id)
+            return "missing"
+        log.info("webhook event %s: not claimable (%s), skipped", event_id, current)
+        return "skipped"
+    event = WebhookEvent.objects.select_related("tenant").get(pk=event_id)
+    try:
+        receiver = get_receiver(event.provider)
+        if receiver is None:
+            raise LookupError(f"no webhook receiver for provider {event.provider!r}")
+        payload = parse_payload(bytes(event.raw_body))
+        with transaction.atomic():
+            handled = receiver.handle(event, payload)
+            outcome = Status.PROCESSED if handled else Status.IGNORED
+            WebhookEvent.objects.filter(pk=event_id).update(
+                status=outcome, processed_at=timezone.now(), error=""
+            )
+    except BaseException as exc:  # also Dramatiq's TimeLimitExceeded/Shutdown interrupts,
+        # which would otherwise leave the row PROCESSING, where no retry can claim it
+        WebhookEvent.objects.filter(pk=event_id).update(
+            status=Status.FAILED, error=_error_text(exc)
+        )
+        log.warning("webhook event %s failed: %s: %s", event_id, type(exc).__name__, exc)
+        raise
+    return "processed" if handled else "ignored"
+
+
+def replay(event: WebhookEvent) -> bool:
+    """Process an event again: FAILED/PROCESSED/IGNORED (or a RECEIVED row whose message
+    was lost) -> RECEIVED, enqueued on commit. Handlers are idempotent, so replaying a
+    PROCESSED event is safe. MALFORMED rows are never processed and cannot be replayed;
+    PROCESSING rows are running. Returns whether the event was queued."""
+    with transaction.atomic():
+        reset = WebhookEvent.objects.filter(
+            pk=event.pk, verified=True, status__in=REPLAYABLE
+        ).update(status=Status.RECEIVED, processed_at=None)
+        if reset:
+            enqueue_processing(event.pk)
+    if reset:
+        event.status, event.processed_at = Status.RECEIVED, None
+    return bool(reset)

@@ -1,0 +1,437 @@
+"""The human review queue: open items, act on them, and watch their SLAs.
+
+A lead with an open (OPEN or ASSIGNED) review item has `journey.requires_human_review`
+set, so dispatch skips it and the send path cancels any automated message still queued
+for it (whatsapp.sending.why_not_send); messages written or approved by a person
+(`is_manual`) still go out. The journey's `review_priority`/`review_reason` mirror the
+most urgent open item. When the last open item closes the flag is cleared and automation
+may resume: the stage decides what dispatch does, and an enrollment whose queued step was
+cancelled while the lead was under review is made due again.
+
+SLAs count the tenant's working hours (outreach.hours.SendingWindow: the sending window,
+working days, public holidays), so an URGENT item opened Friday 17:30 with a 09:00–18:00
+window is due Monday 09:30.
+
+Every action runs in one transaction and raises ReviewError with an operator-facing
+message when it is not allowed; nothing changes then. An ASSIGNED item can be acted on
+only by its assignee (anyone in the workspace may reassign it to themselves first), so two
+operators never answer the same reply.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime, timedelta
+
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.db import IntegrityError, transaction
+from django.db.models import F, Q
+from django.utils import timezone
+
+from cerniq.alerts import raise_alert, resolve_alerts
+from cerniq.models import Alert, Membership, Tenant
+from hitl.models import ReviewItem
+from outreach import stages
+from outreach.hours import SendingWindow
+from outreach.manual import SendRefused, send_manual
+from outreach.models import Enrollment, Journey, Lead, Message, Priority, Stage
+
+SLA: dict[str, timedelta] = {
+    Priority.URGENT: timedelta(hours=1),
+    Priority.HIGH: timedelta(hours=4),
+    Priority.MEDIUM: timedelta(hours=24),
+    Priority.LOW: timedelta(hours=72),
+}
+RANK: dict[str, int] = {Priority.LOW: 0, Priority.MEDIUM: 1, Priority.HIGH: 2, Priority.URGENT: 3}
+ESCALATION: dict[str, str] = {
+    Priority.LOW: Priority.MEDIUM,
+    Priority.MEDIUM: Priority.HIGH,
+    Priority.HIGH: Priority.URGENT,
+    Priority.URGENT: Priority.URGENT,
+}
+OPEN_STATUSES = (ReviewItem.Status.OPEN, ReviewItem.Status.ASSIGNED)
+RESOLVE_STAGES = frozenset({Stage.NEGOTIATION, Stage.CONVERTED, Stage.DEAD})
+# Automation only runs in these stages (outreach.dispatch.DISPATCHABLE_STAGES).
+AUTOMATED_STAGES = frozenset({Stage.COLD, Stage.CONTACTED_WA, Stage.CONTACTED_EMAIL})
+MAX_REASON = 255
+
+
+class ReviewError(ValueError):
+    """The action is not allowed; the text says why, for the operator."""
+
+
+# --- helpers -------------------------------------------------------------------------
+
+
+def display_name(user: AbstractBaseUser | None) -> str:
+    if user is None:
+        return "someone"
+    full = getattr(user, "get_full_name", lambda: "")()
+    return full or user.get_username()
+
+
+def sla_due(tenant: Tenant, priority: str, start: datetime | None = None) -> datetime:
+    """When an item of `priority` opened at `start` is due, counting working time only."""
+    start = start or timezone.now()
+    minutes = int(SLA[priority] / timedelta(minutes=1))
+    return SendingWindow.for_tenant(tenant).add_delay(start, minutes, "MINUTES")
+
+
+def check_member(tenant_id: int, user: AbstractBaseUser) -> None:
+    """Only people in the lead's workspace (or superusers) act on it."""
+    if user is None or not user.is_authenticated:
+        raise ReviewError("You must be signed in to do this.")
+    if getattr(user, "is_superuser", False):
+        return
+    if not Membership.objects.filter(tenant_id=tenant_id, user=user).exists():
+        raise ReviewError(f"{display_name(user)} is not a member of this workspace.")
+
+
+def _top(items: Iterable[tuple[str, str, datetime]]) -> tuple[str, str] | None:
+    """(priority, reason) of the most urgent of (priority, reason, sla_due_at) rows."""
+    best = min(items, key=lambda row: (-RANK[row[0]], row[2]), default=None)
+    return (best[0], best[1]) if best else None
+
+
+def _sync_journey(journey: Journey) -> bool:
+    """Mirror the lead's open items on the journey. True when nothing is open any more."""
+    top = _top(
+        ReviewItem.objects.filter(lead_id=journey.lead_id, status__in=OPEN_STATUSES).values_list(
+            "priority", "reason", "sla_due_at"
+        )
+    )
+    if top is None:
+        journey.requires_human_review, journey.review_reason, journey.review_priority = (
+            False,
+            "",
+            "",
+        )
+    else:
+        journey.requires_human_review = True
+        journey.review_priority, journey.review_reason = top[0], top[1][:MAX_REASON]
+    journey.save(
+        update_fields=["requires_human_review", "review_reason", "review_priority", "updated_at"]
+    )
+    return top is None
+
+
+def replan_if_stalled(journey: Journey) -> bool:
+    """Make an active enrollment due again when nothing of it is queued or planned.
+
+    While a lead is under review (or taken over) the send path cancels its queued
+    automated step and frees that step's key, but nobody plans it again; without this the
+    enrollment would wait forever. True when the journey was made due now.
+    """
+    if (
+        journey.stage not in AUTOMATED_STAGES
+        or journey.requires_human_review
+        or journey.taken_over_by_id
+        or journey.next_action_at is not None
+    ):
+        return False
+    active = Enrollment.objects.filter(
+        lead_id=journey.lead_id, status=Enrollment.Status.ACTIVE
+    ).exists()
+    in_flight = Message.objects.filter(
+        lead_id=journey.lead_id,
+        direction=Message.Direction.OUTBOUND,
+        is_manual=False,
+        status__in=[Message.Status.QUEUED, Message.Status.SENDING],
+    ).exists()
+    if not active or in_flight:
+        return False
+    journey.next_action_at = timezone.now()
+    journey.save(update_fields=["next_action_at", "updated_at"])
+    return True
+
+
+def _lock(item: ReviewItem) -> tuple[ReviewItem, Journey]:
+    """Lock the lead's journey, then the item (always in that order), and check it is open."""
+    journey = Journey.objects.select_for_update().get(lead_id=item.lead_id)
+    locked = ReviewItem.objects.select_for_update().select_related("lead").get(pk=item.pk)
+    if locked.status not in OPEN_STATUSES:
+        raise ReviewError(
+            f"This review item is already {locked.get_status_display().lower()}; "
+            "nothing was changed."
+        )
+    return locked, journey
+
+
+def _check_actor(item: ReviewItem, user: AbstractBaseUser) -> None:
+    check_member(item.tenant_id, user)
+    if item.status == ReviewItem.Status.ASSIGNED and item.assignee_id != user.pk:
+        raise ReviewError(
+            f"This item is assigned to {display_name(item.assignee)}; assign it to yourself first."
+        )
+
+
+def _close(
+    item: ReviewItem,
+    journey: Journey,
+    user: AbstractBaseUser,
+    *,
+    status: str,
+    resolution: str,
+    stage: str = "",
+) -> None:
+    item.status = status
+    item.resolution = resolution
+    item.resolved_stage = stage
+    item.resolved_by = user
+    item.resolved_at = timezone.now()
+    item.save(
+        update_fields=["status", "resolution", "resolved_stage", "resolved_by", "resolved_at"]
+    )
+    resolve_alerts(journey.tenant, Alert.Kind.SLA_BREACH, f"review:{item.pk}")
+    journey.refresh_from_db()  # a stage change or a send may have touched it
+    if _sync_journey(journey):
+        replan_if_stalled(journey)
+
+
+def _refresh(original: ReviewItem, current: ReviewItem) -> ReviewItem:
+    original.refresh_from_db()
+    return current
+
+
+# --- actions -------------------------------------------------------------------------
+
+
+@transaction.atomic
+def open_item(
+    lead: Lead,
+    *,
+    reason: str,
+    priority: str,
+    message: Message | None = None,
+    kind: str = ReviewItem.Kind.REPLY,
+    sentiment: int | None = None,
+    intent: str = "",
+    analysis: dict | None = None,
+    draft: str = "",
+) -> ReviewItem:
+    """Put the lead in the review queue; automation stops for it until the item closes.
+
+    Idempotent per (message, kind): an open item for the same message is returned as is.
+    """
+    if priority not in SLA:
+        raise ReviewError(f"Unknown priority {priority!r}.")
+    if kind not in ReviewItem.Kind.values:
+        raise ReviewError(f"Unknown review kind {kind!r}.")
+    reason = (reason or "").strip()
+    if not reason:
+        raise ReviewError("A review item needs a reason.")
+    if sentiment is not None and not -100 <= sentiment <= 100:
+        raise ReviewError(f"Sentiment must be between -100 and 100, got {sentiment}.")
+    if message is not None and message.lead_id != lead.pk:
+        raise ReviewError("That message does not belong to this lead.")
+    try:
+        journey = Journey.objects.select_for_update().get(lead_id=lead.pk)
+    except Journey.DoesNotExist:
+        raise ReviewError(f"{lead.name} has no journey yet.") from None
+    if message is not None:
+        existing = ReviewItem.objects.filter(
+            message=message, kind=kind, status__in=OPEN_STATUSES
+        ).first()
+        if existing is not None:
+            return existing
+    try:
+        with transaction.atomic():
+            item = ReviewItem.objects.create(
+                tenant_id=lead.tenant_id,
+                lead=lead,
+                message=message,
+                kind=kind,
+                reason=reason[:MAX_REASON],
+                priority=priority,
+                sla_due_at=sla_due(lead.tenant, priority),
+                sentiment_score=sentiment,
+                intent=(intent or "")[:32],
+                ai_analysis=analysis or {},
+                ai_draft=draft or "",
+            )
+    except IntegrityError:  # opened concurrently for the same message: that one wins
+        return ReviewItem.objects.get(message=message, kind=kind, status__in=OPEN_STATUSES)
+    _sync_journey(journey)
+    return item
+
+
+@transaction.atomic
+def assign(item: ReviewItem, user: AbstractBaseUser) -> ReviewItem:
+    """Give the item to `user` (taking it from its current assignee, if any)."""
+    locked, _ = _lock(item)
+    check_member(locked.tenant_id, user)
+    if locked.assignee_id == user.pk and locked.status == ReviewItem.Status.ASSIGNED:
+        return _refresh(item, locked)
+    locked.status = ReviewItem.Status.ASSIGNED
+    locked.assignee = user
+    locked.assigned_at = timezone.now()
+    locked.save(update_fields=["status", "assignee", "assigned_at"])
+    return _refresh(item, locked)
+
+
+@transaction.atomic
+def approve_draft(item: ReviewItem, user: AbstractBaseUser, text: str | None = None) -> Message:
+    """Send the AI draft (or `text`, the operator's edit of it) and resolve the item."""
+    locked, journey = _lock(item)
+    _check_actor(locked, user)
+    if journey.taken_over_by_id and journey.taken_over_by_id != user.pk:
+        raise ReviewError(
+            f"{display_name(journey.taken_over_by)} has taken over this conversation; "
+            "only they can write to the lead now."
+        )
+    edited = text is not None
+    body = (text if edited else locked.ai_draft).strip()
+    if not body:
+        raise ReviewError(
+            "The reply is empty." if edited else "There is no AI draft; write the reply."
+        )
+    try:
+        message = send_manual(locked.lead, body, user=user, reason="approved AI reply")
+    except SendRefused as refused:
+        raise ReviewError(str(refused)) from refused
+    what = "edited reply" if edited and body != locked.ai_draft.strip() else "AI draft"
+    _close(
+        locked,
+        journey,
+        user,
+        status=ReviewItem.Status.RESOLVED,
+        resolution=f"Sent the {what} (message #{message.pk}).",
+    )
+    _refresh(item, locked)
+    return message
+
+
+@transaction.atomic
+def reject(item: ReviewItem, user: AbstractBaseUser, note: str) -> ReviewItem:
+    """Close the item without sending anything (the draft is discarded), saying why."""
+    note = (note or "").strip()
+    if not note:
+        raise ReviewError("Say why you reject it (a short note).")
+    locked, journey = _lock(item)
+    _check_actor(locked, user)
+    _close(locked, journey, user, status=ReviewItem.Status.DISMISSED, resolution=note)
+    return _refresh(item, locked)
+
+
+@transaction.atomic
+def resolve(
+    item: ReviewItem, user: AbstractBaseUser, *, stage: str | None = None, note: str = ""
+) -> ReviewItem:
+    """Close the item, optionally moving the lead to NEGOTIATION, CONVERTED or DEAD."""
+    if stage is not None and stage not in RESOLVE_STAGES:
+        allowed = ", ".join(Stage(s).label for s in sorted(RESOLVE_STAGES))
+        raise ReviewError(f"A review can only close a lead as {allowed} (or leave its stage).")
+    locked, journey = _lock(item)
+    _check_actor(locked, user)
+    note = (note or "").strip()
+    if stage is not None:
+        try:
+            stages.transition(
+                journey,
+                stage,
+                reason=f"review #{locked.pk}: {note or 'resolved'}"[:MAX_REASON],
+                by_user=user,
+            )
+        except stages.IllegalTransition as illegal:
+            raise ReviewError(str(illegal)) from illegal
+    _close(
+        locked,
+        journey,
+        user,
+        status=ReviewItem.Status.RESOLVED,
+        resolution=note or "Resolved.",
+        stage=stage or "",
+    )
+    return _refresh(item, locked)
+
+
+@transaction.atomic
+def release_journey_if_clear(lead: Lead) -> bool:
+    """Clear the review flag when the lead has no open items left (True then).
+
+    With items still open it only brings review_priority/reason up to date. A released
+    lead whose enrollment stalled while under review is made due again.
+    """
+    journey = Journey.objects.select_for_update().get(lead_id=lead.pk)
+    if not _sync_journey(journey):
+        return False
+    replan_if_stalled(journey)
+    return True
+
+
+# --- SLA watch -----------------------------------------------------------------------
+
+
+def breached(now: datetime):
+    """Open items past their due time and not yet escalated for this breach."""
+    return ReviewItem.objects.filter(status__in=OPEN_STATUSES, sla_due_at__lte=now).filter(
+        Q(sla_breached_at__isnull=True) | Q(sla_breached_at__lt=F("sla_due_at"))
+    )
+
+
+@transaction.atomic
+def check_sla(now: datetime | None = None) -> int:
+    """Escalate every breached item one priority up, restart its SLA from now, alert.
+
+    An escalated item gets a new due time, so running this again (every minute) leaves it
+    alone until that new due time passes too. Returns how many items were escalated.
+    """
+    now = now or timezone.now()
+    items = list(
+        breached(now)
+        .select_related("tenant", "lead")
+        .select_for_update(skip_locked=True, of=("self",))
+        .order_by("sla_due_at", "pk")
+    )
+    if not items:
+        return 0
+    windows: dict[int, SendingWindow] = {}
+    alerts = []
+    for item in items:
+        old = item.priority
+        item.priority = ESCALATION[old]
+        window = windows.setdefault(item.tenant_id, SendingWindow.for_tenant(item.tenant))
+        minutes = int(SLA[item.priority] / timedelta(minutes=1))
+        item.sla_due_at = window.add_delay(now, minutes, "MINUTES")
+        item.sla_breached_at = now
+        due_local = timezone.localtime(item.sla_due_at, window.tz)
+        change = f"escalated to {item.priority}" if item.priority != old else "still URGENT"
+        alerts.append(
+            (
+                item,
+                f"Review of {item.lead.name} ({item.reason}) missed its {old} SLA; "
+                f"{change}, now due {due_local:%a %d %b %H:%M}.",
+            )
+        )
+    ReviewItem.objects.bulk_update(items, ["priority", "sla_due_at", "sla_breached_at"])
+    for item, text in alerts:
+        severity = (
+            Alert.Severity.CRITICAL if item.priority == Priority.URGENT else Alert.Severity.WARNING
+        )
+        alert = raise_alert(
+            item.tenant, Alert.Kind.SLA_BREACH, f"review:{item.pk}", text, severity=severity
+        )
+        if alert.severity != severity:  # an open alert counted again keeps its old severity
+            Alert.objects.filter(pk=alert.pk).update(severity=severity)
+    _sync_priorities({item.lead_id for item in items})
+    return len(items)
+
+
+def _sync_priorities(lead_ids: set[int]) -> None:
+    """Bring journey.review_priority/reason in step for these leads (two queries + update)."""
+    rows: dict[int, list[tuple[str, str, datetime]]] = {}
+    for lead_id, priority, reason, due in ReviewItem.objects.filter(
+        lead_id__in=lead_ids, status__in=OPEN_STATUSES
+    ).values_list("lead_id", "priority", "reason", "sla_due_at"):
+        rows.setdefault(lead_id, []).append((priority, reason, due))
+    journeys = list(Journey.objects.filter(lead_id__in=lead_ids))
+    now = timezone.now()
+    for journey in journeys:
+        journey.updated_at = now
+        top = _top(rows.get(journey.lead_id, []))
+        if top is not None:
+            journey.review_priority, journey.review_reason = top[0], top[1][:MAX_REASON]
+            journey.requires_human_review = True
+    Journey.objects.bulk_update(
+        journeys, ["requires_human_review", "review_priority", "review_reason", "updated_at"]
+    )

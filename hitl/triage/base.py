@@ -1,0 +1,67 @@
+"""The triage contract: intents, the result, the backend interface, text normalisation."""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass
+from datetime import date
+
+INTENTS = (
+    "interested",
+    "meeting_request",
+    "price_request",
+    "question",
+    "not_interested",
+    "unsubscribe",
+    "out_of_office",
+    "wrong_person",
+    "complaint",
+    "referral",
+    "other",
+)
+LANGUAGES = ("ro", "en")
+
+
+@dataclass(frozen=True)
+class TriageResult:
+    sentiment: int  # -100..100
+    intent: str  # one of INTENTS
+    confidence: float  # 0..1
+    language: str  # "ro" | "en"
+    draft: str  # a short reply in the lead's language ("" for unsubscribe)
+    backend: str  # "offline" | "openai_compatible"
+    fell_back: bool = False  # True when openai_compatible failed and offline answered
+    fallback_reason: str = ""
+    return_date: date | None = None  # out_of_office: the date the person is back, if given
+    keywords: tuple[str, ...] = ()  # trigger keywords found (normalised), e.g. "pret"
+
+
+class TriageBackend:
+    needs_credentials: bool = True
+
+    def analyse(
+        self,
+        text: str,
+        *,
+        contact_name: str = "",
+        company_name: str = "",
+        today: date | None = None,
+    ) -> TriageResult:
+        raise NotImplementedError
+
+
+# Typographic quotes and dashes to ASCII, before diacritics are stripped.
+_PUNCTUATION = str.maketrans(
+    {"\u2019": "'", "\u2018": "'", "`": "'", "\u00b4": "'", "\u2013": "-", "\u2014": "-"}
+)
+
+
+def normalise(text: str) -> str:
+    """Lowercase, no diacritics (ș/ş→s, ț/ţ→t, ă/â→a, î→i), single spaces, stripped.
+
+    NFKD splits both the comma-below (ș U+0219) and the cedilla (ş U+015F) forms into a base
+    letter plus a combining mark, and the marks are dropped; emoji are kept.
+    """
+    decomposed = unicodedata.normalize("NFKD", text.translate(_PUNCTUATION).lower())
+    stripped = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+    return " ".join(stripped.split())

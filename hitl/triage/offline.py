@@ -1,0 +1,250 @@
+"""Offline triage: keyword/phrase tables with negation windows, no model, no network.
+
+How a reply is read:
+
+1. `normalise` (lowercase, no diacritics — ș/ş and ț/ţ alike), then split into clauses at
+   punctuation and at "dar/însă/but", and into tokens ("n-am" → "n am", "don't" → "dont").
+   A few words that matter are typo-tolerant: a token one edit away from "interesat",
+   "reclamatie", "concediu", ... is read as that word ("intresat" → "interesat").
+2. Every cue (a regex over a clause's tokens) adds its weight to an intent. Negatable cues
+   look back a few tokens for a negator (nu, n, nici, fără, not, no, never, don't...) in
+   the same clause: "nu sunt interesat" credits not_interested instead of interested,
+   "nu e problemă" credits nothing, "nu mă sunați" is not a meeting request. "Nu știu
+   dacă..." / "not sure if..." is a hedge, not a negation.
+3. Opt-outs win outright (they must be honoured), then autoreplies (unless the sender also
+   asks to be called), then the intent with the highest score; ties go to the intent a
+   person must handle first (complaint, referral, wrong_person, meeting, price, ...).
+4. The sentiment is the intent's base score moved by tone words and emoji, clamped into
+   the intent's band, so that routing on the score is sensible: interested and
+   meeting_request ≥ 50, price_request/question/referral/out_of_office/other 0..49,
+   not_interested/complaint/unsubscribe < 0 (a deferral — "poate la toamnă" — stays 0..30,
+   a question about where we got the number goes below 0).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections import defaultdict
+from datetime import date
+from typing import Any
+
+from hitl.triage import rules
+from hitl.triage.base import TriageBackend, TriageResult, normalise
+from hitl.triage.dates import parse_return_date
+from hitl.triage.drafts import draft_reply
+
+
+def _close(a: str, b: str) -> bool:
+    """True when a and b are at most one edit apart (substitution, insertion, deletion or
+    swap of neighbours)."""
+    if a == b:
+        return True
+    la, lb = len(a), len(b)
+    if abs(la - lb) > 1:
+        return False
+    if la == lb:
+        diff = [i for i in range(la) if a[i] != b[i]]
+        return len(diff) == 1 or (
+            len(diff) == 2
+            and diff[1] == diff[0] + 1
+            and a[diff[0]] == b[diff[1]]
+            and a[diff[1]] == b[diff[0]]
+        )
+    if la > lb:
+        a, b = b, a
+    i = 0
+    while i < len(a) and a[i] == b[i]:
+        i += 1
+    return a[i:] == b[i + 1 :]
+
+
+@functools.lru_cache(maxsize=4096)
+def _canonical(token: str) -> str:
+    if len(token) < 7 or token in rules.FUZZY_SET or token.isdigit():
+        return token
+    for word in rules.FUZZY:
+        if _close(token, word):
+            return word
+    return token
+
+
+def _tokens(clause: str) -> list[str]:
+    tokens: list[str] = []
+    for raw in rules.TOKEN.findall(clause):
+        if raw == "t" and tokens and tokens[-1].endswith("n"):  # don't → dont
+            tokens[-1] += "t"
+        else:
+            tokens.append(_canonical(raw))
+    return tokens
+
+
+def clauses(norm: str) -> list[list[str]]:
+    """The normalised text as clauses of canonical tokens (empty clauses dropped)."""
+    return [t for t in (_tokens(c) for c in rules.CLAUSE_SPLIT.split(norm)) if t]
+
+
+def _negation(tokens: list[str], index: int, window: int) -> str:
+    """Whether a negator precedes the cue whose head is tokens[index] within `window`
+    tokens: "negated", "hedged" ("nu știu dacă...") or ""."""
+    for j in range(index - 1, max(-1, index - 1 - window), -1):
+        if tokens[j] in rules.NEGATORS:
+            after = " ".join(tokens[j + 1 : index])
+            return "hedged" if rules.HEDGE.match(after) else "negated"
+    return ""
+
+
+def _head(match: re.Match[str]) -> int:
+    for name in ("h", "h2", "h3"):
+        if name in match.re.groupindex and match.group(name) is not None:
+            return match.start(name)
+    return match.start()
+
+
+def score(norm: str) -> dict[str, float]:
+    """Intent (and "_flag") scores for a normalised text."""
+    scores: dict[str, float] = defaultdict(float)
+    parts = clauses(norm)
+    for index, tokens in enumerate(parts):
+        line = " ".join(tokens)
+        for cue in rules.CUES:
+            for match in cue.pattern.finditer(line):
+                if cue.negated is not None:
+                    head = line.count(" ", 0, _head(match))
+                    state = _negation(tokens, head, cue.window)
+                    if state == "negated":
+                        if cue.negated:
+                            scores[cue.negated] += cue.weight
+                        continue
+                    if state == "hedged":
+                        scores[cue.intent] += cue.weight / 2
+                        scores["question"] += 1
+                        continue
+                scores[cue.intent] += cue.weight
+        words = set(tokens)
+        if words <= rules.YES_FILLER and words & rules.YES:
+            scores["interested"] += 2
+        elif words <= rules.NO_FILLER and words & rules.NO:
+            scores["not_interested"] += 3
+        opener = tokens[0] == "stop" and tokens[1:2] not in (["by"], ["in"], ["over"])
+        if opener and (index == 0 or len(tokens) <= 2):  # "STOP", "Stop. Nu mai scrieți"
+            scores["unsubscribe"] += 5
+    if "?" in norm:
+        scores["question"] += 1
+    if scores["referral"] >= 3 and (rules.PHONE.search(norm) or rules.EMAIL.search(norm)):
+        scores["referral"] += 1
+    if scores["meeting_request"] >= 2:
+        scores["meeting_request"] += min(scores["_time"], 2)
+    if scores["_deferral"]:  # "reveniți după recoltare" declines for now
+        scores["not_interested"] += 1
+    return scores
+
+
+def decide(scores: dict[str, float]) -> tuple[str, float]:
+    """The intent and a confidence in 0..1."""
+    if scores["unsubscribe"] >= 5:
+        return "unsubscribe", 0.95
+    if scores["out_of_office"] >= 4 and scores["meeting_request"] < 3:
+        return "out_of_office", 0.9
+    if scores["complaint"] < 2:  # a lone "problemă" is not a complaint
+        scores = defaultdict(float, scores, complaint=0)
+    ranked = sorted(
+        rules.PRIORITY, key=lambda intent: (-scores[intent], rules.PRIORITY.index(intent))
+    )
+    best, second = scores[ranked[0]], scores[ranked[1]]
+    if best <= 0:
+        return "other", 0.35
+    if ranked[0] == "question" and best < 2:  # only a question mark
+        return "question", 0.5
+    confidence = 0.4 + 0.08 * min(best, 5) + 0.05 * min(best - second, 4)
+    return ranked[0], round(min(confidence, 0.95), 2)
+
+
+def sentiment(intent: str, scores: dict[str, float], norm: str) -> int:
+    base, low, high = rules.BANDS[intent]
+    if intent == "not_interested" and scores["_deferral"]:
+        base, low, high = rules.DEFERRAL_BAND
+    if intent == "question" and scores["_privacy"]:
+        base = rules.PRIVACY_BASE
+    if intent in ("interested", "meeting_request"):
+        base += min(int(scores[intent] - 3) * 5, 20) if scores[intent] > 3 else 0
+    if intent == "complaint":
+        base -= min(int(scores[intent] - 3) * 5, 20) if scores[intent] > 3 else 0
+    positive = min(len(rules.POSITIVE_TONE.findall(norm)), 3) * 5
+    negative = min(len(rules.NEGATIVE_TONE.findall(norm)), 3) * 10
+    return max(low, min(high, base + positive - negative))
+
+
+def detect_language(text: str, norm: str) -> str:
+    """Romanian or English by stop-word counts (+1 for every word with Romanian
+    diacritics); ties — "ok", "👍", "stop" — go to "ro", the language of the outreach."""
+    words = rules.TOKEN.findall(norm)
+    ro = sum(word in rules.RO_WORDS for word in words)
+    en = sum(word in rules.EN_WORDS for word in words)
+    ro += sum(1 for word in text.split() if rules.RO_LETTERS.search(word))
+    return "en" if en > ro else "ro"
+
+
+def find_keywords(norm: str) -> tuple[str, ...]:
+    """Trigger keywords in the text, normalised ("preț"/"price" → "pret"). "Problemă" in
+    "nu e problemă" / "nicio problemă" / "no problem" is an idiom, not a trigger."""
+    found = []
+    for tokens in clauses(norm):
+        line = " ".join(tokens)
+        for name, pattern in rules.KEYWORDS:
+            for match in pattern.finditer(line):
+                if name == "problema":
+                    index = line.count(" ", 0, match.start())
+                    if _negation(tokens, index, 3):
+                        continue
+                if name not in found:
+                    found.append(name)
+                break
+    order = [name for name, _ in rules.KEYWORDS]
+    return tuple(sorted(found, key=order.index))
+
+
+class OfflineTriage(TriageBackend):
+    needs_credentials = False  # rules only; talks to nobody
+
+    def __init__(self, **options: Any) -> None:  # the OPTIONS of the AI backend are ignored
+        pass
+
+    def analyse(
+        self,
+        text: str,
+        *,
+        contact_name: str = "",
+        company_name: str = "",
+        today: date | None = None,
+    ) -> TriageResult:
+        norm = normalise(text)
+        scores = score(norm)
+        intent, confidence = decide(scores)
+        language = detect_language(text, norm)
+        return_date = None
+        if intent == "out_of_office" or scores["out_of_office"] >= 4:  # "în concediu până..."
+            return_date = parse_return_date(norm, today or _today())
+        return TriageResult(
+            sentiment=sentiment(intent, scores, norm),
+            intent=intent,
+            confidence=confidence,
+            language=language,
+            draft=draft_reply(
+                intent,
+                language,
+                contact_name=contact_name,
+                company_name=company_name,
+                return_date=return_date,
+                deferral=bool(scores["_deferral"]),
+            ),
+            backend="offline",
+            return_date=return_date,
+            keywords=find_keywords(norm),
+        )
+
+
+def _today() -> date:
+    from django.utils import timezone
+
+    return timezone.localdate()

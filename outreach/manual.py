@@ -1,0 +1,124 @@
+"""Messages written by a person (or an approved AI draft): same phone, same queues, same
+refusals as automation, so nothing reaches a lead who opted out."""
+
+from __future__ import annotations
+
+import uuid
+from functools import partial
+
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.db import transaction
+from django.utils import timezone
+
+from outreach import quota
+from outreach.delivery import enqueue_message
+from outreach.hours import SendingWindow
+from outreach.models import Channel, Journey, Lead, Message
+from whatsapp.models import Phone
+
+MAX_WHATSAPP_TEXT = 2000
+
+
+class SendRefused(ValueError):
+    """The message may not be sent; the text says why, for the operator."""
+
+
+def _phone_for(lead: Lead, journey: Journey) -> tuple[Phone, bool]:
+    """The lead's sticky phone when usable, else the active phone with most quota left.
+    Returns (phone, new_contact)."""
+    usable = Phone.objects.filter(
+        tenant_id=lead.tenant_id, status=Phone.Status.ACTIVE, is_enabled=True
+    )
+    chat_phone = (
+        Message.objects.filter(
+            lead=lead,
+            channel=Channel.WHATSAPP,
+            direction=Message.Direction.OUTBOUND,
+            status__in=[Message.Status.SENT, Message.Status.DELIVERED, Message.Status.READ],
+        )
+        .order_by("-created_at")
+        .values_list("phone_id", flat=True)
+        .first()
+    )
+    for candidate in (chat_phone, journey.assigned_phone_id):
+        phone = usable.filter(pk=candidate).first() if candidate else None
+        if phone is not None:
+            return phone, candidate != chat_phone
+    window = SendingWindow.for_tenant(lead.tenant)
+    day = window.local_date(timezone.now())
+    phones = list(usable)
+    status = quota.status_many(
+        [p.pk for p in phones], day, limits={p.pk: p.daily_limit for p in phones}
+    )
+    best = max(phones, key=lambda p: (status[p.pk].remaining, -p.pk), default=None)
+    if best is None or status[best.pk].remaining <= 0:
+        raise SendRefused("No active WhatsApp phone has quota left today for a new contact.")
+    return best, True
+
+
+def send_manual(
+    lead: Lead,
+    text: str,
+    *,
+    user: AbstractBaseUser | None = None,
+    reason: str = "manual message",
+) -> Message:
+    """Queue a WhatsApp message written by `user` (or approved by them)."""
+    return queue_reply(lead, text, user=user, reason=reason, is_manual=True)
+
+
+@transaction.atomic
+def queue_reply(
+    lead: Lead,
+    text: str,
+    *,
+    user: AbstractBaseUser | None = None,
+    reason: str,
+    is_manual: bool,
+    idempotency_key: str | None = None,
+    allow_opted_out: bool = False,
+) -> Message:
+    """Queue a conversational WhatsApp message (not a sequence step) on the lead's phone.
+
+    Automated replies (`is_manual=False`, e.g. an AI auto-reply) carry a key derived from
+    what they answer, so processing the same reply twice never sends two answers.
+    """
+    text = (text or "").strip()
+    if not text:
+        raise SendRefused("The message is empty.")
+    if len(text) > MAX_WHATSAPP_TEXT or "\x00" in text:
+        raise SendRefused(f"WhatsApp messages are limited to {MAX_WHATSAPP_TEXT} characters.")
+    journey = Journey.objects.select_for_update().get(lead=lead)
+    if journey.whatsapp_opted_out and not allow_opted_out:
+        raise SendRefused("This lead opted out of WhatsApp; nothing can be sent to it there.")
+    if not lead.phone:
+        raise SendRefused("This lead has no phone number.")
+    phone, new_contact = _phone_for(lead, journey)
+    day = None
+    if new_contact:
+        day = SendingWindow.for_tenant(lead.tenant).local_date(timezone.now())
+        if not quota.reserve_new_contact(phone, day):
+            raise SendRefused(f"{phone} has no new-contact quota left today.")
+    message = Message.objects.create(
+        tenant_id=lead.tenant_id,
+        lead=lead,
+        channel=Channel.WHATSAPP,
+        direction=Message.Direction.OUTBOUND,
+        status=Message.Status.QUEUED,
+        body=text,
+        phone=phone,
+        counterpart=lead.phone,
+        quota_cost=1 if new_contact else 0,
+        quota_day=day,
+        is_manual=is_manual,
+        sent_by=user,
+        idempotency_key=idempotency_key or f"manual:{uuid.uuid4()}",
+        channel_reason=reason,
+        scheduled_for=timezone.now(),
+    )
+    if journey.assigned_phone_id != phone.pk:
+        Journey.objects.filter(pk=journey.pk).update(
+            assigned_phone=phone, assigned_at=timezone.now()
+        )
+    transaction.on_commit(partial(enqueue_message, message))
+    return message

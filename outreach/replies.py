@@ -1,0 +1,186 @@
+"""What a reply does, whatever channel it came on (flow 3 of SPEC.md).
+
+Order matters: an opt-out is honoured before anything else; then automation stops for the
+lead (a follow-up already queued never goes out) and for its whole company; then the AI
+triage decides between an automatic answer, a draft to approve and a review item.
+Out-of-office answers are the exception: they only move the next step past the return.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import asdict
+from datetime import datetime, time
+
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+from django_dramatiq import apps as django_dramatiq_apps
+from dramatiq.rate_limits import WindowRateLimiter
+
+from outreach import optout, sequences, stages
+from outreach.hours import SendingWindow
+from outreach.manual import SendRefused, queue_reply
+from outreach.models import Channel, Enrollment, Journey, Lead, Message, Stage
+from outreach.sequences import OPT_OUT_CONFIRMATION_PREFIX
+
+log = logging.getLogger(__name__)
+
+AI_REQUESTS_PER_MINUTE = 60
+REPLYING_STAGES = (Stage.COLD, Stage.CONTACTED_WA, Stage.CONTACTED_EMAIL)
+
+
+def analyse(lead: Lead, text: str):
+    """Triage within the tenant's AI budget (60/min); past it, the offline backend answers."""
+    from hitl.triage import OfflineTriage, triage
+
+    kwargs = {"contact_name": lead.contact_name, "company_name": lead.name}
+    backend = django_dramatiq_apps.RATE_LIMITER_BACKEND
+    limiter = WindowRateLimiter(
+        backend, f"ai-triage-{lead.tenant_id}", limit=AI_REQUESTS_PER_MINUTE, window=60
+    )
+    with limiter.acquire(raise_on_failure=False) as acquired:
+        if acquired:
+            return triage(text, **kwargs)
+    result = OfflineTriage().analyse(text, **kwargs)
+    return type(result)(
+        **{**asdict(result), "fell_back": True, "fallback_reason": "AI rate limit reached (60/min)"}
+    )
+
+
+def process_reply(lead: Lead, message: Message) -> str:
+    """Apply a stored inbound message to its lead. Returns what was decided."""
+    if optout.is_opt_out(message.body):
+        return _opt_out(lead, message)
+    result = analyse(lead, message.body)
+    if result.intent == "unsubscribe":  # worded in a way the phrase list does not know
+        return _opt_out(lead, message)
+    if result.intent == "out_of_office":
+        return _out_of_office(lead, message, result)
+    with transaction.atomic():
+        now = timezone.now()
+        journey = Journey.objects.select_for_update().get(lead=lead)
+        Journey.objects.filter(pk=journey.pk).update(
+            reply_count=F("reply_count") + 1, last_reply_at=now
+        )
+        if journey.stage in REPLYING_STAGES:
+            stages.transition(
+                journey, Stage.WARM_REPLY, reason=f"reply on {message.channel}", by_system="inbound"
+            )
+        sequences.stop(lead.pk, "reply")  # idempotent; also cancels anything still queued
+        stopped = stop_company(lead)
+        decision = _route(lead, message, result)
+        _remember(message, result, decision, company_stopped=stopped)
+    return decision
+
+
+def stop_company(lead: Lead) -> int:
+    """A reply from one contact stops automation for every lead of the same company."""
+    if not lead.cui:
+        return 0
+    others = Lead.objects.filter(tenant_id=lead.tenant_id, cui=lead.cui).exclude(pk=lead.pk)
+    count = 0
+    for other_id in others.values_list("pk", flat=True):
+        count += sequences.stop(other_id, "company replied")
+    return count
+
+
+def _route(lead: Lead, message: Message, result) -> str:
+    from hitl import review
+    from hitl.models import ReviewItem
+    from hitl.routing import route
+
+    decision = route(
+        lead.tenant,
+        sentiment=result.sentiment,
+        intent=result.intent,
+        keywords=tuple(result.keywords),
+    )
+    analysis = {"triage": _jsonable(result), "route": asdict(decision)}
+    if decision.action == "auto_reply":
+        try:
+            queue_reply(
+                lead,
+                result.draft,
+                reason=f"AI auto-reply: {decision.reason}",
+                is_manual=False,
+                idempotency_key=f"ai-reply:{message.pk}",
+            )
+            return f"auto_reply: {decision.reason}"
+        except SendRefused as refused:
+            decision_reason = f"{decision.reason}; auto-reply refused: {refused}"
+            review.open_item(
+                lead,
+                reason=decision_reason,
+                priority=decision.priority,
+                message=message,
+                kind=ReviewItem.Kind.APPROVAL,
+                sentiment=result.sentiment,
+                intent=result.intent,
+                analysis=analysis,
+                draft=result.draft,
+            )
+            return f"approval: {decision_reason}"
+    kind = ReviewItem.Kind.APPROVAL if decision.action == "approval" else ReviewItem.Kind.REPLY
+    review.open_item(
+        lead,
+        reason=decision.reason,
+        priority=decision.priority,
+        message=message,
+        kind=kind,
+        sentiment=result.sentiment,
+        intent=result.intent,
+        analysis=analysis,
+        draft=result.draft,
+    )
+    return f"{decision.action} {decision.priority}: {decision.reason}"
+
+
+def _jsonable(result) -> dict:
+    return json.loads(json.dumps(asdict(result), default=str))
+
+
+def _remember(message: Message, result, decision: str, **extra: object) -> None:
+    Message.objects.filter(pk=message.pk).update(
+        analysis={"triage": _jsonable(result), "decision": decision, **extra}
+    )
+
+
+def _opt_out(lead: Lead, message: Message) -> str:
+    first = optout.opt_out(lead, message.channel, trigger=message)  # this contact only
+    if first and message.channel == Channel.WHATSAPP:
+        try:
+            queue_reply(
+                lead,
+                optout.confirmation_for(message.body),
+                reason="opt-out confirmation",
+                is_manual=False,
+                allow_opted_out=True,
+                idempotency_key=f"{OPT_OUT_CONFIRMATION_PREFIX}{lead.pk}:{message.channel}",
+            )
+        except SendRefused as refused:
+            log.warning("opt-out confirmation for lead %s not sent: %s", lead.pk, refused)
+    decision = "opt-out" + (" (confirmation queued)" if first else " (already opted out)")
+    Message.objects.filter(pk=message.pk).update(analysis={"decision": decision})
+    return decision
+
+
+def _out_of_office(lead: Lead, message: Message, result) -> str:
+    """Not a reply: keep the sequence, but wait until the person is back."""
+    decision = "out of office: sequence continues"
+    if result.return_date:
+        window = SendingWindow.for_tenant(lead.tenant)
+        back = window.next_opening(
+            datetime.combine(result.return_date, time(9, 0), tzinfo=window.tz)
+        )
+        journey = Journey.objects.get(lead=lead)
+        if journey.next_action_at is None or journey.next_action_at < back:
+            Journey.objects.filter(pk=journey.pk).update(next_action_at=back)
+            Enrollment.objects.filter(lead=lead, status=Enrollment.Status.ACTIVE).update(
+                next_run_at=back
+            )
+            sequences.cancel_queued([lead.pk], "out of office until " + str(result.return_date))
+        decision = f"out of office until {result.return_date}: next step {back:%Y-%m-%d %H:%M}"
+    _remember(message, result, decision)
+    return decision

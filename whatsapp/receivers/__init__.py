@@ -1,0 +1,1 @@
+"""Webhook receivers for the WhatsApp providers (registered in cerniq.webhooks.RECEIVERS)."""
