@@ -1,6 +1,8 @@
-"""Re-enqueue QUEUED/SENDING messages whose broker message was lost (e.g. Redis flushed).
+"""Re-enqueue work whose broker message was lost (e.g. Redis flushed): outbound messages
+still QUEUED/SENDING, and webhook events still RECEIVED.
 
-Cron: */10 * * * *. Safe: a send claims its row, so a duplicate broker message is a no-op.
+Cron: */10 * * * *. Safe: sends and event processing claim their row first, so a
+duplicate broker message is a no-op.
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ from django.core.management.base import BaseCommand, CommandParser
 from django.db.models import Q
 from django.utils import timezone
 
+from cerniq.models import WebhookEvent
+from cerniq.tasks import process_webhook_event
 from outreach.delivery import enqueue_message
 from outreach.models import Message
 from outreach.pacing import SEND_LEASE
@@ -37,3 +41,10 @@ class Command(BaseCommand):
             enqueue_message(message)
             count += 1
         self.stdout.write(f"re-enqueued {count} stale messages")
+        events = WebhookEvent.objects.filter(
+            status=WebhookEvent.Status.RECEIVED,
+            received_at__lt=timezone.now() - timedelta(minutes=minutes),
+        ).values_list("pk", flat=True)
+        for event_id in events:
+            process_webhook_event.send(event_id)
+        self.stdout.write(f"re-enqueued {len(events)} webhook events")
