@@ -11,7 +11,7 @@ from hitl.models import ReviewItem
 from outreach.dispatch import dispatch_due
 from outreach.manual import SendRefused, send_manual
 from outreach.models import Enrollment, Journey, Lead, Message
-from tests.factories import make_outreach_world
+from tests.factories import make_lead, make_outreach_world
 from tests.whatsapp.conftest import MONDAY_10
 from whatsapp.inbound import handle_received, handle_sent
 from whatsapp.receivers.timelinesai import WhatsAppMessageEvent
@@ -254,3 +254,14 @@ def test_opt_out_in_words_only_the_ai_understands_is_honoured(contacted):
             .startswith("opt-out")
             or not journey.whatsapp_opted_out
         )
+
+
+def test_ai_budget_of_the_tenant_is_enforced_with_an_offline_fallback(tenant, monkeypatch):
+    from outreach import replies
+
+    monkeypatch.setattr(replies, "AI_REQUESTS_PER_MINUTE", 2)
+    lead = make_lead(tenant)
+    results = [replies.analyse(lead, "Da, sunt interesat.") for _ in range(3)]
+    assert [r.fell_back for r in results] == [False, False, True]
+    assert results[2].fallback_reason == "AI rate limit reached (60/min)"
+    assert results[2].intent == results[0].intent  # the offline rules still answer
