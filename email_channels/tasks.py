@@ -7,8 +7,7 @@ import logging
 import dramatiq
 
 from email_channels import sending
-from outreach.delivery import EMAIL_QUEUES, enqueue_message
-from outreach.models import Message
+from outreach.delivery import EMAIL_QUEUES, enqueue_again
 
 log = logging.getLogger(__name__)
 
@@ -18,10 +17,7 @@ def send_email_message(message_id: int) -> None:
     """Send one queued email; re-enqueue when told to wait."""
     outcome = sending.send_queued_email(message_id)
     log.info("email message %s: %s %s", message_id, outcome.kind, outcome.detail)
-    if outcome.retry_at is not None:
-        message = Message.objects.filter(pk=message_id).first()
-        if message is not None:
-            enqueue_message(message, at=outcome.retry_at)
+    enqueue_again(message_id, outcome.retry_at)
 
 
 for _queue in EMAIL_QUEUES.values():

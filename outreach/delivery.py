@@ -38,3 +38,12 @@ def enqueue_message(message: Message, *, at: datetime | None = None) -> None:
     actor = actor_for(message)
     dramatiq_message = actor.message(message.pk).copy(queue_name=queue_for(message))
     actor.broker.enqueue(dramatiq_message, delay=delay_ms or None)
+
+
+def enqueue_again(message_id: int, at: datetime | None) -> None:
+    """After a send attempt that was told to wait: enqueue the message again for `at`."""
+    if at is None:
+        return
+    message = Message.objects.filter(pk=message_id).first()
+    if message is not None:
+        enqueue_message(message, at=at)

@@ -47,28 +47,40 @@ def _phone_of(tenant: Tenant, account_phone: str) -> Phone | None:
     )
 
 
-def handle_received(tenant: Tenant, msg) -> None:
-    """A lead (or an unknown sender) wrote to one of our numbers."""
-    lead = find_lead(tenant, chat_id=msg.chat_id, phone=msg.sender_phone)
+def _store(tenant: Tenant, msg, lead: Lead | None, **fields: object) -> Message | None:
+    """Store one TimelinesAI message; None when it is already stored (a redelivery)."""
     try:
         with transaction.atomic():
-            message = Message.objects.create(
+            return Message.objects.create(
                 tenant=tenant,
                 lead=lead,
                 channel=Channel.WHATSAPP,
-                direction=Message.Direction.INBOUND,
-                status=Message.Status.RECEIVED,
                 body=msg.text or "",
                 phone=_phone_of(tenant, msg.account_phone),
-                counterpart=msg.sender_phone or "",
                 provider_message_id=msg.message_uid,
                 provider_thread_id=msg.chat_id or "",
                 provider_url=msg.chat_url or "",
                 sent_at=msg.timestamp,
-                raw_response={"attachments": list(msg.attachments), "origin": msg.origin},
+                **fields,
             )
     except IntegrityError:
-        log.info("reply %s already stored", msg.message_uid)  # a redelivery
+        log.info("message %s already stored", msg.message_uid)
+        return None
+
+
+def handle_received(tenant: Tenant, msg) -> None:
+    """A lead (or an unknown sender) wrote to one of our numbers."""
+    lead = find_lead(tenant, chat_id=msg.chat_id, phone=msg.sender_phone)
+    message = _store(
+        tenant,
+        msg,
+        lead,
+        direction=Message.Direction.INBOUND,
+        status=Message.Status.RECEIVED,
+        counterpart=msg.sender_phone or "",
+        raw_response={"attachments": list(msg.attachments), "origin": msg.origin},
+    )
+    if message is None:
         return
     if lead is None:
         log.info("reply from an unknown sender kept as message %s", message.pk)
@@ -90,24 +102,13 @@ def handle_sent(tenant: Tenant, msg) -> None:
         return
     if (msg.origin or "").strip().lower() == API_ORIGIN:
         raise NotYetKnown(f"our send {msg.message_uid} is not recorded yet")
-    lead = find_lead(tenant, chat_id=msg.chat_id, phone=msg.recipient_phone)
-    try:
-        with transaction.atomic():
-            Message.objects.create(
-                tenant=tenant,
-                lead=lead,
-                channel=Channel.WHATSAPP,
-                direction=Message.Direction.OUTBOUND,
-                status=Message.Status.SENT,
-                body=msg.text or "",
-                phone=_phone_of(tenant, msg.account_phone),
-                counterpart=msg.recipient_phone or "",
-                provider_message_id=msg.message_uid,
-                provider_thread_id=msg.chat_id or "",
-                provider_url=msg.chat_url or "",
-                is_manual=True,
-                channel_reason=f"sent from WhatsApp ({msg.origin or 'phone'})",
-                sent_at=msg.timestamp,
-            )
-    except IntegrityError:
-        return
+    _store(
+        tenant,
+        msg,
+        find_lead(tenant, chat_id=msg.chat_id, phone=msg.recipient_phone),
+        direction=Message.Direction.OUTBOUND,
+        status=Message.Status.SENT,
+        counterpart=msg.recipient_phone or "",
+        is_manual=True,
+        channel_reason=f"sent from WhatsApp ({msg.origin or 'phone'})",
+    )

@@ -6,8 +6,7 @@ import logging
 
 import dramatiq
 
-from outreach.delivery import enqueue_message
-from outreach.models import Message
+from outreach.delivery import enqueue_again
 from whatsapp import sending, status_sync
 from whatsapp.queues import all_phone_queues
 
@@ -19,10 +18,7 @@ def send_whatsapp_message(message_id: int) -> None:
     """Send one queued WhatsApp message (safe to run twice); re-enqueue when told to wait."""
     outcome = sending.send_queued_message(message_id)
     log.info("whatsapp message %s: %s %s", message_id, outcome.kind, outcome.detail)
-    if outcome.retry_at is not None:
-        message = Message.objects.filter(pk=message_id).first()
-        if message is not None:
-            enqueue_message(message, at=outcome.retry_at)
+    enqueue_again(message_id, outcome.retry_at)
 
 
 @dramatiq.actor(queue_name="wa.status", max_retries=0, time_limit=600_000)
