@@ -75,6 +75,8 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "django.template.context_processors.i18n",
+                "outreach.context_processors.tenant",
             ],
         },
     },
@@ -220,7 +222,9 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
-LOGIN_URL = "/admin/login/"
+LOGIN_URL = "/login/"
+LOGIN_REDIRECT_URL = "/outreach/dashboard/"
+LOGOUT_REDIRECT_URL = "/login/"
 
 LANGUAGE_CODE = "ro"
 LANGUAGES = [("ro", "Română"), ("en", "English")]

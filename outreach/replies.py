@@ -28,6 +28,7 @@ from outreach.sequences import OPT_OUT_CONFIRMATION_PREFIX
 log = logging.getLogger(__name__)
 
 AI_REQUESTS_PER_MINUTE = 60
+AI_LIMIT_KEY = "ai-triage-{tenant_id}"
 REPLYING_STAGES = (Stage.COLD, Stage.CONTACTED_WA, Stage.CONTACTED_EMAIL)
 
 
@@ -38,7 +39,10 @@ def analyse(lead: Lead, text: str):
     kwargs = {"contact_name": lead.contact_name, "company_name": lead.name}
     backend = django_dramatiq_apps.RATE_LIMITER_BACKEND
     limiter = WindowRateLimiter(
-        backend, f"ai-triage-{lead.tenant_id}", limit=AI_REQUESTS_PER_MINUTE, window=60
+        backend,
+        AI_LIMIT_KEY.format(tenant_id=lead.tenant_id),
+        limit=AI_REQUESTS_PER_MINUTE,
+        window=60,
     )
     with limiter.acquire(raise_on_failure=False) as acquired:
         if acquired:

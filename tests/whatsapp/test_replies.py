@@ -257,9 +257,13 @@ def test_opt_out_in_words_only_the_ai_understands_is_honoured(contacted):
 
 
 def test_ai_budget_of_the_tenant_is_enforced_with_an_offline_fallback(tenant, monkeypatch):
+    import uuid
+
     from outreach import replies
 
     monkeypatch.setattr(replies, "AI_REQUESTS_PER_MINUTE", 2)
+    # A key of its own: earlier tests in this minute may have used this tenant id's budget.
+    monkeypatch.setattr(replies, "AI_LIMIT_KEY", f"ai-test-{uuid.uuid4()}-{{tenant_id}}")
     lead = make_lead(tenant)
     results = [replies.analyse(lead, "Da, sunt interesat.") for _ in range(3)]
     assert [r.fell_back for r in results] == [False, False, True]

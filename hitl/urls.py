@@ -1,0 +1,16 @@
+"""Operator pages of the review queue (mounted at /outreach/review/)."""
+
+from django.urls import path
+
+from hitl import views
+
+app_name = "hitl"
+urlpatterns = [
+    path("", views.review_queue, name="review"),
+    path("<int:pk>/assign/", views.assign_to_me, name="assign"),
+    path("<int:pk>/approve/", views.approve, name="approve"),
+    path("<int:pk>/send/", views.edit_and_send, name="send"),
+    path("<int:pk>/reject/", views.reject, name="reject"),
+    path("<int:pk>/take-over/", views.take_over, name="take-over"),
+    path("<int:pk>/resolve/", views.resolve, name="resolve"),
+]

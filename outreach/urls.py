@@ -1,0 +1,14 @@
+"""Operator pages under /outreach/."""
+
+from django.urls import path
+
+from outreach.views import dashboard, phones
+
+app_name = "outreach"
+
+urlpatterns = [
+    path("dashboard/", dashboard.dashboard, name="dashboard"),
+    path("dashboard/partial/", dashboard.dashboard_partial, name="dashboard_partial"),
+    path("phones/", phones.phone_list, name="phones"),
+    path("phones/<int:pk>/<str:action>/", phones.phone_action, name="phone_action"),
+]

@@ -1,0 +1,1 @@
+"""Operator pages (server-rendered, htmx for partial updates)."""
