@@ -1,6 +1,6 @@
 """Operator pages under /outreach/."""
 
-from django.urls import path
+from django.urls import include, path
 
 from outreach.views import dashboard, phones
 
@@ -11,4 +11,6 @@ urlpatterns = [
     path("dashboard/partial/", dashboard.dashboard_partial, name="dashboard_partial"),
     path("phones/", phones.phone_list, name="phones"),
     path("phones/<int:pk>/<str:action>/", phones.phone_action, name="phone_action"),
+    path("", include("outreach.urls_leads")),
+    path("", include("outreach.urls_sequences")),
 ]
