@@ -99,14 +99,14 @@ def local_day_bounds(tenant: Tenant, now: datetime) -> tuple[date, datetime, dat
     return today, today_start, week_start
 
 
+# A first contact: a WhatsApp message that cost a new-contact slot, or the first step of
+# an email sequence. Everything else automated is a follow-up.
+FIRST_CONTACT = Q(quota_cost=1) | (~Q(channel=Channel.WHATSAPP) & Q(step__position=1))
+
+
 def _outbound(since: datetime, *, cost: int) -> Q:
-    q = Q(
-        direction=Message.Direction.OUTBOUND,
-        status__in=SENT_STATUSES,
-        sent_at__gte=since,
-        quota_cost=cost,
-    )
-    return q if cost else q & Q(is_manual=False)
+    q = Q(direction=Message.Direction.OUTBOUND, status__in=SENT_STATUSES, sent_at__gte=since)
+    return q & FIRST_CONTACT if cost else q & ~FIRST_CONTACT & Q(is_manual=False)
 
 
 def _inbound(since: datetime) -> Q:

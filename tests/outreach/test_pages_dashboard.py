@@ -196,3 +196,31 @@ def test_expired_session_poll_redirects_the_whole_page(client):
     assert response.status_code == 204
     assert response["HX-Redirect"] == "/login/?next=/outreach/dashboard/"
     assert response.content == b""
+
+
+def test_a_cold_email_first_step_counts_as_a_new_contact(client, operator, tenant, frozen):
+    from tests.factories import make_sequence, make_template
+
+    sequence = make_sequence(tenant)
+    first = sequence.steps.get()
+    second = first.__class__.objects.create(
+        tenant=tenant,
+        sequence=sequence,
+        position=2,
+        channel="EMAIL_COLD",
+        template=make_template(tenant, channel="EMAIL_COLD"),
+    )
+    lead = make_lead(tenant)
+    for step in (first, second):
+        make_message(
+            lead,
+            channel="EMAIL_COLD",
+            status=Message.Status.SENT,
+            sent_at=NOON,
+            sequence=sequence,
+            step=step,
+        )
+    client.force_login(operator)
+    html = client.get("/outreach/dashboard/").content.decode()
+    assert kpi(html, "new-today") == "1"
+    assert kpi(html, "followups-today") == "1"
