@@ -319,7 +319,7 @@ def resolve(
 ) -> ReviewItem:
     """Close the item, optionally moving the lead to NEGOTIATION, CONVERTED or DEAD."""
     if stage is not None and stage not in RESOLVE_STAGES:
-        allowed = ", ".join(Stage(s).label for s in sorted(RESOLVE_STAGES))
+        allowed = ", ".join(str(Stage(s).label) for s in sorted(RESOLVE_STAGES))
         raise ReviewError(f"A review can only close a lead as {allowed} (or leave its stage).")
     locked, journey = _lock(item)
     _check_actor(locked, user)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
+from django.utils.translation import gettext_lazy as _
 
 from cerniq.models import Tenant
 
@@ -12,27 +13,27 @@ E164_REGEX = r"^\+[1-9][0-9]{6,14}$"
 
 
 class Stage(models.TextChoices):
-    COLD = "COLD", "Cold"
-    CONTACTED_WA = "CONTACTED_WA", "Contacted (WhatsApp)"
-    CONTACTED_EMAIL = "CONTACTED_EMAIL", "Contacted (email)"
-    WARM_REPLY = "WARM_REPLY", "Warm reply"
-    NEGOTIATION = "NEGOTIATION", "Negotiation"
-    CONVERTED = "CONVERTED", "Converted"
-    PAUSED = "PAUSED", "Paused"
-    DEAD = "DEAD", "Dead"
+    COLD = "COLD", _("Cold")
+    CONTACTED_WA = "CONTACTED_WA", _("Contacted (WhatsApp)")
+    CONTACTED_EMAIL = "CONTACTED_EMAIL", _("Contacted (email)")
+    WARM_REPLY = "WARM_REPLY", _("Warm reply")
+    NEGOTIATION = "NEGOTIATION", _("Negotiation")
+    CONVERTED = "CONVERTED", _("Converted")
+    PAUSED = "PAUSED", _("Paused")
+    DEAD = "DEAD", _("Dead")
 
 
 class Channel(models.TextChoices):
-    WHATSAPP = "WHATSAPP", "WhatsApp"
-    EMAIL_COLD = "EMAIL_COLD", "Cold email"
-    EMAIL_WARM = "EMAIL_WARM", "Warm email"
+    WHATSAPP = "WHATSAPP", _("WhatsApp")
+    EMAIL_COLD = "EMAIL_COLD", _("Cold email")
+    EMAIL_WARM = "EMAIL_WARM", _("Warm email")
 
 
 class Priority(models.TextChoices):
-    URGENT = "URGENT", "Urgent"
-    HIGH = "HIGH", "High"
-    MEDIUM = "MEDIUM", "Medium"
-    LOW = "LOW", "Low"
+    URGENT = "URGENT", _("Urgent")
+    HIGH = "HIGH", _("High")
+    MEDIUM = "MEDIUM", _("Medium")
+    LOW = "LOW", _("Low")
 
 
 class Lead(models.Model):

@@ -1,5 +1,15 @@
-"""Routes of the sequences pages (included by outreach/urls.py)."""
+"""Routes of the sequences and templates pages (included by outreach/urls.py)."""
 
-from django.urls import path  # noqa: F401
+from django.urls import path
 
-urlpatterns: list = []
+from outreach.views import sequences, templates
+
+urlpatterns: list = [
+    path("sequences/", sequences.sequence_list, name="sequences"),
+    path("sequences/new/", sequences.sequence_edit, name="sequence_new"),
+    path("sequences/<int:pk>/", sequences.sequence_edit, name="sequence"),
+    path("templates/", templates.template_list, name="templates"),
+    path("templates/new/", templates.template_edit, name="template_new"),
+    path("templates/preview/", templates.template_preview, name="template_preview"),
+    path("templates/<int:pk>/", templates.template_edit, name="template"),
+]

@@ -26,3 +26,32 @@ def superuser(db):
     from django.contrib.auth import get_user_model
 
     return get_user_model().objects.create_superuser("root", "root@example.com", "pw-for-tests-1")
+
+
+@pytest.fixture(autouse=True)
+def english_by_default():
+    """Each test starts in English: a request in Romanian must not leak into the next test."""
+    from django.utils import translation
+
+    translation.activate("en")
+    yield
+    translation.deactivate()
+
+
+@pytest.fixture
+def client():
+    """Django's test client, asking for English unless a test asks otherwise (the site's
+    default language is Romanian)."""
+    from django.test import Client
+
+    return Client(HTTP_ACCEPT_LANGUAGE="en")
+
+
+@pytest.fixture
+def admin_client(db, admin_user):
+    """pytest-django's admin client, in English like `client`."""
+    from django.test import Client
+
+    client = Client(HTTP_ACCEPT_LANGUAGE="en")
+    client.force_login(admin_user)
+    return client

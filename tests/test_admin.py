@@ -42,7 +42,7 @@ def row_of(model: type[Model], rows: dict[str, Any]) -> Model:
 
 @pytest.fixture
 def admin_client(superuser) -> Client:
-    client = Client()
+    client = Client(HTTP_ACCEPT_LANGUAGE="en")
     client.force_login(superuser)
     return client
 

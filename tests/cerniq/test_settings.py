@@ -18,7 +18,8 @@ PRODUCTION_ENV = {
 
 
 def run_python(code: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    base = {k: v for k, v in os.environ.items() if k not in {"DEBUG", "SECRET_KEY", "REDIS_URL"}}
+    dropped = {"DEBUG", "SECRET_KEY", "REDIS_URL", "DJANGO_ALLOW_ASYNC_UNSAFE"}
+    base = {k: v for k, v in os.environ.items() if k not in dropped}
     return subprocess.run(
         [sys.executable, "-c", code],
         cwd=ROOT,

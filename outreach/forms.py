@@ -1,0 +1,170 @@
+"""Forms of the sequences and templates pages (all scoped to one tenant)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.core.exceptions import ValidationError
+from django.utils.translation import gettext_lazy as _
+
+from cerniq.models import Tenant
+from outreach import spintax
+from outreach.models import Channel, Sequence, SequenceStep, Template
+
+
+class SequenceForm(forms.ModelForm):
+    class Meta:
+        model = Sequence
+        fields = ["name", "description", "is_active", "fallback_sequence"]
+        labels = {
+            "name": _("Name"),
+            "description": _("Description"),
+            "is_active": _("Active"),
+            "fallback_sequence": _("Fallback sequence"),
+        }
+
+    def __init__(self, *args: Any, tenant: Tenant, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.tenant = tenant
+        fallback = Sequence.objects.filter(tenant=tenant)
+        if self.instance.pk:
+            fallback = fallback.exclude(pk=self.instance.pk)
+        self.fields["fallback_sequence"].queryset = fallback
+        self.fields["description"].widget.attrs["rows"] = 2
+
+    def clean_name(self) -> str:
+        name = self.cleaned_data["name"]
+        taken = Sequence.objects.filter(tenant=self.tenant, name=name)
+        if self.instance.pk:
+            taken = taken.exclude(pk=self.instance.pk)
+        if taken.exists():
+            raise ValidationError(_("A sequence with this name already exists."))
+        return name
+
+
+class StepForm(forms.Form):
+    channel = forms.ChoiceField(label=_("Channel"), choices=Channel.choices)
+    delay_value = forms.IntegerField(label=_("Delay"), min_value=0, max_value=10000, initial=0)
+    delay_unit = forms.ChoiceField(
+        label=_("Delay unit"),
+        choices=SequenceStep.DelayUnit.choices,
+        initial=SequenceStep.DelayUnit.WORKING_DAYS,
+    )
+    template = forms.ModelChoiceField(label=_("Template"), queryset=Template.objects.none())
+
+    def __init__(self, *args: Any, tenant: Tenant, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.tenant = tenant
+        self.fields["template"].queryset = Template.objects.filter(tenant=tenant)
+
+    def has_changed(self) -> bool:
+        # An extra row counts as filled in only once a template is chosen.
+        return bool(self.data.get(self.add_prefix("template"))) or bool(self.initial)
+
+
+class BaseStepFormSet(forms.BaseFormSet):
+    def clean(self) -> None:
+        """Check each step as the model would (channel/template match, no first-message
+        link), numbering the remaining steps as they will be saved."""
+        if any(self.errors):
+            return
+        position = 0
+        for form in self.forms:
+            if not form.has_changed() or self._should_delete_form(form):
+                continue
+            position += 1
+            data = form.cleaned_data
+            step = SequenceStep(
+                tenant_id=form.tenant.pk,
+                position=position,
+                channel=data["channel"],
+                delay_value=data["delay_value"],
+                delay_unit=data["delay_unit"],
+                template=data["template"],
+            )
+            try:
+                step.clean()
+            except ValidationError as refused:
+                for field, problems in refused.message_dict.items():
+                    form.add_error(field if field in form.fields else None, problems)
+        if not position:
+            raise ValidationError(_("A sequence needs at least one step."))
+
+    def specs(self) -> list[dict[str, Any]]:
+        return [
+            form.cleaned_data
+            for form in self.forms
+            if form.has_changed() and not self._should_delete_form(form)
+        ]
+
+
+StepFormSet = forms.formset_factory(StepForm, formset=BaseStepFormSet, extra=1, can_delete=True)
+
+
+class TemplateForm(forms.ModelForm):
+    class Meta:
+        model = Template
+        fields = ["name", "channel", "language", "is_active"]
+        labels = {
+            "name": _("Name"),
+            "channel": _("Channel"),
+            "language": _("Language"),
+            "is_active": _("Active"),
+        }
+
+    def __init__(self, *args: Any, tenant: Tenant, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.tenant = tenant
+
+    def clean_name(self) -> str:
+        name = self.cleaned_data["name"]
+        taken = Template.objects.filter(tenant=self.tenant, name=name)
+        if self.instance.pk:
+            taken = taken.exclude(pk=self.instance.pk)
+        if taken.exists():
+            raise ValidationError(_("A template with this name already exists."))
+        return name
+
+
+class VersionForm(forms.Form):
+    id = forms.IntegerField(required=False, widget=forms.HiddenInput)
+    subject = forms.CharField(label=_("Subject (email)"), required=False, max_length=255)
+    body = forms.CharField(label=_("Body"), widget=forms.Textarea(attrs={"rows": 5}))
+    weight = forms.IntegerField(label=_("Weight"), min_value=0, max_value=1000, initial=100)
+    is_active = forms.BooleanField(label=_("Active"), required=False, initial=True)
+
+    def __init__(self, *args: Any, channel: str, custom_fields: set[str], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.channel = channel
+        self.custom_fields = custom_fields
+
+    def has_changed(self) -> bool:
+        # An extra version counts as added only once a body or subject is typed.
+        return bool(self.initial) or any(
+            (self.data.get(self.add_prefix(name)) or "").strip() for name in ("body", "subject")
+        )
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        if self.channel not in spintax.CHANNEL_LIMITS:
+            return data
+        for name in ("body", "subject"):
+            text = data.get(name)
+            if text:
+                problems = spintax.validate(
+                    text, channel=self.channel, custom_fields=self.custom_fields
+                )
+                for problem in problems:
+                    self.add_error(name, problem)
+        return data
+
+
+class BaseVersionFormSet(forms.BaseFormSet):
+    def filled(self) -> list[dict[str, Any]]:
+        return [form.cleaned_data for form in self.forms if form.has_changed()]
+
+
+VersionFormSet = forms.formset_factory(
+    VersionForm, formset=BaseVersionFormSet, extra=1, min_num=1, validate_min=True
+)

@@ -1,0 +1,171 @@
+"""One lead: company and contact data, stage history, the conversation, and its actions."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_POST
+
+from cerniq.tenancy import TenantScope, scope_for
+from hitl import takeover
+from hitl.review import ReviewError
+from outreach import sequences, stages
+from outreach.manual import SendRefused, send_manual
+from outreach.models import Enrollment, Journey, Lead, Message, Sequence, Stage
+
+
+def _lead(scope: TenantScope, pk: int) -> Lead:
+    return scope.get_or_404(
+        Lead.objects.select_related(
+            "journey",
+            "journey__assigned_phone",
+            "journey__current_sequence",
+            "journey__taken_over_by",
+        ),
+        pk=pk,
+    )
+
+
+def _journey(lead: Lead) -> Journey:
+    try:
+        return lead.journey
+    except Journey.DoesNotExist:
+        raise Http404("this lead has no journey") from None
+
+
+def _analysis(message: Message) -> dict | None:
+    """decision / intent / sentiment from the stored AI analysis of an inbound message."""
+    data = message.analysis
+    if not isinstance(data, dict) or not data:
+        return None
+    triage = data.get("triage") if isinstance(data.get("triage"), dict) else {}
+    found = {
+        "decision": data.get("decision") or "",
+        "intent": data.get("intent") or triage.get("intent") or "",
+        "sentiment": data.get("sentiment", triage.get("sentiment")),
+        "confidence": data.get("confidence", triage.get("confidence")),
+    }
+    return found if any(v not in (None, "") for v in found.values()) else None
+
+
+@login_required
+@require_GET
+def lead_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    scope = scope_for(request)
+    lead = _lead(scope, pk)
+    journey = getattr(lead, "journey", None)
+    timeline = [
+        {"message": message, "analysis": _analysis(message)}
+        for message in scope.queryset(Message)
+        .filter(lead=lead)
+        .select_related("phone", "template_version__template", "sent_by")
+        .order_by("created_at", "pk")
+    ]
+    history = (
+        list(journey.transitions.select_related("by_user").order_by("-created_at", "-pk"))
+        if journey
+        else []
+    )
+    targets = stages.allowed_targets(journey) if journey else []
+    context = {
+        "lead": lead,
+        "journey": journey,
+        "timeline": timeline,
+        "history": history,
+        "stage_targets": [(value, Stage(value).label) for value in targets],
+        "enrollments": list(
+            scope.queryset(Enrollment).filter(lead=lead).select_related("sequence")[:10]
+        ),
+        "sequences": list(
+            scope.queryset(Sequence).filter(is_active=True).order_by("name").only("pk", "name")
+        ),
+        "held_by_me": bool(journey and journey.taken_over_by_id == request.user.pk),
+    }
+    return render(request, "outreach/lead_detail.html", context)
+
+
+def _pause(request: HttpRequest, lead: Lead, journey: Journey) -> str:
+    stages.pause(journey, reason="paused by an operator", by_user=request.user)
+    return _("%(lead)s is paused.") % {"lead": lead.name}
+
+
+def _resume(request: HttpRequest, lead: Lead, journey: Journey) -> str:
+    stages.resume(journey, reason="resumed by an operator", by_user=request.user)
+    return _("%(lead)s is active again.") % {"lead": lead.name}
+
+
+def _stage(request: HttpRequest, lead: Lead, journey: Journey) -> str:
+    to = request.POST.get("stage", "")
+    reason = (request.POST.get("reason") or "").strip() or "changed by an operator"
+    stages.transition(journey, to, reason=reason[:255], by_user=request.user)
+    return _("%(lead)s moved to %(stage)s.") % {"lead": lead.name, "stage": Stage(to).label}
+
+
+def _take_over(request: HttpRequest, lead: Lead, journey: Journey) -> str:
+    takeover.take_over(lead, request.user)
+    return _("You took over the conversation; automation is stopped for this lead.")
+
+
+def _hand_back(request: HttpRequest, lead: Lead, journey: Journey) -> str:
+    takeover.hand_back(lead, request.user, resume=request.POST.get("resume", "1") != "0")
+    return _("Conversation handed back to automation.")
+
+
+def _send(request: HttpRequest, lead: Lead, journey: Journey) -> str:
+    text = request.POST.get("text", "")
+    if journey.taken_over_by_id:
+        # Held by this user: the takeover path. Held by someone else: send_as_operator
+        # refuses, naming the holder (a plain manual send would go around the takeover).
+        takeover.send_as_operator(lead, request.user, text)
+    else:
+        send_manual(lead, text, user=request.user)
+    return _("Message queued.")
+
+
+def _enroll(request: HttpRequest, lead: Lead, journey: Journey) -> str:
+    scope = scope_for(request)
+    raw = request.POST.get("sequence", "")
+    sequence = scope.queryset(Sequence).filter(pk=int(raw) if raw.isdigit() else 0).first()
+    if sequence is None:
+        raise sequences.EnrollmentError(_("Choose a sequence to enroll the lead in."))
+    sequences.enroll(lead, sequence)
+    return _("%(lead)s enrolled in %(sequence)s.") % {"lead": lead.name, "sequence": sequence.name}
+
+
+ACTIONS: dict[str, Callable[[HttpRequest, Lead, Journey], str]] = {
+    "pause": _pause,
+    "resume": _resume,
+    "stage": _stage,
+    "take-over": _take_over,
+    "hand-back": _hand_back,
+    "send": _send,
+    "enroll": _enroll,
+}
+
+REFUSALS = (
+    stages.IllegalTransition,
+    takeover.TakeoverError,
+    ReviewError,
+    SendRefused,
+    sequences.EnrollmentError,
+)
+
+
+@login_required
+@require_POST
+def lead_action(request: HttpRequest, pk: int, action: str) -> HttpResponse:
+    handler = ACTIONS.get(action)
+    if handler is None:
+        raise Http404("unknown action")
+    lead = _lead(scope_for(request), pk)
+    journey = _journey(lead)
+    try:
+        messages.success(request, handler(request, lead, journey))
+    except REFUSALS as refused:
+        messages.error(request, str(refused))
+    return redirect("outreach:lead", pk=lead.pk)

@@ -1,0 +1,228 @@
+"""The leads list: filters, search, sorting, pagination, bulk actions and CSV import."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
+from django.db.models import Q, QuerySet
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_POST
+
+from cerniq.tenancy import TenantScope, scope_for
+from outreach import sequences, stages
+from outreach.importing import ImportFileError, import_csv
+from outreach.models import Channel, Journey, Lead, Sequence, Stage
+from whatsapp.models import Phone
+
+PER_PAGE = 50
+
+# ?sort=<key> or ?sort=-<key>; anything else falls back to the default order.
+SORTS = {
+    "name": "name",
+    "cui": "cui",
+    "county": "county",
+    "contact": "contact_name",
+    "stage": "journey__stage",
+    "phone": "journey__assigned_phone__number",
+    "last_contact": "journey__last_contact_at",
+    "created": "created_at",
+}
+DEFAULT_SORT = "name"
+
+# Filters read from the query string (all optional).
+FILTER_KEYS = ("q", "stage", "county", "channel", "phone", "sequence", "review", "opted_out")
+
+
+def _int(value: str | None) -> int | None:
+    try:
+        return int(value) if value else None
+    except ValueError:
+        return None
+
+
+def filtered_leads(scope: TenantScope, params) -> QuerySet[Lead]:
+    """The tenant's leads narrowed by the GET filters and the search box."""
+    qs = scope.queryset(Lead).select_related(
+        "journey", "journey__assigned_phone", "journey__current_sequence"
+    )
+    stage = params.get("stage")
+    if stage in Stage.values:
+        qs = qs.filter(journey__stage=stage)
+    county = (params.get("county") or "").strip()
+    if county:
+        qs = qs.filter(county__iexact=county)
+    channel = params.get("channel")
+    if channel in Channel.values:
+        qs = qs.filter(journey__last_channel=channel)
+    phone = params.get("phone")
+    if phone == "none":
+        qs = qs.filter(journey__assigned_phone__isnull=True)
+    elif _int(phone) is not None:
+        qs = qs.filter(journey__assigned_phone_id=_int(phone))
+    sequence = params.get("sequence")
+    if sequence == "none":
+        qs = qs.filter(journey__current_sequence__isnull=True)
+    elif _int(sequence) is not None:
+        qs = qs.filter(journey__current_sequence_id=_int(sequence))
+    review = params.get("review")
+    if review == "1":
+        qs = qs.filter(journey__requires_human_review=True)
+    elif review == "0":
+        qs = qs.filter(journey__requires_human_review=False)
+    opted_out = params.get("opted_out")
+    if opted_out == "whatsapp":
+        qs = qs.filter(journey__whatsapp_opted_out=True)
+    elif opted_out == "email":
+        qs = qs.filter(journey__email_opted_out=True)
+    elif opted_out == "any":
+        qs = qs.filter(Q(journey__whatsapp_opted_out=True) | Q(journey__email_opted_out=True))
+    elif opted_out == "none":
+        qs = qs.filter(journey__whatsapp_opted_out=False, journey__email_opted_out=False)
+    q = (params.get("q") or "").strip()
+    if q:
+        match = Q(name__icontains=q) | Q(email__icontains=q) | Q(phone__icontains=q)
+        if q.isdigit():
+            match |= Q(cui=q)
+        qs = qs.filter(match)
+    return qs
+
+
+def _sort(params) -> tuple[str, list[str]]:
+    raw = params.get("sort") or DEFAULT_SORT
+    key = raw.removeprefix("-")
+    if key not in SORTS:
+        raw, key = DEFAULT_SORT, DEFAULT_SORT
+    field = SORTS[key]
+    if raw.startswith("-"):
+        return raw, [f"-{field}", "-pk"]
+    return raw, [field, "pk"]
+
+
+def _context(request: HttpRequest, scope: TenantScope) -> dict:
+    params = request.GET
+    sort, order = _sort(params)
+    qs = filtered_leads(scope, params).order_by(*order)
+    page = Paginator(qs, PER_PAGE).get_page(params.get("page"))
+    kept = params.copy()
+    kept.pop("page", None)
+    without_sort = kept.copy()
+    without_sort.pop("sort", None)
+    return {
+        "page": page,
+        "leads": list(page.object_list),
+        "sort": sort,
+        "filters": {key: params.get(key, "") for key in FILTER_KEYS},
+        "query_without_page": kept.urlencode(),
+        "query_without_sort": without_sort.urlencode(),
+        "stages": Stage.choices,
+        "channels": Channel.choices,
+        "phones": list(scope.queryset(Phone).order_by("number").only("pk", "number", "label")),
+        "sequences": list(scope.queryset(Sequence).order_by("name").only("pk", "name")),
+        "sort_columns": [
+            ("name", _("Company")),
+            ("cui", _("CUI")),
+            ("county", _("County")),
+            ("contact", _("Contact")),
+            (None, _("Phone")),
+            ("stage", _("Stage")),
+            ("phone", _("Assigned phone")),
+            ("last_contact", _("Last contact")),
+            (None, _("Needs review")),
+        ],
+    }
+
+
+@login_required
+@require_GET
+def lead_list(request: HttpRequest) -> HttpResponse:
+    scope = scope_for(request)
+    return render(request, "outreach/leads.html", _context(request, scope))
+
+
+def _selected(request: HttpRequest, scope: TenantScope) -> QuerySet[Lead]:
+    ids = [pk for pk in (_int(v) for v in request.POST.getlist("ids")) if pk is not None]
+    return scope.queryset(Lead).filter(pk__in=ids)
+
+
+def _back(request: HttpRequest) -> HttpResponse:
+    query = request.POST.get("return_query", "")
+    return redirect(f"/outreach/leads/?{query}" if query else "/outreach/leads/")
+
+
+@login_required
+@require_POST
+def lead_bulk(request: HttpRequest) -> HttpResponse:
+    scope = scope_for(request)
+    action = request.POST.get("action")
+    leads = _selected(request, scope)
+    if not leads.exists():
+        messages.error(request, _("Select at least one lead."))
+        return _back(request)
+    if action == "enroll":
+        sequence_id = _int(request.POST.get("sequence"))
+        sequence = scope.queryset(Sequence).filter(pk=sequence_id).first() if sequence_id else None
+        if sequence is None:
+            messages.error(request, _("Choose a sequence to enroll the leads in."))
+            return _back(request)
+        try:
+            result = sequences.enroll_many(leads, sequence)
+        except sequences.EnrollmentError as refused:
+            messages.error(request, str(refused))
+            return _back(request)
+        messages.success(
+            request,
+            _("%(n)d lead(s) enrolled in %(sequence)s.")
+            % {"n": result.enrolled, "sequence": sequence.name},
+        )
+        _report_skips(request, result.skipped)
+    elif action in ("pause", "resume"):
+        done, skipped = 0, {}
+        journeys = scope.queryset(Journey).filter(lead__in=leads).select_related("lead")
+        for journey in journeys:
+            try:
+                if action == "pause":
+                    stages.pause(journey, reason="paused by an operator", by_user=request.user)
+                else:
+                    stages.resume(journey, reason="resumed by an operator", by_user=request.user)
+                done += 1
+            except stages.IllegalTransition as refused:
+                skipped[str(refused)] = skipped.get(str(refused), 0) + 1
+        if action == "pause":
+            messages.success(request, _("%(n)d lead(s) paused.") % {"n": done})
+        else:
+            messages.success(request, _("%(n)d lead(s) resumed.") % {"n": done})
+        _report_skips(request, skipped)
+    else:
+        messages.error(request, _("Unknown action."))
+    return _back(request)
+
+
+def _report_skips(request: HttpRequest, skipped: dict[str, int]) -> None:
+    if skipped:
+        detail = "; ".join(f"{reason}: {n}" for reason, n in sorted(skipped.items()))
+        messages.warning(request, _("Skipped — %(detail)s") % {"detail": detail})
+
+
+@login_required
+@require_POST
+def lead_import(request: HttpRequest) -> HttpResponse:
+    scope = scope_for(request)
+    upload = request.FILES.get("file")
+    if upload is None:
+        messages.error(request, _("Choose a CSV file to import."))
+        return redirect("outreach:leads")
+    dry_run = bool(request.POST.get("dry_run"))
+    try:
+        report = import_csv(scope.tenant, upload, dry_run=dry_run, source="csv upload")
+    except ImportFileError as problem:
+        report, error = None, str(problem)
+    else:
+        error = ""
+    # Rendered (not redirected) so the per-row report stays on the page; the list below
+    # already includes what was imported.
+    context = _context(request, scope)
+    context.update(import_report=report, import_error=error, import_name=upload.name)
+    return render(request, "outreach/leads.html", context)

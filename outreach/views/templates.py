@@ -1,0 +1,158 @@
+"""The templates pages: list with each version's results, the editor, the live preview."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.db import transaction
+from django.db.models import Max, Prefetch
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from cerniq.tenancy import scope_for
+from outreach import spintax
+from outreach.forms import TemplateForm, VersionFormSet
+from outreach.models import Channel, Template, TemplateVersion, known_custom_fields
+
+SAMPLE_VARIABLES = {
+    "company_name": "Agro Test SRL",
+    "contact_name": "Ion Popescu",
+    "county": "Iași",
+    "locality": "Pașcani",
+    "cui": "12345678",
+}
+PREVIEW_COUNT = 5
+
+
+def reply_rate(version: TemplateVersion) -> float | None:
+    if not version.sent_count:
+        return None
+    return round(100 * version.reply_count / version.sent_count, 1)
+
+
+@login_required
+@require_GET
+def template_list(request: HttpRequest) -> HttpResponse:
+    scope = scope_for(request)
+    templates = list(
+        scope.queryset(Template)
+        .prefetch_related(
+            Prefetch("versions", queryset=TemplateVersion.objects.order_by("version"))
+        )
+        .order_by("name")
+    )
+    for template in templates:
+        for version in template.versions.all():
+            version.reply_rate = reply_rate(version)
+    return render(request, "outreach/templates.html", {"templates": templates})
+
+
+def _version_initial(template: Template) -> list[dict]:
+    return [
+        {
+            "id": v.pk,
+            "subject": v.subject,
+            "body": v.body,
+            "weight": v.weight,
+            "is_active": v.is_active,
+        }
+        for v in template.versions.order_by("version")
+    ]
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def template_edit(request: HttpRequest, pk: int | None = None) -> HttpResponse:
+    scope = scope_for(request)
+    tenant = scope.tenant
+    template = scope.get_or_404(Template, pk=pk) if pk is not None else Template(tenant=tenant)
+    existing = {v.pk: v for v in template.versions.all()} if pk is not None else {}
+    custom = known_custom_fields(tenant.pk)
+    if request.method == "POST":
+        form = TemplateForm(request.POST, instance=template, tenant=tenant)
+        channel = request.POST.get("channel") or template.channel or Channel.WHATSAPP
+        versions = VersionFormSet(
+            request.POST,
+            prefix="versions",
+            form_kwargs={"channel": channel, "custom_fields": custom},
+        )
+        if form.is_valid() and versions.is_valid():
+            with transaction.atomic():
+                saved = form.save()
+                last = saved.versions.aggregate(m=Max("version"))["m"] or 0
+                for data in versions.filled():
+                    fields = {
+                        "subject": data["subject"],
+                        "body": data["body"],
+                        "weight": data["weight"],
+                        "is_active": data["is_active"],
+                    }
+                    version = existing.get(data.get("id") or 0)
+                    if version is not None:
+                        TemplateVersion.objects.filter(pk=version.pk).update(**fields)
+                    else:
+                        last += 1
+                        TemplateVersion.objects.create(
+                            tenant=tenant, template=saved, version=last, **fields
+                        )
+            messages.success(request, _("Template %(name)s saved.") % {"name": saved.name})
+            return redirect("outreach:template", pk=saved.pk)
+    else:
+        form = TemplateForm(instance=template, tenant=tenant)
+        versions = VersionFormSet(
+            prefix="versions",
+            initial=_version_initial(template) if pk is not None else None,
+            form_kwargs={"channel": template.channel or Channel.WHATSAPP, "custom_fields": custom},
+        )
+    rows = []
+    for version_form in versions:
+        stored = existing.get(version_form.initial.get("id") or 0)
+        if stored is None and version_form.is_bound:
+            raw = version_form.data.get(version_form.add_prefix("id")) or ""
+            stored = existing.get(int(raw)) if raw.isdigit() else None
+        if stored is not None:
+            stored.reply_rate = reply_rate(stored)
+        body = version_form["body"].value() or ""
+        preview_channel = form["channel"].value() or Channel.WHATSAPP
+        preview = preview_context(body, preview_channel, custom) if body.strip() else None
+        rows.append({"form": version_form, "version": stored, "preview": preview})
+    context = {
+        "form": form,
+        "versions": versions,
+        "rows": rows,
+        "template": template if pk is not None else None,
+    }
+    return render(request, "outreach/template_form.html", context)
+
+
+def preview_context(body: str, channel: str, custom: set[str]) -> dict:
+    """Up to PREVIEW_COUNT variants with sample values, the total and the problems; a
+    half-typed body gives its problems, never an exception."""
+    if channel not in spintax.CHANNEL_LIMITS:
+        channel = Channel.WHATSAPP
+    problems: list[str] = []
+    variants: list[str] = []
+    total = 0
+    if body.strip():
+        problems = spintax.validate(body, channel=channel, custom_fields=custom)
+        try:
+            result = spintax.preview(body, SAMPLE_VARIABLES, n=PREVIEW_COUNT)
+        except (spintax.TemplateError, ValueError, RecursionError):
+            pass
+        else:
+            variants, total = result.variants, result.total
+    return {"variants": variants, "total": total, "problems": problems, "body": body}
+
+
+@login_required
+@require_POST
+def template_preview(request: HttpRequest) -> HttpResponse:
+    body = request.POST.get("body")
+    if body is None:  # a formset textarea posts itself as versions-N-body
+        body = next((value for key, value in request.POST.items() if key.endswith("-body")), "")
+    channel = request.POST.get("channel") or Channel.WHATSAPP
+    custom = known_custom_fields(scope_for(request).tenant.pk)
+    context = preview_context(body, channel, custom)
+    return render(request, "outreach/_template_preview.html", context)

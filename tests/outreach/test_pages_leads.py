@@ -1,0 +1,428 @@
+"""The leads list and the lead page: scoping, filters, bulk actions, import, and actions."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+from outreach import stages
+from outreach.models import Channel, Enrollment, Journey, Lead, Message, Stage, StageTransition
+from tests.factories import make_lead, make_message, make_phone, make_sequence, make_user
+
+pytestmark = pytest.mark.django_db
+
+LIST = "/outreach/leads/"
+
+
+def _journey(lead: Lead, **fields) -> Journey:
+    Journey.objects.filter(lead=lead).update(**fields)
+    return Journey.objects.get(lead=lead)
+
+
+def _rows(client, query: str = "") -> set[int]:
+    html = client.get(LIST + query, HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    return {int(part.split('"')[0]) for part in html.split('data-lead="')[1:]}
+
+
+@pytest.fixture
+def logged_in(client, operator):
+    client.force_login(operator)
+    return client
+
+
+# --- access --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("url", [LIST, "/outreach/leads/1/"])
+def test_anonymous_goes_to_login(client, tenant, url):
+    response = client.get(url)
+    assert response.status_code == 302 and response["Location"].startswith("/login/")
+
+
+def test_anonymous_actions_go_to_login(client, tenant):
+    lead = make_lead(tenant)
+    for url in (f"/outreach/leads/{lead.pk}/pause/", "/outreach/leads/bulk/"):
+        response = client.post(url, {"ids": [lead.pk], "action": "pause"})
+        assert response.status_code == 302 and response["Location"].startswith("/login/")
+    assert Journey.objects.get(lead=lead).stage == Stage.COLD
+
+
+def test_list_shows_own_leads_only(logged_in, tenant, other_tenant):
+    mine = make_lead(tenant, name="Ferma Mea SRL", cui="1234567")
+    theirs = make_lead(other_tenant, name="Ferma Lor SRL")
+    response = logged_in.get(LIST, HTTP_ACCEPT_LANGUAGE="en")
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "Ferma Mea SRL" in html and "1234567" in html
+    assert "Ferma Lor SRL" not in html
+    assert _rows(logged_in) == {mine.pk}
+    assert theirs.pk not in _rows(logged_in, "?q=Ferma")
+
+
+# --- filters, search, sort, pages ----------------------------------------------------
+
+
+def test_each_filter_narrows(logged_in, tenant):
+    phone = make_phone(tenant)
+    sequence = make_sequence(tenant)
+    plain = make_lead(tenant, county="Cluj")
+    warm = make_lead(tenant, county="Iași")
+    _journey(warm, stage=Stage.WARM_REPLY, last_channel=Channel.EMAIL_COLD)
+    on_phone = make_lead(tenant, county="Iași")
+    _journey(on_phone, assigned_phone=phone, current_sequence=sequence)
+    review = make_lead(tenant, county="Iași")
+    _journey(review, requires_human_review=True, review_priority="HIGH")
+    opted = make_lead(tenant, county="Iași")
+    _journey(opted, whatsapp_opted_out=True)
+    everyone = {plain.pk, warm.pk, on_phone.pk, review.pk, opted.pk}
+    assert _rows(logged_in) == everyone
+    assert _rows(logged_in, "?stage=WARM_REPLY") == {warm.pk}
+    assert _rows(logged_in, "?county=cluj") == {plain.pk}
+    assert _rows(logged_in, "?channel=EMAIL_COLD") == {warm.pk}
+    assert _rows(logged_in, f"?phone={phone.pk}") == {on_phone.pk}
+    assert _rows(logged_in, "?phone=none") == everyone - {on_phone.pk}
+    assert _rows(logged_in, f"?sequence={sequence.pk}") == {on_phone.pk}
+    assert _rows(logged_in, "?review=1") == {review.pk}
+    assert _rows(logged_in, "?opted_out=whatsapp") == {opted.pk}
+    assert _rows(logged_in, "?opted_out=any") == {opted.pk}
+    assert _rows(logged_in, "?opted_out=email") == set()
+    assert _rows(logged_in, "?county=Iași&review=1") == {review.pk}
+    # Unknown values are ignored, not errors.
+    assert _rows(logged_in, "?stage=NOPE&phone=x&sequence=y") == everyone
+
+
+def test_search_by_name_cui_phone_email(logged_in, tenant):
+    a = make_lead(tenant, name="Cereale Nord SRL", cui="12345678", email="office@cereale.ro")
+    b = make_lead(tenant, name="Legume Sud SRL", cui="123456789", phone="+40722999888")
+    c = make_lead(tenant, name="Pomi SRL", email="pomi@livada.ro")
+    assert _rows(logged_in, "?q=cereale") == {a.pk}
+    assert _rows(logged_in, "?q=12345678") == {a.pk}  # a CUI matches exactly, not b's
+    assert _rows(logged_in, "?q=722999") == {b.pk}
+    assert _rows(logged_in, "?q=LIVADA") == {c.pk}
+    assert _rows(logged_in, "?q=nothing-like-this") == set()
+
+
+def test_sorting(logged_in, tenant):
+    now = timezone.now()
+    b = make_lead(tenant, name="Beta SRL")
+    a = make_lead(tenant, name="Alfa SRL")
+    c = make_lead(tenant, name="Gama SRL")
+    _journey(a, last_contact_at=now - timedelta(days=2))
+    _journey(b, last_contact_at=now)
+    _journey(c, last_contact_at=now - timedelta(days=1))
+
+    def order(query):
+        html = logged_in.get(LIST + query).content.decode()
+        return [int(part.split('"')[0]) for part in html.split('data-lead="')[1:]]
+
+    assert order("?sort=name") == [a.pk, b.pk, c.pk]
+    assert order("?sort=-name") == [c.pk, b.pk, a.pk]
+    assert order("?sort=-last_contact") == [b.pk, c.pk, a.pk]
+    assert order("?sort=last_contact") == [a.pk, c.pk, b.pk]
+    assert order("?sort=drop table") == [a.pk, b.pk, c.pk]  # not whitelisted: default
+
+
+def test_pagination(logged_in, tenant):
+    for n in range(55):
+        make_lead(tenant, name=f"Lead {n:03d} SRL")
+    first, second = _rows(logged_in, "?page=1"), _rows(logged_in, "?page=2")
+    assert len(first) == 50 and len(second) == 5 and not first & second
+    html = logged_in.get(LIST + "?county=Iași", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "Page 1 of 2" in html and "page=2" in html and "county=" in html.split("page=2")[0]
+
+
+def test_query_count_does_not_grow(logged_in, tenant):
+    phone = make_phone(tenant)
+    sequence = make_sequence(tenant)
+
+    def add(n):
+        for _ in range(n):
+            lead = make_lead(tenant)
+            _journey(lead, assigned_phone=phone, current_sequence=sequence)
+
+    add(5)
+    with CaptureQueriesContext(connection) as small:
+        assert logged_in.get(LIST).status_code == 200
+    add(35)
+    with CaptureQueriesContext(connection) as large:
+        html = logged_in.get(LIST).content.decode()
+    assert html.count('data-lead="') == 40
+    assert len(large) == len(small)
+
+
+# --- bulk actions --------------------------------------------------------------------
+
+
+def test_bulk_pause_and_resume_ignore_other_tenants(logged_in, tenant, other_tenant):
+    a, b = make_lead(tenant), make_lead(tenant)
+    dead = make_lead(tenant)
+    _journey(dead, stage=Stage.DEAD)
+    theirs = make_lead(other_tenant)
+    ids = [a.pk, b.pk, dead.pk, theirs.pk]
+    response = logged_in.post("/outreach/leads/bulk/", {"ids": ids, "action": "pause"})
+    assert response.status_code == 302
+    stage = lambda lead: Journey.objects.get(lead=lead).stage  # noqa: E731
+    assert (stage(a), stage(b), stage(dead), stage(theirs)) == (
+        Stage.PAUSED,
+        Stage.PAUSED,
+        Stage.DEAD,
+        Stage.COLD,
+    )
+    page = logged_in.get(LIST, HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "2 lead(s) paused." in page and "Skipped" in page
+    logged_in.post("/outreach/leads/bulk/", {"ids": ids, "action": "resume"})
+    assert (stage(a), stage(b), stage(dead), stage(theirs)) == (
+        Stage.COLD,
+        Stage.COLD,
+        Stage.DEAD,
+        Stage.COLD,
+    )
+    assert not StageTransition.objects.filter(journey__lead=theirs).exists()
+
+
+def test_bulk_enroll(logged_in, tenant, other_tenant):
+    sequence = make_sequence(tenant)
+    a, b = make_lead(tenant), make_lead(tenant)
+    warm = make_lead(tenant)
+    _journey(warm, stage=Stage.WARM_REPLY)
+    theirs = make_lead(other_tenant)
+    response = logged_in.post(
+        "/outreach/leads/bulk/",
+        {"ids": [a.pk, b.pk, warm.pk, theirs.pk], "action": "enroll", "sequence": sequence.pk},
+        follow=True,
+        HTTP_ACCEPT_LANGUAGE="en",
+    )
+    enrolled = set(Enrollment.objects.values_list("lead_id", flat=True))
+    assert enrolled == {a.pk, b.pk}
+    html = response.content.decode()
+    assert "2 lead(s) enrolled" in html and "stage WARM_REPLY: 1" in html
+
+
+def test_bulk_enroll_in_another_tenants_sequence_is_refused(logged_in, tenant, other_tenant):
+    theirs = make_sequence(other_tenant)
+    lead = make_lead(tenant)
+    logged_in.post(
+        "/outreach/leads/bulk/", {"ids": [lead.pk], "action": "enroll", "sequence": theirs.pk}
+    )
+    assert not Enrollment.objects.exists()
+
+
+# --- CSV import ----------------------------------------------------------------------
+
+
+def test_csv_import_creates_leads_and_reports_rejected_lines(logged_in, tenant):
+    text = "name,cui,phone\nAlfa Agro SRL,,0722000001\nBeta Agro SRL,,not-a-phone\n"
+    dry = SimpleUploadedFile("leads.csv", text.encode(), content_type="text/csv")
+    html = logged_in.post(
+        "/outreach/leads/import/", {"file": dry, "dry_run": "1"}, HTTP_ACCEPT_LANGUAGE="en"
+    ).content.decode()
+    assert "dry run" in html and "created 1" in html
+    assert not Lead.objects.filter(tenant=tenant).exists()
+
+    upload = SimpleUploadedFile("leads.csv", text.encode(), content_type="text/csv")
+    response = logged_in.post(
+        "/outreach/leads/import/", {"file": upload}, HTTP_ACCEPT_LANGUAGE="en"
+    )
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert list(Lead.objects.filter(tenant=tenant).values_list("name", flat=True)) == [
+        "Alfa Agro SRL"
+    ]
+    assert "created 1" in html and "rejected 1" in html
+    assert 'data-rejected-line="3"' in html
+
+
+def test_csv_import_bad_file_is_reported(logged_in, tenant):
+    upload = SimpleUploadedFile("x.csv", b"foo,bar\n1,2\n", content_type="text/csv")
+    html = logged_in.post("/outreach/leads/import/", {"file": upload}).content.decode()
+    assert "data-import-error" in html
+    assert not Lead.objects.exists()
+
+
+# --- the lead page -------------------------------------------------------------------
+
+
+def test_detail_shows_timeline_in_order_and_history(logged_in, operator, tenant):
+    phone = make_phone(tenant, number="+40740000123")
+    lead = make_lead(tenant, name="Livada SRL", contact_name="Ion Pop", email="ion@livada.ro")
+    now = timezone.now()
+    first = make_message(lead, body="Prima ofertă", phone=phone, status=Message.Status.SENT)
+    reply = make_message(
+        lead,
+        body="Da, sunt interesat",
+        direction=Message.Direction.INBOUND,
+        status=Message.Status.RECEIVED,
+        idempotency_key=None,
+        analysis={"decision": "review HIGH", "triage": {"intent": "interested", "sentiment": 2}},
+    )
+    last = make_message(lead, body="Revenim cu detalii", channel=Channel.EMAIL_WARM)
+    for offset, message in enumerate([first, reply, last]):
+        Message.objects.filter(pk=message.pk).update(created_at=now + timedelta(minutes=offset))
+    journey = Journey.objects.get(lead=lead)
+    stages.transition(journey, Stage.WARM_REPLY, reason="they replied", by_system="inbound")
+    response = logged_in.get(f"/outreach/leads/{lead.pk}/", HTTP_ACCEPT_LANGUAGE="en")
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "Livada SRL" in html and "Ion Pop" in html and "ion@livada.ro" in html
+    positions = [html.index(f'data-message="{m.pk}"') for m in (first, reply, last)]
+    assert positions == sorted(positions)
+    assert "+40740000123" in html
+    assert "review HIGH" in html and "interested" in html
+    assert 'data-transition="COLD-WARM_REPLY"' in html and "they replied" in html
+
+
+def test_change_stage_offers_only_legal_moves(logged_in, tenant):
+    lead = make_lead(tenant)
+    journey = _journey(lead, stage=Stage.WARM_REPLY)
+    html = logged_in.get(f"/outreach/leads/{lead.pk}/").content.decode()
+    form = html[html.index("stage-form") :]
+    form = form[: form.index("</form>")]
+    offered = {part.split('"')[0] for part in form.split('option value="')[1:]}
+    assert offered == set(stages.allowed_targets(journey))
+    assert Stage.COLD not in offered
+
+    response = logged_in.post(
+        f"/outreach/leads/{lead.pk}/stage/",
+        {"stage": Stage.COLD},
+        follow=True,
+        HTTP_ACCEPT_LANGUAGE="en",
+    )
+    assert 'class="msg msg-error"' in response.content.decode()
+    assert "Cannot move a lead" in response.content.decode()
+    assert Journey.objects.get(lead=lead).stage == Stage.WARM_REPLY
+    assert not StageTransition.objects.exists()
+
+    logged_in.post(f"/outreach/leads/{lead.pk}/stage/", {"stage": Stage.NEGOTIATION})
+    assert Journey.objects.get(lead=lead).stage == Stage.NEGOTIATION
+    assert StageTransition.objects.get().to_stage == Stage.NEGOTIATION
+
+
+def test_pause_resume_and_enroll_on_the_page(logged_in, tenant):
+    lead = make_lead(tenant)
+    sequence = make_sequence(tenant)
+    logged_in.post(f"/outreach/leads/{lead.pk}/pause/")
+    assert Journey.objects.get(lead=lead).stage == Stage.PAUSED
+    logged_in.post(f"/outreach/leads/{lead.pk}/resume/")
+    assert Journey.objects.get(lead=lead).stage == Stage.COLD
+    logged_in.post(f"/outreach/leads/{lead.pk}/enroll/", {"sequence": sequence.pk})
+    assert Enrollment.objects.get(lead=lead).sequence == sequence
+
+
+def test_take_over_then_manual_send_queues_a_manual_message(logged_in, operator, tenant):
+    make_phone(tenant)
+    lead = make_lead(tenant)
+    response = logged_in.post(f"/outreach/leads/{lead.pk}/take-over/")
+    assert response.status_code == 302 and response["Location"] == f"/outreach/leads/{lead.pk}/"
+    assert Journey.objects.get(lead=lead).taken_over_by == operator
+    page = logged_in.get(f"/outreach/leads/{lead.pk}/").content.decode()
+    assert "/hand-back/" in page and "/take-over/" not in page
+    response = logged_in.post(
+        f"/outreach/leads/{lead.pk}/send/", {"text": "Bună ziua, vă sun mâine."}, follow=True
+    )
+    message = Message.objects.get(lead=lead)
+    assert (message.status, message.is_manual, message.sent_by) == (
+        Message.Status.QUEUED,
+        True,
+        operator,
+    )
+    assert message.body == "Bună ziua, vă sun mâine."
+    assert 'class="msg msg-success"' in response.content.decode()
+    logged_in.post(f"/outreach/leads/{lead.pk}/hand-back/")
+    assert Journey.objects.get(lead=lead).taken_over_by is None
+
+
+def test_manual_send_to_opted_out_lead_is_refused(logged_in, tenant):
+    make_phone(tenant)
+    lead = make_lead(tenant)
+    _journey(lead, whatsapp_opted_out=True)
+    response = logged_in.post(f"/outreach/leads/{lead.pk}/send/", {"text": "Salut"}, follow=True)
+    html = response.content.decode()
+    assert 'class="msg msg-error"' in html and "opted out of WhatsApp" in html
+    assert not Message.objects.exists()
+
+
+def test_send_to_a_lead_someone_else_took_over_is_refused(logged_in, tenant):
+    make_phone(tenant)
+    lead = make_lead(tenant)
+    colleague = make_user(tenant, username="maria")
+    _journey(lead, taken_over_by=colleague, taken_over_at=timezone.now())
+    html = logged_in.post(
+        f"/outreach/leads/{lead.pk}/send/", {"text": "Salut"}, follow=True
+    ).content.decode()
+    assert "maria" in html and 'class="msg msg-error"' in html
+    assert not Message.objects.exists()
+
+
+@pytest.mark.parametrize(
+    "action", ["pause", "resume", "stage", "take-over", "hand-back", "send", "enroll"]
+)
+def test_another_tenants_lead_is_404(logged_in, other_tenant, action):
+    theirs = make_lead(other_tenant)
+    sequence = make_sequence(other_tenant)
+    make_phone(other_tenant)
+    assert logged_in.get(f"/outreach/leads/{theirs.pk}/").status_code == 404
+    response = logged_in.post(
+        f"/outreach/leads/{theirs.pk}/{action}/",
+        {"stage": Stage.DEAD, "text": "x", "sequence": sequence.pk},
+    )
+    assert response.status_code == 404
+    journey = Journey.objects.get(lead=theirs)
+    assert (journey.stage, journey.taken_over_by_id) == (Stage.COLD, None)
+    assert not Message.objects.exists() and not Enrollment.objects.exists()
+
+
+def test_unknown_action_and_get_are_refused(logged_in, tenant):
+    lead = make_lead(tenant)
+    assert logged_in.post(f"/outreach/leads/{lead.pk}/explode/").status_code == 404
+    assert logged_in.get(f"/outreach/leads/{lead.pk}/pause/").status_code == 405
+    assert logged_in.get("/outreach/leads/bulk/").status_code == 405
+
+
+@pytest.mark.parametrize("path", ["{pk}/pause/", "{pk}/send/", "bulk/", "import/"])
+def test_post_without_csrf_token_is_refused(operator, tenant, path):
+    lead = make_lead(tenant)
+    strict = Client(enforce_csrf_checks=True)
+    strict.force_login(operator)
+    url = "/outreach/leads/" + path.format(pk=lead.pk)
+    response = strict.post(url, {"ids": [lead.pk], "action": "pause", "text": "x"})
+    assert response.status_code == 403
+    assert Journey.objects.get(lead=lead).stage == Stage.COLD
+    assert not Message.objects.exists()
+
+
+def test_detail_query_count_does_not_grow_with_messages(logged_in, tenant):
+    phone = make_phone(tenant)
+    lead = make_lead(tenant)
+    journey = Journey.objects.get(lead=lead)
+    make_message(lead, phone=phone)
+    with CaptureQueriesContext(connection) as small:
+        assert logged_in.get(f"/outreach/leads/{lead.pk}/").status_code == 200
+    for _ in range(30):
+        make_message(lead, phone=phone, status=Message.Status.SENT)
+        make_message(
+            lead,
+            direction=Message.Direction.INBOUND,
+            status=Message.Status.RECEIVED,
+            idempotency_key=None,
+            analysis={"decision": "auto"},
+        )
+    stages.pause(journey, reason="x")
+    stages.resume(journey, reason="y")
+    with CaptureQueriesContext(connection) as large:
+        html = logged_in.get(f"/outreach/leads/{lead.pk}/").content.decode()
+    assert html.count('data-message="') == 61
+    assert len(large) == len(small)
+
+
+def test_a_lead_without_journey_is_listed_and_shown(logged_in, tenant):
+    lead = make_lead(tenant, with_journey=False, name="Fara Jurnal SRL")
+    assert _rows(logged_in) == {lead.pk}
+    response = logged_in.get(f"/outreach/leads/{lead.pk}/")
+    assert response.status_code == 200 and "Fara Jurnal SRL" in response.content.decode()
+    assert logged_in.post(f"/outreach/leads/{lead.pk}/pause/").status_code == 404
