@@ -189,7 +189,7 @@ def test_adding_a_version_to_a_template(client, operator, tenant):
     client.force_login(operator)
     page = client.get(f"/outreach/templates/{template.pk}/", **EN).content.decode()
     assert 'hx-post="/outreach/templates/preview/"' in page
-    assert 'hx-trigger="keyup changed delay:400ms"' in page
+    assert 'hx-trigger="input changed delay:400ms"' in page
     assert "Bună ziua Agro Test SRL!" in page and "Salut Agro Test SRL!" in page  # first preview
     response = client.post(
         f"/outreach/templates/{template.pk}/",
