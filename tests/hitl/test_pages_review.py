@@ -6,7 +6,6 @@ from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
-import time_machine
 from django.db import connection
 from django.shortcuts import resolve_url
 from django.test import Client
@@ -24,22 +23,6 @@ BUCHAREST = ZoneInfo("Europe/Bucharest")
 MONDAY_10 = datetime(2026, 11, 23, 10, 0, tzinfo=BUCHAREST)
 URL = "/outreach/review/"
 ACTIONS = ["assign", "approve", "send", "reject", "take-over", "resolve"]
-
-
-@pytest.fixture
-def clock():
-    with time_machine.travel(MONDAY_10, tick=False) as traveller:
-        yield traveller
-
-
-@pytest.fixture
-def world(tenant, clock):
-    return make_outreach_world(tenant, leads=2, phones=1)
-
-
-@pytest.fixture
-def lead(world):
-    return world["leads"][0]
 
 
 @pytest.fixture

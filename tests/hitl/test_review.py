@@ -30,22 +30,6 @@ def at(*args: int) -> datetime:
     return datetime(*args, tzinfo=BUCHAREST)
 
 
-@pytest.fixture
-def clock():
-    with time_machine.travel(MONDAY_10, tick=False) as traveller:
-        yield traveller
-
-
-@pytest.fixture
-def world(tenant, clock):
-    return make_outreach_world(tenant, leads=2, phones=1)
-
-
-@pytest.fixture
-def lead(world):
-    return world["leads"][0]
-
-
 def inbound(lead, body="Da, sunt interesat. Cât costă?"):
     return make_message(
         lead,

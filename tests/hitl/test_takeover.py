@@ -24,12 +24,6 @@ TUESDAY_10 = MONDAY_10 + timedelta(days=1)
 
 
 @pytest.fixture
-def clock():
-    with time_machine.travel(MONDAY_10, tick=False) as traveller:
-        yield traveller
-
-
-@pytest.fixture
 def sandbox(settings):
     """A fresh sandbox WhatsApp backend (phones with provider "sandbox" use it)."""
     settings.PROVIDERS = {**settings.PROVIDERS}  # resets the cached backends
