@@ -556,3 +556,87 @@ class DailyStats(models.Model):
 
     def __str__(self) -> str:
         return f"{self.tenant} {self.day} {self.channel}"
+
+
+class TemplateDailyStats(models.Model):
+    """Results of one template version on one day: sends, and the replies they drew.
+
+    A reply counts for the version of the last automated message the lead received
+    before it; `rollup_stats` recomputes these rows, so they can be rebuilt at any time.
+    """
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
+    day = models.DateField()
+    template_version = models.ForeignKey(
+        TemplateVersion, on_delete=models.CASCADE, related_name="daily_stats"
+    )
+    channel = models.CharField(max_length=16, choices=Channel.choices)
+    sent = models.PositiveIntegerField(default=0)
+    replies = models.PositiveIntegerField(default=0)
+    positive_replies = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        verbose_name_plural = "template daily stats"
+        ordering = ["-day"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["template_version", "day"], name="templatedailystats_unique"
+            ),
+            models.CheckConstraint(
+                condition=Q(positive_replies__lte=F("replies")),
+                name="templatedailystats_positive_within_replies",
+            ),
+        ]
+        indexes = [models.Index(fields=["tenant", "day"], name="templatedailystats_day")]
+
+    def __str__(self) -> str:
+        return f"{self.template_version} {self.day}"
+
+
+class ImportJob(models.Model):
+    """A CSV upload imported in the background, so the page can show progress and errors."""
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", _("Queued")
+        RUNNING = "running", _("Running")
+        DONE = "done", _("Done")
+        FAILED = "failed", _("Failed")
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="import_jobs")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    file_name = models.CharField(max_length=255)
+    content = models.BinaryField(help_text="The uploaded bytes, kept until the import is done.")
+    dry_run = models.BooleanField(default=False)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
+    total_rows = models.PositiveIntegerField(default=0)
+    processed_rows = models.PositiveIntegerField(default=0)
+    created = models.PositiveIntegerField(default=0)
+    updated = models.PositiveIntegerField(default=0)
+    unchanged = models.PositiveIntegerField(default=0)
+    rejected = models.JSONField(default=list, blank=True)
+    error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(processed_rows__lte=F("total_rows")),
+                name="importjob_processed_within_total",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.file_name} ({self.status})"
+
+    @property
+    def percent(self) -> int:
+        if self.status == self.Status.DONE:
+            return 100
+        if not self.total_rows:
+            return 0
+        return min(99, 100 * self.processed_rows // self.total_rows)
