@@ -19,6 +19,7 @@ from outreach import stages
 from outreach.models import (
     DailyStats,
     Enrollment,
+    ImportJob,
     Journey,
     Lead,
     Message,
@@ -26,6 +27,7 @@ from outreach.models import (
     SequenceStep,
     StageTransition,
     Template,
+    TemplateDailyStats,
     TemplateVersion,
 )
 
@@ -398,6 +400,65 @@ class DailyStatsAdmin(admin.ModelAdmin):
     list_filter = ("tenant", "channel")
     search_fields = ("phone__number", "phone__label", "tenant__name")
     date_hierarchy = "day"
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(TemplateDailyStats)
+class TemplateDailyStatsAdmin(admin.ModelAdmin):
+    """Per-version results, written by `rollup_stats`: view only."""
+
+    list_display = (
+        "day",
+        "tenant",
+        "template_version",
+        "channel",
+        "sent",
+        "replies",
+        "positive_replies",
+    )
+    list_select_related = ("tenant", "template_version__template")
+    list_filter = ("tenant", "channel")
+    search_fields = ("template_version__template__name", "tenant__name")
+    date_hierarchy = "day"
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(ImportJob)
+class ImportJobAdmin(admin.ModelAdmin):
+    """Background CSV imports started from the leads page: view only (the upload is not shown)."""
+
+    list_display = (
+        "file_name",
+        "tenant",
+        "status",
+        "dry_run",
+        "processed_rows",
+        "total_rows",
+        "created",
+        "updated",
+        "unchanged",
+        "created_at",
+        "finished_at",
+    )
+    list_select_related = ("tenant",)
+    list_filter = ("tenant", "status", "dry_run")
+    search_fields = ("file_name", "tenant__name")
+    exclude = ("content",)
+    readonly_fields = ("rejected_lines",)
+
+    @admin.display(description="rejected lines")
+    def rejected_lines(self, job: ImportJob) -> int:
+        return len(job.rejected or [])
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

@@ -17,6 +17,7 @@ from outreach.models import (
     Channel,
     DailyStats,
     Enrollment,
+    ImportJob,
     Journey,
     Lead,
     Message,
@@ -24,6 +25,7 @@ from outreach.models import (
     SequenceStep,
     StageTransition,
     Template,
+    TemplateDailyStats,
     TemplateVersion,
 )
 from whatsapp.models import Phone, QuotaUsage
@@ -183,6 +185,17 @@ def make_one_of_everything(tenant: Tenant) -> dict[str, Any]:
             message="Phone went offline",
         ),
         "membership": Membership.objects.get(user=user),
+        "template_stats": TemplateDailyStats.objects.create(
+            tenant=tenant,
+            day=timezone.localdate(),
+            template_version=version,
+            channel=Channel.WHATSAPP,
+            sent=4,
+            replies=1,
+        ),
+        "import_job": ImportJob.objects.create(
+            tenant=tenant, created_by=user, file_name="leads.csv", content=b"name\nAgro SRL\n"
+        ),
     }
 
 
