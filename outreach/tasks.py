@@ -18,3 +18,11 @@ def dispatch_all_tenants(batch_size: int = 500) -> None:
     for tenant in Tenant.objects.filter(is_active=True):
         result = dispatch_due(tenant, batch_size=batch_size)
         log.info("dispatch %s", result.summary())
+
+
+@dramatiq.actor(queue_name="outreach.imports", max_retries=0, time_limit=1_800_000)
+def run_import_job(job_id: int) -> None:
+    """Import a CSV uploaded on the leads page (progress is kept on the job row)."""
+    from outreach.import_jobs import run_import
+
+    run_import(job_id)

@@ -2,12 +2,18 @@
 
 from django.urls import path
 
-from outreach.views import lead_detail, leads
+from outreach.views import lead_detail, lead_import, leads
 
 urlpatterns = [
     path("leads/", leads.lead_list, name="leads"),
     path("leads/bulk/", leads.lead_bulk, name="lead_bulk"),
-    path("leads/import/", leads.lead_import, name="lead_import"),
+    path("leads/import/", lead_import.lead_import, name="lead_import"),
+    path("leads/import/<int:pk>/", lead_import.import_job, name="lead_import_job"),
+    path(
+        "leads/import/<int:pk>/status/",
+        lead_import.import_job_status,
+        name="lead_import_job_status",
+    ),
     path("leads/<int:pk>/", lead_detail.lead_detail, name="lead"),
     path("leads/<int:pk>/<str:action>/", lead_detail.lead_action, name="lead_action"),
 ]

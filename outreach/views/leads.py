@@ -13,7 +13,6 @@ from django.views.decorators.http import require_GET, require_POST
 
 from cerniq.tenancy import TenantScope, scope_for
 from outreach import sequences, stages
-from outreach.importing import ImportFileError, import_csv
 from outreach.models import Channel, Journey, Lead, Sequence, Stage
 from whatsapp.models import Phone
 
@@ -204,25 +203,3 @@ def _report_skips(request: HttpRequest, skipped: dict[str, int]) -> None:
     if skipped:
         detail = "; ".join(f"{reason}: {n}" for reason, n in sorted(skipped.items()))
         messages.warning(request, _("Skipped — %(detail)s") % {"detail": detail})
-
-
-@login_required
-@require_POST
-def lead_import(request: HttpRequest) -> HttpResponse:
-    scope = scope_for(request)
-    upload = request.FILES.get("file")
-    if upload is None:
-        messages.error(request, _("Choose a CSV file to import."))
-        return redirect("outreach:leads")
-    dry_run = bool(request.POST.get("dry_run"))
-    try:
-        report = import_csv(scope.tenant, upload, dry_run=dry_run, source="csv upload")
-    except ImportFileError as problem:
-        report, error = None, str(problem)
-    else:
-        error = ""
-    # Rendered (not redirected) so the per-row report stays on the page; the list below
-    # already includes what was imported.
-    context = _context(request, scope)
-    context.update(import_report=report, import_error=error, import_name=upload.name)
-    return render(request, "outreach/leads.html", context)

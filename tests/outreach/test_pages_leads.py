@@ -5,7 +5,6 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
@@ -213,38 +212,6 @@ def test_bulk_enroll_in_another_tenants_sequence_is_refused(logged_in, tenant, o
     assert not Enrollment.objects.exists()
 
 
-# --- CSV import ----------------------------------------------------------------------
-
-
-def test_csv_import_creates_leads_and_reports_rejected_lines(logged_in, tenant):
-    text = "name,cui,phone\nAlfa Agro SRL,,0722000001\nBeta Agro SRL,,not-a-phone\n"
-    dry = SimpleUploadedFile("leads.csv", text.encode(), content_type="text/csv")
-    html = logged_in.post(
-        "/outreach/leads/import/", {"file": dry, "dry_run": "1"}, HTTP_ACCEPT_LANGUAGE="en"
-    ).content.decode()
-    assert "dry run" in html and "created 1" in html
-    assert not Lead.objects.filter(tenant=tenant).exists()
-
-    upload = SimpleUploadedFile("leads.csv", text.encode(), content_type="text/csv")
-    response = logged_in.post(
-        "/outreach/leads/import/", {"file": upload}, HTTP_ACCEPT_LANGUAGE="en"
-    )
-    assert response.status_code == 200
-    html = response.content.decode()
-    assert list(Lead.objects.filter(tenant=tenant).values_list("name", flat=True)) == [
-        "Alfa Agro SRL"
-    ]
-    assert "created 1" in html and "rejected 1" in html
-    assert 'data-rejected-line="3"' in html
-
-
-def test_csv_import_bad_file_is_reported(logged_in, tenant):
-    upload = SimpleUploadedFile("x.csv", b"foo,bar\n1,2\n", content_type="text/csv")
-    html = logged_in.post("/outreach/leads/import/", {"file": upload}).content.decode()
-    assert "data-import-error" in html
-    assert not Lead.objects.exists()
-
-
 # --- the lead page -------------------------------------------------------------------
 
 
@@ -384,7 +351,7 @@ def test_unknown_action_and_get_are_refused(logged_in, tenant):
     assert logged_in.get("/outreach/leads/bulk/").status_code == 405
 
 
-@pytest.mark.parametrize("path", ["{pk}/pause/", "{pk}/send/", "bulk/", "import/"])
+@pytest.mark.parametrize("path", ["{pk}/pause/", "{pk}/send/", "bulk/"])
 def test_post_without_csrf_token_is_refused(operator, tenant, path):
     lead = make_lead(tenant)
     strict = Client(enforce_csrf_checks=True)

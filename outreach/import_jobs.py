@@ -1,0 +1,115 @@
+"""CSV imports from the leads page, run on a worker so the page can show progress.
+
+The upload is stored on an `ImportJob` row (nothing is lost if the worker restarts before
+it starts), the same `import_csv` the command uses does the work, and its progress callback
+moves the job's counter. The bytes are dropped once the import has finished.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.db.models import F
+from django.db.models.functions import Least
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from cerniq.models import Tenant
+from outreach.importing import ImportFileError, import_csv
+from outreach.models import ImportJob
+
+log = logging.getLogger(__name__)
+
+MAX_UPLOAD_BYTES = 20 * 1024 * 1024
+
+
+class UploadRefused(ValueError):
+    """The upload cannot become an import job (empty, too big); the message says why."""
+
+
+def count_data_lines(content: bytes) -> int:
+    """Rows after the header, for the progress bar (quoted line breaks make it an estimate)."""
+    lines = [line for line in content.splitlines() if line.strip()]
+    return max(len(lines) - 1, 0)
+
+
+def start_import(
+    tenant: Tenant,
+    *,
+    file_name: str,
+    content: bytes,
+    dry_run: bool = False,
+    user: AbstractBaseUser | None = None,
+) -> ImportJob:
+    """Store the upload as a job and queue it for a worker once the row is committed."""
+    if not content.strip():
+        raise UploadRefused(_("The file is empty."))
+    if len(content) > MAX_UPLOAD_BYTES:
+        raise UploadRefused(
+            _("The file is larger than %(mb)d MB; split it and import the parts.")
+            % {"mb": MAX_UPLOAD_BYTES // (1024 * 1024)}
+        )
+    from outreach.tasks import run_import_job
+
+    job = ImportJob.objects.create(
+        tenant=tenant,
+        created_by=user if user is not None and user.is_authenticated else None,
+        file_name=file_name[:255],
+        content=content,
+        dry_run=dry_run,
+        total_rows=count_data_lines(content),
+    )
+    transaction.on_commit(lambda: run_import_job.send(job.pk))
+    return job
+
+
+def run_import(job_id: int) -> ImportJob | None:
+    """Import a queued job's file; a job already started or finished is left alone."""
+    claimed = ImportJob.objects.filter(pk=job_id, status=ImportJob.Status.QUEUED).update(
+        status=ImportJob.Status.RUNNING, started_at=timezone.now()
+    )
+    if not claimed:
+        log.info("import job %s is not queued; skipped", job_id)
+        return None
+    job = ImportJob.objects.select_related("tenant").get(pk=job_id)
+
+    def progress(processed: int) -> None:
+        ImportJob.objects.filter(pk=job_id).update(
+            processed_rows=Least(processed, F("total_rows"))
+        )
+
+    try:
+        report = import_csv(
+            job.tenant,
+            io.BytesIO(bytes(job.content)),
+            dry_run=job.dry_run,
+            source=f"csv upload: {job.file_name}",
+            progress=progress,
+        )
+    except ImportFileError as problem:
+        _finish(job_id, status=ImportJob.Status.FAILED, error=str(problem))
+    except Exception:
+        log.exception("import job %s failed", job_id)
+        _finish(
+            job_id,
+            status=ImportJob.Status.FAILED,
+            error=_("The import stopped on an unexpected error; nothing was saved."),
+        )
+    else:
+        _finish(
+            job_id,
+            status=ImportJob.Status.DONE,
+            created=report.created,
+            updated=report.updated,
+            unchanged=report.unchanged,
+            rejected=[{"line": e.line, "reason": e.reason} for e in report.rejected],
+            processed_rows=F("total_rows"),
+        )
+    return ImportJob.objects.get(pk=job_id)
+
+
+def _finish(job_id: int, **fields: object) -> None:
+    ImportJob.objects.filter(pk=job_id).update(content=b"", finished_at=timezone.now(), **fields)
