@@ -13,8 +13,17 @@ import pytest
 
 from hitl import review
 from hitl.models import ReviewItem
-from outreach.models import Message
-from tests.factories import make_lead, make_message, make_phone, make_tenant, make_user
+from outreach import stages
+from outreach.models import Journey, Lead, Message, Stage
+from tests.drain import running_workers
+from tests.factories import (
+    make_lead,
+    make_message,
+    make_phone,
+    make_template,
+    make_tenant,
+    make_user,
+)
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 SHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"
@@ -102,3 +111,141 @@ def test_operator_logs_in_sees_the_quota_grid_approves_a_draft_and_switches_lang
     page.wait_for_load_state()
     assert page.get_by_role("link", name="Telefoane").is_visible()
     page.screenshot(path=str(SHOTS / "review_ro.png"), full_page=True)
+
+
+def log_in(page, base_url: str, username: str) -> None:
+    page.goto(f"{base_url}/login/")
+    page.fill("input[name=username]", username)
+    page.fill("input[name=password]", "pw-for-tests-1")
+    page.get_by_role("button", name="Log in").click()
+    page.wait_for_url("**/outreach/dashboard/")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_operator_filters_leads_takes_one_over_sends_and_edits_a_template(
+    live_server, browser_page
+):
+    tenant = make_tenant(name="Agro Browser SRL")
+    user = make_user(tenant, username="mihai")
+    phone = make_phone(tenant, label="Telefon 1")
+    warm = make_lead(tenant, name="Ferma Verde SRL", contact_name="Ion Pop", county="Iași")
+    cold = make_lead(tenant, name="Agro Sud SRL", county="Dolj")
+    stages.transition(warm.journey, Stage.WARM_REPLY, reason="replied", by_system="tests")
+    Journey.objects.filter(lead=warm).update(assigned_phone=phone)
+    make_message(
+        warm,
+        direction="IN",
+        status="RECEIVED",
+        idempotency_key=None,
+        body="Bună ziua, cât costă analiza de sol?",
+    )
+    template = make_template(tenant, name="Prima atingere")
+    page = browser_page
+    log_in(page, live_server.url, "mihai")
+
+    # Filter the leads by stage: only the lead that replied stays.
+    page.goto(f"{live_server.url}/outreach/leads/")
+    assert page.get_by_role("link", name="Agro Sud SRL").is_visible()
+    page.screenshot(path=str(SHOTS / "leads.png"), full_page=True)
+    page.get_by_label("Stage", exact=True).select_option(Stage.WARM_REPLY)
+    page.get_by_role("button", name="Filter").click()
+    page.wait_for_url("**stage=WARM_REPLY**")
+    assert page.get_by_role("link", name="Ferma Verde SRL").is_visible()
+    assert page.get_by_role("link", name="Agro Sud SRL").count() == 0
+    page.screenshot(path=str(SHOTS / "leads_filtered.png"), full_page=True)
+
+    # Open it, take the conversation over and write to the farmer by hand.
+    page.get_by_role("link", name="Ferma Verde SRL").click()
+    page.wait_for_url(f"**/outreach/leads/{warm.pk}/")
+    assert page.get_by_text("cât costă analiza de sol?").is_visible()
+    page.get_by_role("button", name="Take over").click()
+    page.wait_for_load_state()
+    assert page.get_by_role("button", name="Hand back").is_visible()
+    assert Journey.objects.get(lead=warm).taken_over_by == user
+    page.get_by_label("Message", exact=True).fill("Analiza costă 350 lei. Vă sun mâine?")
+    page.get_by_role("button", name="Send", exact=True).click()
+    page.wait_for_load_state()
+    manual = Message.objects.get(lead=warm, direction="OUT")
+    assert (manual.body, manual.status, manual.is_manual, manual.sent_by) == (
+        "Analiza costă 350 lei. Vă sun mâine?",
+        "QUEUED",
+        True,
+        user,
+    )
+    assert page.get_by_text("Analiza costă 350 lei. Vă sun mâine?").first.is_visible()
+    assert not Message.objects.filter(lead=cold).exists()
+    page.screenshot(path=str(SHOTS / "lead_detail.png"), full_page=True)
+
+    # Edit the template: the preview follows the text as it is typed.
+    page.goto(f"{live_server.url}/outreach/templates/")
+    page.screenshot(path=str(SHOTS / "templates.png"), full_page=True)
+    page.get_by_role("link", name="Prima atingere").click()
+    body = page.locator("textarea[name$='-body']").first
+    preview = page.locator(".preview-box").first
+    body.fill("{Salut|Bună ziua} {{company_name}}!")
+    preview.locator(".preview[data-total='2']").wait_for()
+    assert preview.get_by_text("Salut Agro Test SRL!").is_visible()
+    body.fill("{Salut|Bună ziua|Hei} {{company_name}}, {ce faceți|cum merge recolta}?")
+    preview.locator(".preview[data-total='6']").wait_for()
+    assert preview.get_by_text("6 variants in total").is_visible()
+    assert preview.get_by_text("Salut Agro Test SRL, ce faceți?").is_visible()
+    page.screenshot(path=str(SHOTS / "template_variants.png"), full_page=True)
+    body.fill("{Salut|Bună ziua {{company_name}}")
+    preview.locator("[data-problems]").wait_for()
+    page.screenshot(path=str(SHOTS / "template_preview.png"), full_page=True)
+    assert template.versions.get().body == "{Bună ziua|Salut} {{company_name}}!"  # not saved
+
+
+@pytest.mark.django_db(transaction=True)
+def test_csv_import_shows_progress_then_the_report(live_server, browser_page, tmp_path):
+    tenant = make_tenant()
+    make_user(tenant, username="ioana")
+    csv_file = tmp_path / "leads.csv"
+    csv_file.write_text("name,cui,phone\nAlfa Agro SRL,,0722000001\nBeta Agro SRL,,nu-e-telefon\n")
+    page = browser_page
+    log_in(page, live_server.url, "ioana")
+    page.goto(f"{live_server.url}/outreach/leads/")
+    page.get_by_text("Import leads from CSV").click()
+    page.get_by_label("CSV file").set_input_files(str(csv_file))
+    page.get_by_role("button", name="Import", exact=True).click()
+    page.wait_for_url("**/outreach/leads/import/*/")
+    assert page.locator("[data-import-status='queued']").is_visible()
+    page.screenshot(path=str(SHOTS / "import_waiting.png"), full_page=True)
+    with running_workers():  # the page polls; a worker now picks the job up
+        page.locator("[data-import-status='done']").wait_for(timeout=30_000)
+    assert page.get_by_text("created 1, updated 0, unchanged 0, rejected 1").is_visible()
+    assert page.locator("[data-rejected-line='3']").is_visible()
+    assert list(Lead.objects.filter(tenant=tenant).values_list("name", flat=True)) == [
+        "Alfa Agro SRL"
+    ]
+    page.screenshot(path=str(SHOTS / "import_done.png"), full_page=True)
+
+
+TABLET = {"width": 820, "height": 1180}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_pages_fit_a_tablet_without_sideways_scrolling(live_server, browser_page):
+    tenant = make_tenant(name="Agro Tabletă SRL")
+    make_user(tenant, username="radu")
+    for n in range(1, 5):
+        make_phone(tenant, label=f"Telefon {n}")
+    lead = make_lead(tenant, name="Cooperativa Agricolă Câmpia Română", contact_name="Elena Ene")
+    make_message(lead, body="Bună ziua! Vă scriu despre analiza de sol pentru ferma dvs.")
+    make_template(tenant, name="Prima atingere")
+    page = browser_page
+    page.set_viewport_size(TABLET)
+    log_in(page, live_server.url, "radu")
+    for name, path in [
+        ("dashboard", "/outreach/dashboard/"),
+        ("leads", "/outreach/leads/"),
+        ("lead_detail", f"/outreach/leads/{lead.pk}/"),
+        ("phones", "/outreach/phones/"),
+        ("review", "/outreach/review/"),
+        ("sequences", "/outreach/sequences/"),
+        ("templates", "/outreach/templates/"),
+    ]:
+        page.goto(f"{live_server.url}{path}")
+        page.screenshot(path=str(SHOTS / f"tablet_{name}.png"), full_page=True)
+        overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+        assert overflow <= 0, f"{path} is {overflow}px wider than a tablet screen"
