@@ -41,6 +41,7 @@ format: install
 
 bench: install
 	$(PY) bench/import_leads.py
+	$(PY) bench/pages.py
 
 clean:
 	rm -rf $(VENV) var staticfiles .pytest_cache .ruff_cache

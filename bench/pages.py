@@ -1,0 +1,694 @@
+"""Benchmark the operator pages on a big tenant: 50,000 leads and 1,000,000 messages.
+
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/cerniq_bench_pages \\
+        .venv/bin/python bench/pages.py [--requests 30] [--refill] [--no-fail] [--explain]
+
+Creates the database if missing and migrates it. The first run fills it (a `bench-pages`
+tenant with 20 phones, 50,000 leads and their journeys, enrollments, 1,000,000 messages
+over 90 days, open review items, quota usage; a second, smaller tenant beside it so the
+tenant filters matter), mostly with INSERT ... SELECT generate_series; later runs reuse
+the fill (`--refill` empties this database and fills it again). Then every page is
+requested through Django's test client as a signed-in operator: warm-up requests, then
+`--requests` timed ones, reporting p50/p95/max server time and the SQL queries of each
+request. Exits 1 when any p95 reaches the goal (100 ms) unless `--no-fail`.
+
+The fill is anchored at the time it was made: the dashboard's "today" figures shrink as
+the fill ages (refill for realistic day numbers; the query plans do not depend on it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+from urllib.parse import quote
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from bench.import_leads import (  # noqa: E402
+    COUNTIES,
+    FIRST_NAMES,
+    LAST_NAMES,
+    PLACES,
+    PREFIXES,
+    SUFFIXES,
+    configure,
+    valid_cui,
+)
+
+DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/cerniq_bench_pages"
+TENANT_SLUG = "bench-pages"
+OTHER_SLUG = "bench-pages-other"
+USERNAME = "bench-pages-operator"
+PHONES = 20
+GOAL_MS = 100.0
+DAYS = 90
+HOT_LEADS = 50  # leads with a long conversation (~100 messages each)
+MORE_FIRST = ("Andrei", "Cristina", "Florin", "Gabriela", "Adrian", "Mihaela", "Dan", "Alina")
+MORE_LAST = ("Stan", "Dumitru", "Constantin", "Marin", "Tudor", "Florea", "Dobre", "Barbu")
+INTENTS = ("interested", "question", "price", "not_now", "not_interested", "wrong_person")
+STAGE_MIX = (  # stage, share of leads
+    ("COLD", 0.28),
+    ("CONTACTED_WA", 0.32),
+    ("CONTACTED_EMAIL", 0.16),
+    ("WARM_REPLY", 0.08),
+    ("NEGOTIATION", 0.04),
+    ("CONVERTED", 0.02),
+    ("PAUSED", 0.03),
+    ("DEAD", 0.07),
+)
+
+
+# --- Fill --------------------------------------------------------------------------------
+
+
+def fill(leads: int, messages: int) -> None:
+    """Both tenants; the one under test gets `leads` leads and `messages` messages."""
+    from django.contrib.auth import get_user_model
+
+    from cerniq.models import Membership
+
+    t0 = time.perf_counter()
+    tenant = fill_tenant(TENANT_SLUG, "Bench pages", leads, messages, phones=PHONES, seed=7)
+    other = fill_tenant(
+        OTHER_SLUG, "Bench pages (other)", leads // 10, messages // 10, phones=3, seed=8
+    )
+    user = get_user_model().objects.create_user(USERNAME, password="bench-pages-not-secret")  # noqa: S106
+    Membership.objects.create(tenant=tenant, user=user, role=Membership.Role.OPERATOR)
+    Membership.objects.create(tenant=other, user=user, role=Membership.Role.OPERATOR)
+    print(f"  filled in {time.perf_counter() - t0:.1f} s; analyzing")
+    t1 = time.perf_counter()
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("VACUUM ANALYZE")  # fresh statistics and visibility map
+    print(f"  VACUUM ANALYZE {time.perf_counter() - t1:.1f} s")
+
+
+def fill_tenant(slug: str, name: str, leads: int, messages: int, *, phones: int, seed: int):
+    from django.db import connection, transaction
+
+    from cerniq.models import Tenant
+    from outreach.models import Channel, Sequence
+    from whatsapp.models import Phone
+
+    t0 = time.perf_counter()
+    rng = random.Random(seed)
+    with transaction.atomic():
+        tenant = Tenant.objects.create(name=name, slug=slug)
+        base = 100 + seed * 100
+        Phone.objects.bulk_create(
+            Phone(
+                tenant=tenant,
+                number=f"+40740{base + i:06d}",
+                label=f"Telefon {i:02d}",
+                daily_limit=200,
+                status=Phone.Status.PAUSED if i == phones else Phone.Status.ACTIVE,
+            )
+            for i in range(1, phones + 1)
+        )
+        sequences = [
+            make_sequence(tenant, "WhatsApp fermieri", Channel.WHATSAPP),
+            make_sequence(tenant, "Email rece cereale", Channel.EMAIL_COLD),
+            make_sequence(tenant, "Email cald ofertă", Channel.EMAIL_WARM),
+        ]
+        insert_leads(tenant, leads, rng, seed)
+        print(f"  {slug}: {leads:,} leads in {time.perf_counter() - t0:.1f} s")
+        t1 = time.perf_counter()
+        with connection.cursor() as cursor:
+            sql_journeys(cursor, tenant.pk, [s.pk for s in sequences], seed)
+            print(f"  {slug}: journeys, enrollments in {time.perf_counter() - t1:.1f} s")
+            t1 = time.perf_counter()
+            sql_messages(cursor, tenant.pk, messages, seed)
+            print(f"  {slug}: {messages:,} messages in {time.perf_counter() - t1:.1f} s")
+            t1 = time.perf_counter()
+            sql_review_and_quota(cursor, tenant.pk, seed)
+            print(f"  {slug}: review items, quota in {time.perf_counter() - t1:.1f} s")
+    assert Sequence.objects.filter(tenant=tenant).count() == 3
+    return tenant
+
+
+def make_sequence(tenant, name: str, channel: str):
+    from outreach.models import Sequence, Template
+
+    sequence = Sequence.objects.create(tenant=tenant, name=name)
+    for position in (1, 2, 3):
+        template = Template.objects.create(
+            tenant=tenant, name=f"{name} #{position}", channel=channel
+        )
+        template.versions.create(
+            tenant=tenant,
+            version=1,
+            subject="" if channel == "WHATSAPP" else "Ofertă pentru {{company_name}}",
+            body="{Bună ziua|Salut}, {{contact_name|stimate client}}! Pasul "
+            f"{position} pentru {{{{company_name}}}} din {{{{county}}}}.",
+        )
+        sequence.steps.create(
+            tenant=tenant,
+            position=position,
+            channel=channel,
+            delay_value=0 if position == 1 else 3,
+            template=template,
+        )
+    return sequence
+
+
+def insert_leads(tenant, count: int, rng: random.Random, seed: int) -> None:
+    """Plausible farm companies: name, valid CUI, county, contact, mobile, email."""
+    from outreach.models import Lead
+
+    firsts, lasts = FIRST_NAMES + MORE_FIRST, LAST_NAMES + MORE_LAST
+    cuis = rng.sample(range(1_000_000, 49_999_999), count)
+    rows = []
+    for i in range(count):
+        county = rng.choice(tuple(COUNTIES))
+        place = rng.choice(PLACES)
+        company = f"{rng.choice(PREFIXES)} {place} {rng.choice(lasts)} {rng.choice(SUFFIXES)}"
+        if rng.random() < 0.3:
+            company = f"{rng.choice(lasts)} {rng.choice(firsts)} {rng.choice(('II', 'PFA'))}"
+        slug = company.split()[0].lower()
+        has_phone, has_email = rng.random() < 0.85, rng.random() < 0.7
+        rows.append(
+            Lead(
+                tenant=tenant,
+                name=company,
+                cui=valid_cui(cuis[i]),
+                county=county,
+                locality=rng.choice(COUNTIES[county]),
+                contact_name=f"{rng.choice(firsts)} {rng.choice(lasts)}",
+                phone=f"+407{rng.randint(2, 8)}{seed}{i:06d}" if has_phone else "",
+                phone_reachable=has_phone and rng.random() < 0.9,
+                email=f"office@{slug}-{seed}{i}.ro" if has_email or not has_phone else "",
+                email_status=rng.choice(("valid", "valid", "risky", "unknown", "invalid")),
+                custom_fields={"caen": rng.choice(("0111", "0113", "0141")), "ha": i % 900},
+                source="bench",
+            )
+        )
+    Lead.objects.bulk_create(rows, batch_size=5000)
+
+
+def sql_journeys(cursor, tenant_id: int, sequence_ids: list[int], seed: int) -> None:
+    """One journey per lead (stage mix, phone, sequence, review, opt-outs), enrollments,
+    and one stage transition per contacted lead."""
+    bounds, acc = [], 0.0
+    for stage, share in STAGE_MIX:
+        acc += share
+        bounds.append(f"WHEN r < {acc:.4f} THEN '{stage}'")
+    stage_case = "CASE " + " ".join(bounds) + " ELSE 'DEAD' END"
+    cursor.execute("SELECT setseed(%s)", [seed / 100])
+    cursor.execute(
+        """
+        CREATE TEMP TABLE bench_j ON COMMIT DROP AS
+        SELECT l.id AS lead_id, l.phone, l.email, s.stage, random() AS r2, random() AS r3,
+               (SELECT array_agg(id ORDER BY id) FROM whatsapp_phone
+                 WHERE tenant_id = %(t)s) AS phones
+          FROM outreach_lead l,
+               LATERAL (SELECT {stage_case} AS stage FROM (SELECT random() + l.id * 0 AS r) x) s
+         WHERE l.tenant_id = %(t)s
+        """.replace("{stage_case}", stage_case),  # built from constants
+        {"t": tenant_id},
+    )
+    seq_wa, seq_cold, seq_warm = sequence_ids
+    cursor.execute(
+        """
+        INSERT INTO outreach_journey (
+            tenant_id, lead_id, stage, previous_stage, stage_changed_at, assigned_phone_id,
+            assigned_at, current_sequence_id, sequence_step, next_action_at,
+            requires_human_review, review_reason, review_priority, taken_over_at,
+            whatsapp_opted_out, whatsapp_opted_out_at, email_opted_out, email_opted_out_at,
+            last_channel, first_contact_at, last_contact_at, last_reply_at, reply_count,
+            created_at, updated_at)
+        SELECT %(t)s, lead_id, stage,
+               CASE WHEN stage = 'COLD' THEN '' ELSE 'COLD' END,
+               CASE WHEN stage = 'COLD' THEN NULL ELSE now() - r2 * interval '90 days' END,
+               CASE WHEN phone <> '' AND stage <> 'COLD' AND stage <> 'CONTACTED_EMAIL'
+                    THEN phones[1 + (lead_id %% array_length(phones, 1))] END,
+               CASE WHEN phone <> '' AND stage <> 'COLD' THEN now() - r2 * interval '90 days'
+                    END,
+               CASE WHEN stage IN ('CONTACTED_WA', 'WARM_REPLY') THEN %(wa)s
+                    WHEN stage = 'CONTACTED_EMAIL' THEN %(cold)s
+                    WHEN stage = 'NEGOTIATION' THEN %(warm)s END,
+               CASE WHEN stage IN ('CONTACTED_WA', 'CONTACTED_EMAIL') THEN 1 + (lead_id %% 3)
+                    ELSE 0 END,
+               CASE WHEN stage IN ('CONTACTED_WA', 'CONTACTED_EMAIL')
+                    THEN now() + r3 * interval '6 days' END,
+               r3 < 0.06 AND stage IN ('WARM_REPLY', 'NEGOTIATION', 'CONTACTED_WA'),
+               CASE WHEN r3 < 0.06 AND stage IN ('WARM_REPLY', 'NEGOTIATION', 'CONTACTED_WA')
+                    THEN 'reply needs a human' ELSE '' END,
+               CASE WHEN r3 < 0.06 AND stage IN ('WARM_REPLY', 'NEGOTIATION', 'CONTACTED_WA')
+                    THEN (ARRAY['URGENT','HIGH','MEDIUM','LOW'])[1 + (lead_id %% 4)]
+                    ELSE '' END,
+               NULL,
+               stage = 'DEAD' AND r3 < 0.5, CASE WHEN stage = 'DEAD' AND r3 < 0.5 THEN now() END,
+               stage = 'DEAD' AND r3 >= 0.5, CASE WHEN stage = 'DEAD' AND r3 >= 0.5 THEN now() END,
+               CASE WHEN stage = 'COLD' THEN ''
+                    WHEN stage = 'CONTACTED_EMAIL' THEN 'EMAIL_COLD'
+                    WHEN stage = 'NEGOTIATION' THEN 'EMAIL_WARM'
+                    WHEN phone <> '' THEN 'WHATSAPP' ELSE 'EMAIL_COLD' END,
+               CASE WHEN stage <> 'COLD' THEN now() - r2 * interval '90 days' END,
+               CASE WHEN stage <> 'COLD' THEN now() - r2 * r3 * interval '90 days' END,
+               CASE WHEN stage IN ('WARM_REPLY', 'NEGOTIATION', 'CONVERTED')
+                    THEN now() - r2 * r3 * interval '80 days' END,
+               CASE WHEN stage IN ('WARM_REPLY', 'NEGOTIATION', 'CONVERTED')
+                    THEN 1 + (lead_id %% 4) ELSE 0 END,
+               now() - interval '91 days', now()
+          FROM bench_j
+        """,
+        {"t": tenant_id, "wa": seq_wa, "cold": seq_cold, "warm": seq_warm},
+    )
+    cursor.execute(
+        """
+        INSERT INTO outreach_enrollment (
+            tenant_id, lead_id, sequence_id, sequence_version, status, current_step,
+            next_run_at, stop_reason, started_at, completed_at, stopped_at)
+        SELECT j.tenant_id, j.lead_id,
+               CASE WHEN j.stage IN ('CONTACTED_EMAIL') THEN %(cold)s
+                    WHEN j.stage = 'NEGOTIATION' THEN %(warm)s ELSE %(wa)s END,
+               1,
+               CASE WHEN j.stage IN ('CONTACTED_WA', 'CONTACTED_EMAIL') THEN 'ACTIVE'
+                    WHEN j.stage IN ('CONVERTED', 'DEAD') THEN 'COMPLETED'
+                    ELSE 'STOPPED' END,
+               GREATEST(j.sequence_step, 1),
+               j.next_action_at,
+               CASE WHEN j.stage IN ('CONTACTED_WA', 'CONTACTED_EMAIL', 'CONVERTED', 'DEAD')
+                    THEN '' ELSE 'lead replied' END,
+               j.first_contact_at,
+               CASE WHEN j.stage IN ('CONVERTED', 'DEAD') THEN j.last_contact_at END,
+               CASE WHEN j.stage IN ('CONTACTED_WA', 'CONTACTED_EMAIL', 'CONVERTED', 'DEAD')
+                    THEN NULL ELSE j.last_contact_at END
+          FROM outreach_journey j
+         WHERE j.tenant_id = %(t)s AND j.stage <> 'COLD'
+        """,
+        {"t": tenant_id, "wa": seq_wa, "cold": seq_cold, "warm": seq_warm},
+    )
+    cursor.execute(
+        """
+        INSERT INTO outreach_stagetransition (
+            tenant_id, journey_id, from_stage, to_stage, reason, by_system, created_at)
+        SELECT tenant_id, id, 'COLD', stage, 'first message sent', 'dispatch', stage_changed_at
+          FROM outreach_journey WHERE tenant_id = %(t)s AND stage <> 'COLD'
+        """,
+        {"t": tenant_id},
+    )
+
+
+def sql_messages(cursor, tenant_id: int, count: int, seed: int) -> None:
+    """`count` messages over the last 90 days to the contacted leads, a few hot leads with
+    ~100 each; ~5% inbound replies carrying an AI analysis like outreach.replies stores."""
+    cursor.execute("SELECT setseed(%s)", [seed / 100 + 0.001])
+    cursor.execute(
+        """
+        CREATE TEMP TABLE bench_ml ON COMMIT DROP AS
+        SELECT row_number() OVER (ORDER BY l.id) - 1 AS n, l.id, l.phone, l.email,
+               j.assigned_phone_id
+          FROM outreach_lead l JOIN outreach_journey j ON j.lead_id = l.id
+         WHERE l.tenant_id = %(t)s AND j.stage <> 'COLD'
+        """,
+        {"t": tenant_id},
+    )
+    cursor.execute("SELECT count(*) FROM bench_ml")
+    (contacted,) = cursor.fetchone()
+    cursor.execute("CREATE INDEX ON bench_ml (n)")
+    cursor.execute(
+        "SELECT array_agg(s.id ORDER BY s.sequence_id, s.position), "
+        "array_agg(v.id ORDER BY s.sequence_id, s.position) "
+        "FROM outreach_sequencestep s JOIN outreach_templateversion v "
+        "ON v.template_id = s.template_id WHERE s.tenant_id = %s",
+        [tenant_id],
+    )
+    steps, versions = cursor.fetchone()
+    cursor.execute("SELECT min(id) FROM whatsapp_phone WHERE tenant_id = %s", [tenant_id])
+    (first_phone,) = cursor.fetchone()
+    hot = HOT_LEADS * 100 if count >= 500_000 else 0
+    cursor.execute(
+        """
+        INSERT INTO outreach_message (
+            tenant_id, lead_id, channel, direction, status, subject, body, template_version_id,
+            variant_hash, phone_id, counterpart, provider_message_id, provider_thread_id,
+            provider_url, quota_cost, quota_day, sequence_id, step_id, idempotency_key,
+            is_manual, channel_reason, attempts, needs_reconcile, analysis, error,
+            scheduled_for, sent_at, delivered_at, read_at, failed_at, created_at, updated_at)
+        SELECT %(t)s, m.id, x.channel, x.direction, x.status,
+               CASE WHEN x.channel = 'WHATSAPP' OR x.direction = 'IN' THEN ''
+                    ELSE 'Ofertă semințe și îngrășăminte' END,
+               CASE WHEN x.direction = 'IN'
+                    THEN (ARRAY['Bună ziua, ne interesează. Ce prețuri aveți?',
+                                'Nu acum, reveniți în toamnă.',
+                                'Vă rog să nu mai scrieți.',
+                                'Sunați-mă mâine după ora 10.'])[1 + g %% 4]
+                    ELSE 'Bună ziua! Suntem Cerniq și ajutăm ferme din județul dvs. '
+                         || 'cu semințe certificate. Vă interesează o ofertă? (' || g || ')' END,
+               CASE WHEN x.direction = 'OUT' AND NOT x.manual
+                    THEN (%(versions)s::bigint[])[x.step] END,
+               CASE WHEN x.direction = 'OUT' THEN md5(g::text) ELSE '' END,
+               CASE WHEN x.channel = 'WHATSAPP'
+                    THEN COALESCE(m.assigned_phone_id, %(phone)s) END,
+               CASE WHEN x.channel = 'WHATSAPP' THEN COALESCE(NULLIF(m.phone, ''), '+40700000000')
+                    ELSE COALESCE(NULLIF(m.email, ''), 'office@example.ro') END,
+               CASE WHEN x.status IN ('QUEUED', 'CANCELLED') THEN ''
+                    ELSE 'bench-' || %(t)s || '-' || g END,
+               CASE WHEN x.channel = 'WHATSAPP' THEN 'chat-' || m.id ELSE 'thread-' || m.id END,
+               '',
+               CASE WHEN x.first THEN 1 ELSE 0 END,
+               CASE WHEN x.first THEN (x.at AT TIME ZONE 'Europe/Bucharest')::date END,
+               CASE WHEN x.direction = 'OUT' AND NOT x.manual
+                    THEN (%(seqs)s::bigint[])[1 + (x.step - 1) / 3] END,
+               CASE WHEN x.direction = 'OUT' AND NOT x.manual
+                    THEN (%(steps)s::bigint[])[x.step] END,
+               CASE WHEN x.direction = 'OUT' AND NOT x.manual
+                    THEN 'bench-' || %(t)s || '-' || g END,
+               x.manual, '', CASE WHEN x.direction = 'OUT' THEN 1 ELSE 0 END, false,
+               CASE WHEN x.direction = 'IN' THEN jsonb_build_object(
+                   'triage', jsonb_build_object(
+                       'sentiment', (g %% 200) - 100,
+                       'intent', (ARRAY['interested','question','price','not_now',
+                                        'not_interested','wrong_person'])[1 + g %% 6],
+                       'confidence', 0.55 + (g %% 45) / 100.0,
+                       'keywords', jsonb_build_array('preț', 'ofertă'),
+                       'draft', 'Mulțumim! Vă trimitem oferta azi.'),
+                   'route', jsonb_build_object(
+                       'action', 'approval', 'priority', 'MEDIUM',
+                       'reason', 'sentiment 40, interested needs approval')) END,
+               CASE WHEN x.status IN ('FAILED', 'BOUNCED') THEN 'provider said no' ELSE '' END,
+               x.at,
+               CASE WHEN x.status IN ('SENT', 'DELIVERED', 'READ', 'BOUNCED')
+                    THEN x.at + interval '3 seconds' END,
+               CASE WHEN x.status IN ('DELIVERED', 'READ') THEN x.at + interval '9 seconds' END,
+               CASE WHEN x.status = 'READ' THEN x.at + interval '2 hours' END,
+               CASE WHEN x.status IN ('FAILED', 'BOUNCED') THEN x.at + interval '5 seconds' END,
+               x.at, x.at
+          FROM generate_series(0, %(n)s - 1) AS g
+          CROSS JOIN LATERAL (
+              SELECT CASE WHEN g < %(hot)s THEN (g / 100) * 97 %% %(contacted)s
+                          ELSE floor(random() * %(contacted)s)::bigint END AS n,
+                     random() AS r1, random() AS r2, random() AS r3, random() AS r4
+          ) AS p
+          JOIN bench_ml m ON m.n = p.n
+          CROSS JOIN LATERAL (
+              SELECT ch AS channel, dir AS direction,
+                     CASE WHEN dir = 'IN' THEN 'RECEIVED'
+                          WHEN p.r3 < 0.30 THEN 'READ'
+                          WHEN p.r3 < 0.62 THEN 'DELIVERED'
+                          WHEN p.r3 < 0.86 THEN 'SENT'
+                          WHEN p.r3 < 0.91 THEN 'FAILED'
+                          WHEN p.r3 < 0.94 AND ch <> 'WHATSAPP' THEN 'BOUNCED'
+                          WHEN p.r3 < 0.97 THEN 'QUEUED'
+                          ELSE 'CANCELLED' END AS status,
+                     dir = 'OUT' AND p.r2 < 0.02 AS manual,
+                     dir = 'OUT' AND ch = 'WHATSAPP' AND p.r2 >= 0.02 AND p.r2 < 0.30
+                         AND p.r3 < 0.86 AS first,
+                     (CASE ch WHEN 'WHATSAPP' THEN 0 WHEN 'EMAIL_COLD' THEN 3 ELSE 6 END)
+                         + 1 + (g %% 3) AS step,
+                     now() - (p.r1 ^ 1.3) * %(days)s * interval '1 day' AS at
+                FROM (SELECT CASE WHEN p.r2 < 0.65 THEN 'WHATSAPP'
+                                  WHEN p.r2 < 0.90 THEN 'EMAIL_COLD'
+                                  ELSE 'EMAIL_WARM' END AS ch,
+                             CASE WHEN p.r4 < 0.05 THEN 'IN' ELSE 'OUT' END AS dir
+                     ) AS c
+          ) AS x
+        """,
+        {
+            "t": tenant_id,
+            "n": count,
+            "hot": hot,
+            "contacted": contacted,
+            "steps": steps,
+            "versions": versions,
+            "seqs": sequence_ids_of(cursor, tenant_id),
+            "phone": first_phone,
+            "days": DAYS,
+        },
+    )
+
+
+def sequence_ids_of(cursor, tenant_id: int) -> list[int]:
+    cursor.execute(
+        "SELECT array_agg(id ORDER BY id) FROM outreach_sequence WHERE tenant_id = %s",
+        [tenant_id],
+    )
+    return cursor.fetchone()[0]
+
+
+def sql_review_and_quota(cursor, tenant_id: int, seed: int) -> None:
+    """Review items for ~60% of the inbound messages (about 5,000 of them still open, all
+    priorities, some assigned, some overdue) and 90 days of quota usage per phone."""
+    cursor.execute("SELECT setseed(%s)", [seed / 100 + 0.002])
+    cursor.execute(
+        """
+        INSERT INTO auth_user (password, is_superuser, username, first_name, last_name, email,
+                               is_staff, is_active, date_joined)
+        VALUES ('!', false, %s, 'Ana', 'Reviewer', '', false, true, now())
+        RETURNING id
+        """,
+        [f"bench-pages-reviewer-{tenant_id}"],
+    )
+    (reviewer,) = cursor.fetchone()
+    cursor.execute(
+        """
+        INSERT INTO hitl_reviewitem (
+            tenant_id, lead_id, message_id, kind, reason, priority, status, sla_due_at,
+            sla_breached_at, assignee_id, assigned_at, sentiment_score, intent, ai_analysis,
+            ai_draft, resolution, resolved_stage, resolved_by_id, resolved_at, created_at)
+        SELECT m.tenant_id, m.lead_id, m.id,
+               (ARRAY['REPLY','REPLY','APPROVAL','ESCALATION'])[1 + m.id %% 4],
+               'sentiment ' || (m.analysis->'triage'->>'sentiment') || ', intent '
+                   || (m.analysis->'triage'->>'intent'),
+               p.priority, p.status,
+               m.created_at + interval '4 hours',
+               CASE WHEN m.created_at + interval '4 hours' < now() AND p.status IN ('OPEN',
+                    'ASSIGNED') THEN m.created_at + interval '4 hours' END,
+               CASE WHEN p.status = 'ASSIGNED' THEN %(u)s END,
+               CASE WHEN p.status = 'ASSIGNED' THEN m.created_at + interval '1 hour' END,
+               (m.analysis->'triage'->>'sentiment')::int,
+               m.analysis->'triage'->>'intent',
+               m.analysis, 'Mulțumim pentru răspuns! Vă trimit oferta completă azi.',
+               CASE WHEN p.status = 'RESOLVED' THEN 'handled' ELSE '' END,
+               '', CASE WHEN p.status = 'RESOLVED' THEN %(u)s END,
+               CASE WHEN p.status = 'RESOLVED' THEN m.created_at + interval '2 hours' END,
+               m.created_at
+          FROM outreach_message m
+          CROSS JOIN LATERAL (
+              SELECT CASE WHEN r < 0.10 THEN 'URGENT' WHEN r < 0.35 THEN 'HIGH'
+                          WHEN r < 0.80 THEN 'MEDIUM' ELSE 'LOW' END AS priority,
+                     CASE WHEN m.created_at > now() - interval '20 days' AND r2 < 0.85
+                          THEN CASE WHEN r2 < 0.1 THEN 'ASSIGNED' ELSE 'OPEN' END
+                          ELSE 'RESOLVED' END AS status
+                FROM (SELECT random() + m.id * 0 AS r, random() + m.id * 0 AS r2) x
+          ) p
+         WHERE m.tenant_id = %(t)s AND m.direction = 'IN' AND m.id %% 5 < 3
+        """,
+        {"t": tenant_id, "u": reviewer},
+    )
+    cursor.execute(
+        """
+        INSERT INTO whatsapp_quotausage (tenant_id, phone_id, day, used, "limit", updated_at)
+        SELECT p.tenant_id, p.id, d::date,
+               floor(random() * (p.daily_limit + 1))::int,
+               p.daily_limit, now()
+          FROM whatsapp_phone p
+          CROSS JOIN generate_series((now() AT TIME ZONE 'Europe/Bucharest')::date - %(days)s,
+                                     (now() AT TIME ZONE 'Europe/Bucharest')::date,
+                                     interval '1 day') AS d
+         WHERE p.tenant_id = %(t)s
+        """,
+        {"t": tenant_id, "days": DAYS},
+    )
+
+
+def filled(leads: int) -> bool:
+    from cerniq.models import Tenant
+    from outreach.models import Lead, Message
+
+    tenant = Tenant.objects.filter(slug=TENANT_SLUG).first()
+    return bool(
+        tenant
+        and Tenant.objects.filter(slug=OTHER_SLUG).exists()
+        and Lead.objects.filter(tenant=tenant).count() == leads
+        and Message.objects.filter(tenant=tenant).exists()
+    )
+
+
+def empty_database() -> None:
+    """Remove every row (this database is the benchmark's own), keep the schema."""
+    from django.core.management import call_command
+    from django.db import connection
+
+    name = connection.settings_dict["NAME"]
+    if not name.startswith("cerniq_bench_pages"):
+        sys.exit(f"refusing to empty {name!r}: --refill only empties cerniq_bench_pages*")
+    call_command("flush", interactive=False, verbosity=0)
+
+
+# --- Measure -----------------------------------------------------------------------------
+
+
+def cases(client) -> list[tuple[str, str]]:
+    """(label, URL) of every page measured, with real ids from the fill."""
+    from django.db.models import Count
+
+    from cerniq.models import Tenant
+    from hitl.models import ReviewItem
+    from outreach.models import Lead, Message
+    from whatsapp.models import Phone
+
+    tenant = Tenant.objects.get(slug=TENANT_SLUG)
+    leads = Lead.objects.filter(tenant=tenant)
+    phone = Phone.objects.filter(tenant=tenant).order_by("number").first()
+    reachable = leads.exclude(email="").exclude(phone="").order_by("pk")
+    sample = reachable[reachable.count() // 30]
+    hot = (
+        Message.objects.filter(tenant=tenant, lead__isnull=False)
+        .values("lead_id")
+        .annotate(n=Count("pk"))
+        .order_by("-n")
+        .first()
+    )
+    typical = (
+        Message.objects.filter(tenant=tenant, lead_id=sample.pk).count(),
+        Message.objects.filter(tenant=tenant, lead_id=hot["lead_id"]).count(),
+    )
+    open_items = ReviewItem.objects.filter(tenant=tenant, status__in=("OPEN", "ASSIGNED"))
+    print(
+        f"  typical lead #{sample.pk}: {typical[0]} messages; busiest lead "
+        f"#{hot['lead_id']}: {typical[1]}; open review items {open_items.count():,}"
+    )
+    fragment = sample.name.split()[1][:5].lower()
+    return [
+        ("dashboard", "/outreach/dashboard/"),
+        ("dashboard partial", "/outreach/dashboard/partial/"),
+        ("leads p1", "/outreach/leads/"),
+        ("leads stage=WARM_REPLY", "/outreach/leads/?stage=WARM_REPLY"),
+        ("leads county=Iași", "/outreach/leads/?county=Ia%C8%99i"),
+        (f"leads phone={phone.pk}", f"/outreach/leads/?phone={phone.pk}"),
+        (
+            "leads stage+county+phone",
+            f"/outreach/leads/?stage=CONTACTED_WA&county=Olt&phone={phone.pk}",
+        ),
+        ("leads review=1", "/outreach/leads/?review=1"),
+        ("leads opted_out=any", "/outreach/leads/?opted_out=any"),
+        (f"leads q={fragment}", f"/outreach/leads/?q={quote(fragment)}"),
+        ("leads q=<CUI>", f"/outreach/leads/?q={sample.cui}"),
+        ("leads q=<phone>", f"/outreach/leads/?q={sample.phone[3:]}"),
+        ("leads q=<email>", f"/outreach/leads/?q={quote(sample.email)}"),
+        ("leads q=none", "/outreach/leads/?q=zzzqqq"),
+        ("leads sort=-last_contact", "/outreach/leads/?sort=-last_contact"),
+        ("leads sort=stage p500", "/outreach/leads/?sort=stage&page=500"),
+        ("leads sort=phone p300", "/outreach/leads/?sort=phone&page=300"),
+        ("leads sort=-created p900", "/outreach/leads/?sort=-created&page=900"),
+        (f"lead busy ({typical[1]} msgs)", f"/outreach/leads/{hot['lead_id']}/"),
+        (f"lead typical ({typical[0]} msgs)", f"/outreach/leads/{sample.pk}/"),
+        ("review (default tab)", "/outreach/review/"),
+        ("review URGENT", "/outreach/review/?tab=URGENT"),
+        ("review HIGH", "/outreach/review/?tab=HIGH"),
+        ("review MEDIUM", "/outreach/review/?tab=MEDIUM"),
+        ("review LOW", "/outreach/review/?tab=LOW"),
+    ]
+
+
+def measure(client, url: str, requests: int, warmup: int) -> dict:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    times, counts, slowest = [], [], (0.0, "")
+    for n in range(warmup + requests):
+        with CaptureQueriesContext(connection) as ctx:
+            t0 = time.perf_counter()
+            response = client.get(url)
+            elapsed = (time.perf_counter() - t0) * 1000
+        assert response.status_code == 200, (url, response.status_code)
+        if n < warmup:
+            continue
+        times.append(elapsed)
+        counts.append(len(ctx.captured_queries))
+        for query in ctx.captured_queries:
+            if float(query["time"]) * 1000 > slowest[0]:
+                slowest = (float(query["time"]) * 1000, query["sql"])
+    times.sort()
+    return {
+        "p50": statistics.median(times),
+        "p95": times[min(len(times) - 1, round(0.95 * (len(times) - 1)))],
+        "max": times[-1],
+        "queries": (min(counts), max(counts)),
+        "slowest": slowest,
+    }
+
+
+def explain(sql: str) -> None:
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("EXPLAIN (ANALYZE, BUFFERS) " + sql)
+        for (line,) in cursor.fetchall():
+            print("      " + line)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--leads", type=int, default=50_000)
+    parser.add_argument("--messages", type=int, default=1_000_000)
+    parser.add_argument("--requests", type=int, default=30)
+    parser.add_argument("--warmup", type=int, default=3)
+    parser.add_argument("--refill", action="store_true", help="empty the database and refill")
+    parser.add_argument("--no-fail", action="store_true", help="report only, exit 0")
+    parser.add_argument("--explain", action="store_true", help="EXPLAIN the slowest queries")
+    parser.add_argument("--only", default="", help="measure only cases containing this text")
+    args = parser.parse_args()
+    os.environ.setdefault("DATABASE_URL", DEFAULT_URL)  # before configure() sets its own
+    configure()
+
+    from django.contrib.auth import get_user_model
+    from django.db import connection
+    from django.test import Client
+
+    if connection.vendor != "postgresql":
+        sys.exit("bench/pages.py needs PostgreSQL (DATABASE_URL=postgres://…)")
+    if args.refill:
+        empty_database()
+    if filled(args.leads):
+        print(f"{connection.settings_dict['NAME']}: reusing the fill (--refill to rebuild)")
+    else:
+        if not args.refill:
+            empty_database()  # a partial or different fill
+        print(f"{connection.settings_dict['NAME']}: filling")
+        fill(args.leads, args.messages)
+
+    client = Client(HTTP_ACCEPT_LANGUAGE="en", HTTP_HOST="localhost")
+    client.force_login(get_user_model().objects.get(username=USERNAME))
+    rows, slow = [], []
+    print(
+        f"{args.requests} requests per case after {args.warmup} warm-up; server time through "
+        "the test client (middleware, view, template); goal p95 < 100 ms"
+    )
+    header = f"{'case':<28} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8} {'queries':>8}  slowest query"
+    print(header)
+    print("-" * len(header))
+    for label, url in cases(client):
+        if args.only and args.only not in label:
+            continue
+        found = measure(client, url, args.requests, args.warmup)
+        low, high = found["queries"]
+        queries = str(low) if low == high else f"{low}-{high}"
+        print(
+            f"{label:<28} {found['p50']:8.1f} {found['p95']:8.1f} {found['max']:8.1f} "
+            f"{queries:>8}  {found['slowest'][0]:.1f} ms",
+            flush=True,
+        )
+        rows.append((label, found))
+        if found["p95"] >= GOAL_MS:
+            slow.append(label)
+        if args.explain and found["slowest"][0] > 10:
+            print(f"    {found['slowest'][1][:3000]}")
+            explain(found["slowest"][1])
+    if slow:
+        print(f"p95 ≥ {GOAL_MS:.0f} ms: {', '.join(slow)}")
+        if not args.no_fail:
+            sys.exit(1)
+    else:
+        print(f"all {len(rows)} cases under p95 {GOAL_MS:.0f} ms")
+
+
+if __name__ == "__main__":
+    main()
