@@ -27,6 +27,7 @@ from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import IntegrityError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from cerniq.alerts import raise_alert, resolve_alerts
 from cerniq.models import Alert, Membership, Tenant
@@ -65,7 +66,7 @@ class ReviewError(ValueError):
 
 def display_name(user: AbstractBaseUser | None) -> str:
     if user is None:
-        return "someone"
+        return _("someone")
     full = getattr(user, "get_full_name", lambda: "")()
     return full or user.get_username()
 
@@ -80,11 +81,13 @@ def sla_due(tenant: Tenant, priority: str, start: datetime | None = None) -> dat
 def check_member(tenant_id: int, user: AbstractBaseUser) -> None:
     """Only people in the lead's workspace (or superusers) act on it."""
     if user is None or not user.is_authenticated:
-        raise ReviewError("You must be signed in to do this.")
+        raise ReviewError(_("You must be signed in to do this."))
     if getattr(user, "is_superuser", False):
         return
     if not Membership.objects.filter(tenant_id=tenant_id, user=user).exists():
-        raise ReviewError(f"{display_name(user)} is not a member of this workspace.")
+        raise ReviewError(
+            _("%(user)s is not a member of this workspace.") % {"user": display_name(user)}
+        )
 
 
 def _top(items: Iterable[tuple[str, str, datetime]]) -> tuple[str, str] | None:
@@ -151,8 +154,8 @@ def _lock(item: ReviewItem) -> tuple[ReviewItem, Journey]:
     locked = ReviewItem.objects.select_for_update().select_related("lead").get(pk=item.pk)
     if locked.status not in OPEN_STATUSES:
         raise ReviewError(
-            f"This review item is already {locked.get_status_display().lower()}; "
-            "nothing was changed."
+            _("This review item is already %(status)s; nothing was changed.")
+            % {"status": locked.get_status_display().lower()}
         )
     return locked, journey
 
@@ -161,7 +164,8 @@ def _check_actor(item: ReviewItem, user: AbstractBaseUser) -> None:
     check_member(item.tenant_id, user)
     if item.status == ReviewItem.Status.ASSIGNED and item.assignee_id != user.pk:
         raise ReviewError(
-            f"This item is assigned to {display_name(item.assignee)}; assign it to yourself first."
+            _("This item is assigned to %(user)s; assign it to yourself first.")
+            % {"user": display_name(item.assignee)}
         )
 
 
@@ -214,20 +218,23 @@ def open_item(
     Idempotent per (message, kind): an open item for the same message is returned as is.
     """
     if priority not in SLA:
-        raise ReviewError(f"Unknown priority {priority!r}.")
+        raise ReviewError(_("Unknown priority %(priority)s.") % {"priority": repr(priority)})
     if kind not in ReviewItem.Kind.values:
-        raise ReviewError(f"Unknown review kind {kind!r}.")
+        raise ReviewError(_("Unknown review kind %(kind)s.") % {"kind": repr(kind)})
     reason = (reason or "").strip()
     if not reason:
-        raise ReviewError("A review item needs a reason.")
+        raise ReviewError(_("A review item needs a reason."))
     if sentiment is not None and not -100 <= sentiment <= 100:
-        raise ReviewError(f"Sentiment must be between -100 and 100, got {sentiment}.")
+        raise ReviewError(
+            _("Sentiment must be between -100 and 100, got %(sentiment)s.")
+            % {"sentiment": sentiment}
+        )
     if message is not None and message.lead_id != lead.pk:
-        raise ReviewError("That message does not belong to this lead.")
+        raise ReviewError(_("That message does not belong to this lead."))
     try:
         journey = Journey.objects.select_for_update().get(lead_id=lead.pk)
     except Journey.DoesNotExist:
-        raise ReviewError(f"{lead.name} has no journey yet.") from None
+        raise ReviewError(_("%(lead)s has no journey yet.") % {"lead": lead.name}) from None
     if message is not None:
         existing = ReviewItem.objects.filter(
             message=message, kind=kind, status__in=OPEN_STATUSES
@@ -258,7 +265,7 @@ def open_item(
 @transaction.atomic
 def assign(item: ReviewItem, user: AbstractBaseUser) -> ReviewItem:
     """Give the item to `user` (taking it from its current assignee, if any)."""
-    locked, _ = _lock(item)
+    locked, _journey = _lock(item)
     check_member(locked.tenant_id, user)
     if locked.assignee_id == user.pk and locked.status == ReviewItem.Status.ASSIGNED:
         return _refresh(item, locked)
@@ -276,14 +283,14 @@ def approve_draft(item: ReviewItem, user: AbstractBaseUser, text: str | None = N
     _check_actor(locked, user)
     if journey.taken_over_by_id and journey.taken_over_by_id != user.pk:
         raise ReviewError(
-            f"{display_name(journey.taken_over_by)} has taken over this conversation; "
-            "only they can write to the lead now."
+            _("%(user)s has taken over this conversation; only they can write to the lead now.")
+            % {"user": display_name(journey.taken_over_by)}
         )
     edited = text is not None
     body = (text if edited else locked.ai_draft).strip()
     if not body:
         raise ReviewError(
-            "The reply is empty." if edited else "There is no AI draft; write the reply."
+            _("The reply is empty.") if edited else _("There is no AI draft; write the reply.")
         )
     try:
         message = send_manual(locked.lead, body, user=user, reason="approved AI reply")
@@ -306,7 +313,7 @@ def reject(item: ReviewItem, user: AbstractBaseUser, note: str) -> ReviewItem:
     """Close the item without sending anything (the draft is discarded), saying why."""
     note = (note or "").strip()
     if not note:
-        raise ReviewError("Say why you reject it (a short note).")
+        raise ReviewError(_("Say why you reject it (a short note)."))
     locked, journey = _lock(item)
     _check_actor(locked, user)
     _close(locked, journey, user, status=ReviewItem.Status.DISMISSED, resolution=note)
@@ -320,7 +327,10 @@ def resolve(
     """Close the item, optionally moving the lead to NEGOTIATION, CONVERTED or DEAD."""
     if stage is not None and stage not in RESOLVE_STAGES:
         allowed = ", ".join(str(Stage(s).label) for s in sorted(RESOLVE_STAGES))
-        raise ReviewError(f"A review can only close a lead as {allowed} (or leave its stage).")
+        raise ReviewError(
+            _("A review can only close a lead as %(stages)s (or leave its stage).")
+            % {"stages": allowed}
+        )
     locked, journey = _lock(item)
     _check_actor(locked, user)
     note = (note or "").strip()

@@ -31,6 +31,8 @@ from zoneinfo import ZoneInfo
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
+from django.utils.formats import date_format
+from django.utils.translation import gettext as _
 
 from hitl.review import AUTOMATED_STAGES, ReviewError, check_member, display_name
 from outreach import sequences, stages
@@ -48,16 +50,24 @@ def _journey(lead: Lead) -> Journey:
     try:
         return Journey.objects.select_for_update().get(lead_id=lead.pk)
     except Journey.DoesNotExist:
-        raise TakeoverError(f"{lead.name} has no journey yet.") from None
+        raise TakeoverError(_("%(lead)s has no journey yet.") % {"lead": lead.name}) from None
 
 
 def _held_by_someone_else(journey: Journey) -> TakeoverError:
     zone = ZoneInfo(journey.tenant.time_zone)
     at = timezone.localtime(journey.taken_over_at, zone) if journey.taken_over_at else None
-    when = f" on {at:%d %b at %H:%M}" if at else ""
+    who = display_name(journey.taken_over_by)
+    if at is None:
+        return TakeoverError(
+            _("%(user)s took over this conversation; ask them to hand it back first.")
+            % {"user": who}
+        )
     return TakeoverError(
-        f"{display_name(journey.taken_over_by)} took over this conversation{when}; "
-        "ask them to hand it back first."
+        _(
+            "%(user)s took over this conversation on %(day)s at %(time)s; "
+            "ask them to hand it back first."
+        )
+        % {"user": who, "day": date_format(at, "d M"), "time": f"{at:%H:%M}"}
     )
 
 
@@ -84,8 +94,10 @@ def send_as_operator(lead: Lead, user: AbstractBaseUser, text: str) -> Message:
     check_member(journey.tenant_id, user)
     if not journey.taken_over_by_id:
         raise TakeoverError(
-            "Take over the conversation before writing to the lead; "
-            "its automation is still running."
+            _(
+                "Take over the conversation before writing to the lead; "
+                "its automation is still running."
+            )
         )
     if journey.taken_over_by_id != user.pk:
         raise _held_by_someone_else(journey)
@@ -103,10 +115,15 @@ def hand_back(
     journey = _journey(lead)
     check_member(journey.tenant_id, user)
     if not journey.taken_over_by_id:
-        raise TakeoverError("This conversation is not taken over; there is nothing to hand back.")
+        raise TakeoverError(
+            _("This conversation is not taken over; there is nothing to hand back.")
+        )
     if journey.taken_over_by_id != user.pk:
         holder = display_name(journey.taken_over_by)
-        raise TakeoverError(f"Only {holder}, who took over this conversation, can hand it back.")
+        raise TakeoverError(
+            _("Only %(user)s, who took over this conversation, can hand it back.")
+            % {"user": holder}
+        )
     if stage is not None:
         try:
             stages.transition(journey, stage, reason="handed back by operator", by_user=user)

@@ -9,6 +9,7 @@ from functools import partial
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from outreach import quota
 from outreach.delivery import enqueue_message
@@ -52,7 +53,7 @@ def _phone_for(lead: Lead, journey: Journey) -> tuple[Phone, bool]:
     )
     best = max(phones, key=lambda p: (status[p.pk].remaining, -p.pk), default=None)
     if best is None or status[best.pk].remaining <= 0:
-        raise SendRefused("No active WhatsApp phone has quota left today for a new contact.")
+        raise SendRefused(_("No active WhatsApp phone has quota left today for a new contact."))
     return best, True
 
 
@@ -85,20 +86,24 @@ def queue_reply(
     """
     text = (text or "").strip()
     if not text:
-        raise SendRefused("The message is empty.")
+        raise SendRefused(_("The message is empty."))
     if len(text) > MAX_WHATSAPP_TEXT or "\x00" in text:
-        raise SendRefused(f"WhatsApp messages are limited to {MAX_WHATSAPP_TEXT} characters.")
+        raise SendRefused(
+            _("WhatsApp messages are limited to %(n)d characters.") % {"n": MAX_WHATSAPP_TEXT}
+        )
     journey = Journey.objects.select_for_update().get(lead=lead)
     if journey.whatsapp_opted_out and not allow_opted_out:
-        raise SendRefused("This lead opted out of WhatsApp; nothing can be sent to it there.")
+        raise SendRefused(_("This lead opted out of WhatsApp; nothing can be sent to it there."))
     if not lead.phone:
-        raise SendRefused("This lead has no phone number.")
+        raise SendRefused(_("This lead has no phone number."))
     phone, new_contact = _phone_for(lead, journey)
     day = None
     if new_contact:
         day = SendingWindow.for_tenant(lead.tenant).local_date(timezone.now())
         if not quota.reserve_new_contact(phone, day):
-            raise SendRefused(f"{phone} has no new-contact quota left today.")
+            raise SendRefused(
+                _("%(phone)s has no new-contact quota left today.") % {"phone": phone}
+            )
     message = Message.objects.create(
         tenant_id=lead.tenant_id,
         lead=lead,

@@ -15,6 +15,7 @@ from zoneinfo import ZoneInfo
 from django.db import transaction
 from django.db.models import QuerySet
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from outreach.hours import SendingWindow
 from outreach.models import Enrollment, Journey, Lead, Message, Sequence, SequenceStep, Stage
@@ -64,7 +65,7 @@ class StepSpec:
 def replace_steps(sequence: Sequence, specs: list[StepSpec]) -> int:
     """Give the sequence new steps as a new version; enrollments keep their old version."""
     if not specs:
-        raise EnrollmentError("A sequence needs at least one step.")
+        raise EnrollmentError(_("A sequence needs at least one step."))
     locked = Sequence.objects.select_for_update().get(pk=sequence.pk)
     has_enrollments = Enrollment.objects.filter(
         sequence=locked, sequence_version=locked.version
@@ -102,9 +103,9 @@ def enroll_many(
     result = EnrollResult()
     steps = steps_of(sequence)
     if not sequence.is_active:
-        raise EnrollmentError(f"Sequence {sequence.name!r} is not active.")
+        raise EnrollmentError(_("Sequence %(name)s is not active.") % {"name": repr(sequence.name)})
     if not steps:
-        raise EnrollmentError(f"Sequence {sequence.name!r} has no steps.")
+        raise EnrollmentError(_("Sequence %(name)s has no steps.") % {"name": repr(sequence.name)})
     lead_ids = [lead.pk for lead in leads]
     journeys = {
         j.lead_id: j
@@ -120,11 +121,11 @@ def enroll_many(
     for lead_id in lead_ids:
         journey = journeys.get(lead_id)
         if journey is None:
-            result.skip("not in this workspace")
+            result.skip(_("not in this workspace"))
         elif lead_id in busy:
-            result.skip("already in a sequence")
+            result.skip(_("already in a sequence"))
         elif journey.stage not in ENROLLABLE_STAGES:
-            result.skip(f"stage {journey.stage}")
+            result.skip(_("stage %(stage)s") % {"stage": journey.stage})
         else:
             new.append(
                 Enrollment(
@@ -150,7 +151,10 @@ def enroll(lead: Lead, sequence: Sequence, *, at: datetime | None = None) -> Enr
     """Enroll one lead or raise EnrollmentError saying why not."""
     result = enroll_many([lead], sequence, at=at)
     if not result.enrolled:
-        raise EnrollmentError(f"Cannot enroll {lead.name}: {', '.join(result.skipped)}.")
+        raise EnrollmentError(
+            _("Cannot enroll %(lead)s: %(reasons)s.")
+            % {"lead": lead.name, "reasons": ", ".join(result.skipped)}
+        )
     return Enrollment.objects.get(lead=lead, status=Enrollment.Status.ACTIVE)
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from outreach import sequences
 from outreach.models import Journey, Stage, StageTransition
@@ -63,15 +64,18 @@ def transition(
     locked = Journey.objects.select_for_update().get(pk=journey.pk)
     current = locked.stage
     if to not in Stage.values:
-        raise IllegalTransition(f"Unknown stage {to!r}.")
+        raise IllegalTransition(_("Unknown stage %(stage)s.") % {"stage": repr(to)})
     if to == current:
-        raise IllegalTransition(f"The lead is already {Stage(current).label}.")
+        raise IllegalTransition(
+            _("The lead is already %(stage)s.") % {"stage": Stage(current).label}
+        )
     if to not in allowed_targets(locked):
         raise IllegalTransition(
-            f"Cannot move a lead from {Stage(current).label} to {Stage(to).label}."
+            _("Cannot move a lead from %(from)s to %(to)s.")
+            % {"from": Stage(current).label, "to": Stage(to).label}
         )
     if not reason:
-        raise IllegalTransition("A stage change needs a reason.")
+        raise IllegalTransition(_("A stage change needs a reason."))
     now = timezone.now()
     locked.previous_stage, locked.stage, locked.stage_changed_at = current, to, now
     locked.save(update_fields=["previous_stage", "stage", "stage_changed_at", "updated_at"])
@@ -94,5 +98,5 @@ def pause(journey: Journey, *, reason: str, by_user: AbstractBaseUser | None = N
 
 def resume(journey: Journey, *, reason: str, by_user: AbstractBaseUser | None = None) -> None:
     if journey.stage != Stage.PAUSED:
-        raise IllegalTransition("Only a paused lead can be resumed.")
+        raise IllegalTransition(_("Only a paused lead can be resumed."))
     transition(journey, journey.previous_stage or Stage.COLD, reason=reason, by_user=by_user)
