@@ -160,6 +160,7 @@ PERIODIC_JOBS: list[dict[str, str]] = [
     },
     {"name": "phone-status", "cron": "*/10 * * * *", "command": "sync_phone_status"},
     {"name": "check-sla", "cron": "* * * * *", "command": "check_sla"},
+    {"name": "rollup-stats", "cron": "*/15 * * * *", "command": "rollup_stats"},
 ]
 
 # --- Providers ------------------------------------------------------------------------

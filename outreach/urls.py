@@ -2,7 +2,7 @@
 
 from django.urls import include, path
 
-from outreach.views import dashboard, phones
+from outreach.views import analytics, dashboard, phones
 
 app_name = "outreach"
 
@@ -10,6 +10,7 @@ urlpatterns = [
     path("dashboard/", dashboard.dashboard, name="dashboard"),
     path("dashboard/partial/", dashboard.dashboard_partial, name="dashboard_partial"),
     path("phones/", phones.phone_list, name="phones"),
+    path("analytics/", analytics.analytics, name="analytics"),
     path("phones/<int:pk>/<str:action>/", phones.phone_action, name="phone_action"),
     path("", include("outreach.urls_leads")),
     path("", include("outreach.urls_sequences")),

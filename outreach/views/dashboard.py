@@ -25,6 +25,7 @@ from cerniq.models import Tenant
 from cerniq.tenancy import TenantScope, scope_for
 from hitl.models import ReviewItem
 from outreach import quota
+from outreach.analytics import FIRST_CONTACT
 from outreach.hours import SendingWindow
 from outreach.models import Channel, Message, Priority
 from whatsapp.models import Phone
@@ -97,11 +98,6 @@ def local_day_bounds(tenant: Tenant, now: datetime) -> tuple[date, datetime, dat
     today_start = datetime.combine(today, time.min, tzinfo=window.tz)
     week_start = datetime.combine(today - timedelta(days=6), time.min, tzinfo=window.tz)
     return today, today_start, week_start
-
-
-# A first contact: a WhatsApp message that cost a new-contact slot, or the first step of
-# an email sequence. Everything else automated is a follow-up.
-FIRST_CONTACT = Q(quota_cost=1) | (~Q(channel=Channel.WHATSAPP) & Q(step__position=1))
 
 
 def _outbound(since: datetime, *, cost: int) -> Q:

@@ -1,0 +1,95 @@
+"""The analytics page: replies and positive replies per day by channel, per template
+version and per phone, over a chosen date range.
+
+It reads the roll-up tables only (DailyStats / TemplateDailyStats, filled by
+`manage.py rollup_stats`), in a fixed number of queries whatever the range.
+"""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+from typing import Any
+
+from django import forms
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+from django.views.decorators.http import require_GET
+
+from cerniq.tenancy import scope_for
+from outreach.analytics import MAX_RANGE_DAYS, analytics_report, local_today
+
+DEFAULT_DAYS = 30
+
+
+class DateRangeForm(forms.Form):
+    """From/to dates (both included); empty fields default to the last 30 days."""
+
+    start = forms.DateField(
+        label=_("From"),
+        required=False,
+        widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),
+    )
+    end = forms.DateField(
+        label=_("To"),
+        required=False,
+        widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),
+    )
+
+    def __init__(self, *args: Any, today: date, **kwargs: Any) -> None:
+        self.default_end = today
+        self.default_start = today - timedelta(days=DEFAULT_DAYS - 1)
+        kwargs.setdefault("initial", {"start": self.default_start, "end": self.default_end})
+        super().__init__(*args, **kwargs)
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        if self.errors:
+            return data
+        start = data.get("start") or self.default_start
+        end = data.get("end") or self.default_end
+        if end < start:
+            raise ValidationError(_("The end date is before the start date."), code="reversed")
+        if (end - start).days + 1 > MAX_RANGE_DAYS:
+            raise ValidationError(
+                _("Choose a range of at most %(days)d days.") % {"days": MAX_RANGE_DAYS},
+                code="too_long",
+            )
+        data["start"], data["end"] = start, end
+        return data
+
+    def range(self) -> tuple[date, date]:
+        """The chosen range (the default one when the form is not bound)."""
+        if self.is_bound:
+            return self.cleaned_data["start"], self.cleaned_data["end"]
+        return self.default_start, self.default_end
+
+
+@login_required
+@require_GET
+def analytics(request: HttpRequest) -> HttpResponse:
+    scope = scope_for(request)
+    today = local_today(scope.tenant, timezone.now())
+    bound = "start" in request.GET or "end" in request.GET
+    form = DateRangeForm(request.GET if bound else None, today=today)
+    report = None
+    if not form.is_bound or form.is_valid():
+        start, end = form.range()
+        report = analytics_report(scope.tenant, start, end)
+    return render(
+        request,
+        "outreach/analytics.html",
+        {
+            "form": form,
+            "report": report,
+            "chart_data": report.chart_data() if report else None,
+            "chart_labels": {
+                "sent": str(_("Sent")),
+                "replies": str(_("Replies")),
+                "positive_replies": str(_("Positive replies")),
+            },
+        },
+    )

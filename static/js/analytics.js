@@ -1,0 +1,63 @@
+/* The analytics page's charts: one line per channel, from the json_script blocks. */
+(function () {
+  "use strict";
+
+  var COLOURS = {
+    WHATSAPP: "#1f883d",
+    EMAIL_COLD: "#1a56b8",
+    EMAIL_WARM: "#b26a00",
+  };
+
+  function readJson(id) {
+    var node = document.getElementById(id);
+    return node ? JSON.parse(node.textContent) : null;
+  }
+
+  function draw(canvas, data, metric, labels) {
+    var datasets = data.channels.map(function (channel) {
+      var colour = COLOURS[channel.channel] || "#667085";
+      return {
+        label: channel.label,
+        data: channel[metric],
+        borderColor: colour,
+        backgroundColor: colour,
+        tension: 0.2,
+        pointRadius: data.days.length > 60 ? 0 : 2,
+      };
+    });
+    return new window.Chart(canvas, {
+      type: "line",
+      data: { labels: data.days, datasets: datasets },
+      options: {
+        responsive: true,
+        aspectRatio: 4,
+        animation: false,
+        interaction: { mode: "index", intersect: false },
+        plugins: {
+          legend: { position: "bottom" },
+          title: { display: false, text: labels[metric] || metric },
+        },
+        scales: {
+          y: { beginAtZero: true, ticks: { precision: 0 } },
+        },
+      },
+    });
+  }
+
+  function init() {
+    var data = readJson("analytics-data");
+    var labels = readJson("analytics-labels") || {};
+    if (!data || !window.Chart) {
+      return;
+    }
+    document.querySelectorAll("canvas[data-chart]").forEach(function (canvas) {
+      draw(canvas, data, canvas.getAttribute("data-chart"), labels);
+    });
+  }
+
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", init);
+  } else {
+    init();
+  }
+})();
