@@ -1,4 +1,4 @@
-/* The analytics page's charts: one line per channel, from the json_script blocks. */
+/* The analytics page's charts: daily bars per channel, from the json_script blocks. */
 (function () {
   "use strict";
 
@@ -21,16 +21,14 @@
         data: channel[metric],
         borderColor: colour,
         backgroundColor: colour,
-        tension: 0.2,
-        pointRadius: data.days.length > 60 ? 0 : 2,
       };
     });
     return new window.Chart(canvas, {
-      type: "line",
+      type: "bar",
       data: { labels: data.days, datasets: datasets },
       options: {
         responsive: true,
-        aspectRatio: 4,
+        aspectRatio: 5,
         animation: false,
         interaction: { mode: "index", intersect: false },
         plugins: {
@@ -38,6 +36,7 @@
           title: { display: false, text: labels[metric] || metric },
         },
         scales: {
+          x: { ticks: { autoSkip: true, maxTicksLimit: 16, maxRotation: 0 } },
           y: { beginAtZero: true, ticks: { precision: 0 } },
         },
       },

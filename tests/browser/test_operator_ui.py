@@ -249,3 +249,46 @@ def test_pages_fit_a_tablet_without_sideways_scrolling(live_server, browser_page
         page.screenshot(path=str(SHOTS / f"tablet_{name}.png"), full_page=True)
         overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
         assert overflow <= 0, f"{path} is {overflow}px wider than a tablet screen"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_analytics_draws_its_charts_from_the_rolled_up_stats(live_server, browser_page):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from outreach.analytics import local_today, rollup_range
+
+    tenant = make_tenant(name="Agro Analytics SRL")
+    make_user(tenant, username="dana")
+    phone = make_phone(tenant, label="Telefon 1")
+    now = timezone.now()
+    for days_ago in range(6):
+        lead = make_lead(tenant)
+        sent_at = now - timedelta(days=days_ago, hours=1)
+        make_message(lead, phone=phone, status="SENT", quota_cost=1, sent_at=sent_at)
+        if days_ago % 2 == 0:
+            reply = make_message(
+                lead, direction="IN", status="RECEIVED", idempotency_key=None, body="Da"
+            )
+            Message.objects.filter(pk=reply.pk).update(
+                created_at=sent_at + timedelta(minutes=30),
+                analysis={"triage": {"sentiment": 80, "intent": "interested"}},
+            )
+    today = local_today(tenant, now)
+    rollup_range(tenant, today - timedelta(days=6), today)
+    page = browser_page
+    log_in(page, live_server.url, "dana")
+    page.goto(f"{live_server.url}/outreach/analytics/")
+    whatsapp = page.locator("[data-table=channels] [data-channel=WHATSAPP]")
+    assert whatsapp.locator("[data-sent]").inner_text() == "6"
+    assert whatsapp.locator("[data-replies]").inner_text() == "3"
+    assert whatsapp.locator("[data-positive]").inner_text() == "3"
+    for chart in ("chart-replies", "chart-positive", "chart-sent"):
+        page.wait_for_function(f"() => !!Chart.getChart('{chart}')")
+    page.screenshot(path=str(SHOTS / "analytics.png"), full_page=True)
+    page.set_viewport_size(TABLET)
+    page.reload()
+    page.screenshot(path=str(SHOTS / "tablet_analytics.png"), full_page=True)
+    overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    assert overflow <= 0, f"analytics is {overflow}px wider than a tablet screen"
