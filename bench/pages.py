@@ -296,8 +296,9 @@ def sql_journeys(cursor, tenant_id: int, sequence_ids: list[int], seed: int) -> 
 
 
 def sql_messages(cursor, tenant_id: int, count: int, seed: int) -> None:
-    """`count` messages over the last 90 days to the contacted leads, a few hot leads with
-    ~100 each; ~5% inbound replies carrying an AI analysis like outreach.replies stores."""
+    """`count` messages spread evenly over the last 90 days, inserted in time order, to the
+    contacted leads (a few hot leads get ~100 each); ~5% are inbound replies carrying an AI
+    analysis like outreach.replies stores."""
     cursor.execute("SELECT setseed(%s)", [seed / 100 + 0.001])
     cursor.execute(
         """
@@ -323,6 +324,7 @@ def sql_messages(cursor, tenant_id: int, count: int, seed: int) -> None:
     cursor.execute("SELECT min(id) FROM whatsapp_phone WHERE tenant_id = %s", [tenant_id])
     (first_phone,) = cursor.fetchone()
     hot = HOT_LEADS * 100 if count >= 500_000 else 0
+    rebuilt = drop_indexes(cursor, "outreach_message") if count >= 500_000 else []
     cursor.execute(
         """
         INSERT INTO outreach_message (
@@ -402,13 +404,14 @@ def sql_messages(cursor, tenant_id: int, count: int, seed: int) -> None:
                          AND p.r3 < 0.86 AS first,
                      (CASE ch WHEN 'WHATSAPP' THEN 0 WHEN 'EMAIL_COLD' THEN 3 ELSE 6 END)
                          + 1 + (g %% 3) AS step,
-                     now() - (p.r1 ^ 1.3) * %(days)s * interval '1 day' AS at
+                     now() - p.r1 * %(days)s * interval '1 day' AS at
                 FROM (SELECT CASE WHEN p.r2 < 0.65 THEN 'WHATSAPP'
                                   WHEN p.r2 < 0.90 THEN 'EMAIL_COLD'
                                   ELSE 'EMAIL_WARM' END AS ch,
                              CASE WHEN p.r4 < 0.05 THEN 'IN' ELSE 'OUT' END AS dir
                      ) AS c
           ) AS x
+         ORDER BY x.at  -- rows arrive in time order in real life: the heap is clustered
         """,
         {
             "t": tenant_id,
@@ -422,6 +425,26 @@ def sql_messages(cursor, tenant_id: int, count: int, seed: int) -> None:
             "days": DAYS,
         },
     )
+    cursor.execute("SET LOCAL maintenance_work_mem = '256MB'")
+    for definition in rebuilt:  # one build per index beats a million index insertions
+        cursor.execute(definition)
+
+
+def drop_indexes(cursor, table: str) -> list[str]:
+    """Drop the table's indexes that back no constraint; return their definitions."""
+    cursor.execute(
+        """
+        SELECT indexname, indexdef FROM pg_indexes
+         WHERE schemaname = current_schema() AND tablename = %(table)s
+           AND indexname NOT IN (SELECT conname FROM pg_constraint
+                                  WHERE conrelid = %(table)s::regclass)
+        """,
+        {"table": table},
+    )
+    found = cursor.fetchall()
+    for name, _ in found:
+        cursor.execute(f'DROP INDEX "{name}"')
+    return [definition for _, definition in found]
 
 
 def sequence_ids_of(cursor, tenant_id: int) -> list[int]:
@@ -592,7 +615,7 @@ def measure(client, url: str, requests: int, warmup: int) -> dict:
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    times, counts, slowest = [], [], (0.0, "")
+    times, counts, sql_ms, slowest = [], [], [], (0.0, "")
     for n in range(warmup + requests):
         with CaptureQueriesContext(connection) as ctx:
             t0 = time.perf_counter()
@@ -603,6 +626,7 @@ def measure(client, url: str, requests: int, warmup: int) -> dict:
             continue
         times.append(elapsed)
         counts.append(len(ctx.captured_queries))
+        sql_ms.append(sum(float(q["time"]) for q in ctx.captured_queries) * 1000)
         for query in ctx.captured_queries:
             if float(query["time"]) * 1000 > slowest[0]:
                 slowest = (float(query["time"]) * 1000, query["sql"])
@@ -612,6 +636,7 @@ def measure(client, url: str, requests: int, warmup: int) -> dict:
         "p95": times[min(len(times) - 1, round(0.95 * (len(times) - 1)))],
         "max": times[-1],
         "queries": (min(counts), max(counts)),
+        "sql": statistics.median(sql_ms),
         "slowest": slowest,
     }
 
@@ -662,7 +687,10 @@ def main() -> None:
         f"{args.requests} requests per case after {args.warmup} warm-up; server time through "
         "the test client (middleware, view, template); goal p95 < 100 ms"
     )
-    header = f"{'case':<28} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8} {'queries':>8}  slowest query"
+    header = (
+        f"{'case':<28} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8} {'queries':>8} {'sql ms':>7}"
+        "  slowest query"
+    )
     print(header)
     print("-" * len(header))
     for label, url in cases(client):
@@ -673,7 +701,7 @@ def main() -> None:
         queries = str(low) if low == high else f"{low}-{high}"
         print(
             f"{label:<28} {found['p50']:8.1f} {found['p95']:8.1f} {found['max']:8.1f} "
-            f"{queries:>8}  {found['slowest'][0]:.1f} ms",
+            f"{queries:>8} {found['sql']:7.1f}  {found['slowest'][0]:.1f} ms",
             flush=True,
         )
         rows.append((label, found))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
 
 from cerniq.models import Tenant
 from outreach.models import Lead, Message, Priority, Stage
@@ -12,15 +13,15 @@ from outreach.models import Lead, Message, Priority, Stage
 
 class ReviewItem(models.Model):
     class Kind(models.TextChoices):
-        REPLY = "REPLY", "Reply to review"
-        APPROVAL = "APPROVAL", "AI draft to approve"
-        ESCALATION = "ESCALATION", "Escalation"
+        REPLY = "REPLY", _("Reply to review")
+        APPROVAL = "APPROVAL", _("AI draft to approve")
+        ESCALATION = "ESCALATION", _("Escalation")
 
     class Status(models.TextChoices):
-        OPEN = "OPEN", "Open"
-        ASSIGNED = "ASSIGNED", "Assigned"
-        RESOLVED = "RESOLVED", "Resolved"
-        DISMISSED = "DISMISSED", "Dismissed"
+        OPEN = "OPEN", _("Open")
+        ASSIGNED = "ASSIGNED", _("Assigned")
+        RESOLVED = "RESOLVED", _("Resolved")
+        DISMISSED = "DISMISSED", _("Dismissed")
 
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="review_items")
     lead = models.ForeignKey(Lead, on_delete=models.CASCADE, related_name="review_items")
@@ -74,6 +75,13 @@ class ReviewItem(models.Model):
         indexes = [
             models.Index(
                 fields=["tenant", "status", "priority", "sla_due_at"], name="review_queue_idx"
+            ),
+            # The open items only, in queue order: a tab's first 100 come straight off it,
+            # and the per-priority counts (page tabs, dashboard) are read from it alone.
+            models.Index(
+                fields=["tenant", "priority", "sla_due_at", "id"],
+                condition=Q(status__in=["OPEN", "ASSIGNED"]),
+                name="review_open_idx",
             ),
         ]
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
+from django.db.models.functions import Upper
 from django.utils.translation import gettext_lazy as _
 
 from cerniq.models import Tenant
@@ -80,6 +81,13 @@ class Lead(models.Model):
             models.Index(fields=["tenant", "phone"], name="lead_tenant_phone_idx"),
             models.Index(fields=["tenant", "email"], name="lead_tenant_email_idx"),
             models.Index(fields=["tenant", "county"], name="lead_tenant_county_idx"),
+            # The leads page: its default order, newest-first order, county filter (iexact).
+            # Its search (icontains on name/email/phone) uses trigram GIN indexes on
+            # PostgreSQL, created in migration 0004_page_indexes (not declared here: SQLite
+            # has no GIN).
+            models.Index(fields=["tenant", "name", "id"], name="lead_tenant_name_idx"),
+            models.Index(fields=["tenant", "created_at", "id"], name="lead_tenant_created_idx"),
+            models.Index(F("tenant"), Upper("county"), name="lead_tenant_county_upper_idx"),
         ]
 
     def __str__(self) -> str:
@@ -142,6 +150,9 @@ class Journey(models.Model):
             # The due-lead query: tenant + stage + next_action_at.
             models.Index(fields=["tenant", "stage", "next_action_at"], name="journey_due_idx"),
             models.Index(fields=["assigned_phone", "stage"], name="journey_phone_idx"),
+            # The leads page sorted by stage / last contact (the lead id breaks ties).
+            models.Index(fields=["stage", "lead"], name="journey_stage_lead_idx"),
+            models.Index(fields=["last_contact_at", "lead"], name="journey_last_contact_idx"),
         ]
 
     def __str__(self) -> str:
@@ -508,6 +519,18 @@ class Message(models.Model):
             models.Index(fields=["tenant", "counterpart"], name="message_counterpart_idx"),
             models.Index(fields=["status", "scheduled_for"], name="message_status_idx"),
             models.Index(fields=["tenant", "created_at"], name="message_tenant_created_idx"),
+            # The dashboard's counts: outbound by sent_at, inbound by created_at, each read
+            # from the index alone (the columns the counts test are included).
+            models.Index(
+                fields=["tenant", "direction", "sent_at"],
+                include=["channel", "status", "quota_cost", "is_manual", "step"],
+                name="message_tenant_sent_idx",
+            ),
+            models.Index(
+                fields=["tenant", "direction", "created_at"],
+                include=["channel"],
+                name="message_tenant_dir_created_idx",
+            ),
         ]
 
     def __str__(self) -> str:
