@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 DEV    := DEBUG=true
 ADDR   ?= 127.0.0.1:8000
 
-.PHONY: run test lint format install migrate seed bench clean
+.PHONY: run test lint format install migrate seed bench messages clean
 
 $(VENV)/.installed: pyproject.toml
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Python 3.11+ is required"'
@@ -42,6 +42,12 @@ format: install
 bench: install
 	$(PY) bench/import_leads.py
 	$(PY) bench/pages.py
+
+## Romanian catalogue: collect the marked strings into locale/ro (translate new/fuzzy entries), compile the .mo.
+I18N_IGNORE := -i $(VENV) -i var -i bench -i tests
+messages: install
+	$(DEV) $(PY) manage.py makemessages -l ro --no-obsolete $(I18N_IGNORE)
+	$(DEV) $(PY) manage.py compilemessages -l ro $(I18N_IGNORE)
 
 clean:
 	rm -rf $(VENV) var staticfiles .pytest_cache .ruff_cache
