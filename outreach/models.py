@@ -41,10 +41,10 @@ class Lead(models.Model):
     """A company to contact (the earlier stage's gold company)."""
 
     class EmailStatus(models.TextChoices):
-        VALID = "valid", "Valid"
-        RISKY = "risky", "Risky / catch-all"
-        INVALID = "invalid", "Invalid"
-        UNKNOWN = "unknown", "Unknown"
+        VALID = "valid", _("Valid")
+        RISKY = "risky", _("Risky / catch-all")
+        INVALID = "invalid", _("Invalid")
+        UNKNOWN = "unknown", _("Unknown")
 
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="leads")
     name = models.CharField("company name", max_length=255)
@@ -188,7 +188,7 @@ class StageTransition(models.Model):
 class Template(models.Model):
     class Language(models.TextChoices):
         RO = "ro", "Română"
-        EN = "en", "English"
+        EN = "en", _("English")
 
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="templates")
     name = models.CharField(max_length=200)
@@ -287,7 +287,7 @@ class Sequence(models.Model):
         null=True,
         blank=True,
         related_name="+",
-        help_text="used for leads this sequence's channel cannot reach (e.g. no WhatsApp)",
+        help_text=_("used for leads this sequence's channel cannot reach (e.g. no WhatsApp)"),
     )
     # Editing steps bumps the version; enrollments keep the version they started with.
     version = models.PositiveIntegerField(default=1)
@@ -307,9 +307,9 @@ class Sequence(models.Model):
 
 class SequenceStep(models.Model):
     class DelayUnit(models.TextChoices):
-        MINUTES = "MINUTES", "Minutes (inside the sending window)"
-        HOURS = "HOURS", "Hours (inside the sending window)"
-        WORKING_DAYS = "WORKING_DAYS", "Working days"
+        MINUTES = "MINUTES", _("Minutes (inside the sending window)")
+        HOURS = "HOURS", _("Hours (inside the sending window)")
+        WORKING_DAYS = "WORKING_DAYS", _("Working days")
 
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
     sequence = models.ForeignKey(Sequence, on_delete=models.CASCADE, related_name="steps")
@@ -350,8 +350,15 @@ class SequenceStep(models.Model):
         if (self.template.channel == Channel.WHATSAPP) != (self.channel == Channel.WHATSAPP):
             raise ValidationError(
                 {
-                    "template": f"A {self.get_channel_display()} step needs a template for that "
-                    f"channel; {self.template} is {self.template.get_channel_display()}."
+                    "template": _(
+                        "A %(channel)s step needs a template for that channel; "
+                        "%(template)s is %(template_channel)s."
+                    )
+                    % {
+                        "channel": self.get_channel_display(),
+                        "template": self.template,
+                        "template_channel": self.template.get_channel_display(),
+                    }
                 }
             )
         if self.position == 1 and self.channel == Channel.WHATSAPP:
@@ -371,10 +378,10 @@ class SequenceStep(models.Model):
 
 class Enrollment(models.Model):
     class Status(models.TextChoices):
-        ACTIVE = "ACTIVE", "Active"
-        PAUSED = "PAUSED", "Paused"
-        COMPLETED = "COMPLETED", "Completed"
-        STOPPED = "STOPPED", "Stopped"
+        ACTIVE = "ACTIVE", _("Active")
+        PAUSED = "PAUSED", _("Paused")
+        COMPLETED = "COMPLETED", _("Completed")
+        STOPPED = "STOPPED", _("Stopped")
 
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
     lead = models.ForeignKey(Lead, on_delete=models.CASCADE, related_name="enrollments")
@@ -411,20 +418,20 @@ class Message(models.Model):
     """Every message in or out, on any channel (the communication log)."""
 
     class Direction(models.TextChoices):
-        OUTBOUND = "OUT", "Outbound"
-        INBOUND = "IN", "Inbound"
+        OUTBOUND = "OUT", _("Outbound")
+        INBOUND = "IN", _("Inbound")
 
     class Status(models.TextChoices):
-        QUEUED = "QUEUED", "Queued"
-        SENDING = "SENDING", "Sending"
-        SENT = "SENT", "Sent"
-        DELIVERED = "DELIVERED", "Delivered"
-        READ = "READ", "Read"
-        FAILED = "FAILED", "Failed"
-        BOUNCED = "BOUNCED", "Bounced"
-        CANCELLED = "CANCELLED", "Cancelled"
-        DEAD_LETTER = "DEAD_LETTER", "Dead letter"
-        RECEIVED = "RECEIVED", "Received"
+        QUEUED = "QUEUED", _("Queued")
+        SENDING = "SENDING", _("Sending")
+        SENT = "SENT", _("Sent")
+        DELIVERED = "DELIVERED", _("Delivered")
+        READ = "READ", _("Read")
+        FAILED = "FAILED", _("Failed")
+        BOUNCED = "BOUNCED", _("Bounced")
+        CANCELLED = "CANCELLED", _("Cancelled")
+        DEAD_LETTER = "DEAD_LETTER", _("Dead letter")
+        RECEIVED = "RECEIVED", _("Received")
 
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="messages")
     lead = models.ForeignKey(

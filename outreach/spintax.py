@@ -31,6 +31,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from django.utils.translation import get_language
+from django.utils.translation import gettext as _
+
 if TYPE_CHECKING:
     from outreach.models import Lead
 
@@ -112,7 +115,7 @@ def _where(source: str, pos: int) -> str:
     """1-based line and column of an index, the one position format of every message."""
     line = source.count("\n", 0, pos) + 1
     column = pos - source.rfind("\n", 0, pos)
-    return f"line {line}, column {column}"
+    return _("line %(line)d, column %(column)d") % {"line": line, "column": column}
 
 
 class _Parser:
@@ -138,7 +141,8 @@ class _Parser:
                 else:
                     nodes.append(self.choice())
             elif c == "}":
-                self.problems.append(f"unexpected '}}' at {_where(self.src, self.i)}")
+                where = _where(self.src, self.i)
+                self.problems.append(_("unexpected '}' at %(where)s") % {"where": where})
                 self.i += 1
             else:  # plain text, or a '|' outside all braces
                 end = _PLAIN_RE.match(self.src, self.i + 1).end()  # type: ignore[union-attr]
@@ -158,25 +162,38 @@ class _Parser:
             alternatives.append(self.sequence())
         self.depth -= 1
         if self.i >= len(self.src):
-            self.problems.append(f"unclosed '{{' opened at {_where(self.src, start)}")
+            where = _where(self.src, start)
+            self.problems.append(_("unclosed '{' opened at %(where)s") % {"where": where})
         else:
             self.i += 1
             if not all(alternatives):
                 shown = self.src[start : self.i]
                 shown = shown if len(shown) <= 40 else shown[:19] + "…" + shown[-19:]
-                self.problems.append(f"empty alternative in '{shown}' at {_where(self.src, start)}")
+                self.problems.append(
+                    _("empty alternative in '%(shown)s' at %(where)s")
+                    % {"shown": shown, "where": _where(self.src, start)}
+                )
         return Choice(tuple(alternatives), start)
 
 
-@lru_cache(maxsize=128)
 def _parse(source: str) -> tuple[Seq, tuple[str, ...]]:
-    """The syntax tree (recovered past errors) and the syntax problems; cached per source."""
+    """The syntax tree (recovered past errors) and the syntax problems, in the UI language."""
+    return _parse_cached(source, get_language())
+
+
+@lru_cache(maxsize=128)
+def _parse_cached(source: str, language: str | None) -> tuple[Seq, tuple[str, ...]]:
+    """Cached per source and language, because the problems are translated messages."""
     parser = _Parser(source)
     try:
         tree = parser.sequence()
     except _TooDeep as deep:
         where = _where(source, deep.args[0])
-        return (), (f"spintax nested more than {MAX_NESTING} levels deep at {where}",)
+        too_deep = _("spintax nested more than %(levels)d levels deep at %(where)s") % {
+            "levels": MAX_NESTING,
+            "where": where,
+        }
+        return (), (too_deep,)
     return tree, tuple(parser.problems)
 
 
@@ -295,14 +312,16 @@ def _link_problems(source: str, tree: Seq, enumerate_variants: bool) -> list[str
     for m in _LINK_RE.finditer(source):
         if (link := m[0]) not in seen:
             seen.add(link)
-            problems.append(f"'{link}' at {_where(source, m.start())}")
+            problems.append(
+                _("'%(link)s' at %(where)s") % {"link": link, "where": _where(source, m.start())}
+            )
     if not problems and enumerate_variants and _count(tree) <= LINK_ENUMERATE_LIMIT:
         for parts in _expand(tree, {}):
             if m := _LINK_RE.search(_join(parts)):
-                problems.append(f"'{m[0]}' (in a rendered variant)")
+                problems.append(_("'%(link)s' (in a rendered variant)") % {"link": m[0]})
                 break
-    head = "links are not allowed in a first WhatsApp message (anti-spam): "
-    return [head + p for p in problems]
+    head = _("links are not allowed in a first WhatsApp message (anti-spam): %(link)s")
+    return [head % {"link": p} for p in problems]
 
 
 def validate(
@@ -318,23 +337,34 @@ def validate(
     for m in _BRACED_RE.finditer(source):
         if m.start() not in var_positions:
             problems.append(
-                f"'{m[0]}' at {_where(source, m.start())} is not a valid variable: "
-                "names use only lowercase a-z, 0-9 and _"
+                _(
+                    "'%(text)s' at %(where)s is not a valid variable: "
+                    "names use only lowercase a-z, 0-9 and _"
+                )
+                % {"text": m[0], "where": _where(source, m.start())}
             )
     custom = set(custom_fields)
     known = ", ".join(sorted(KNOWN_VARIABLES))
-    extra = f" (+ custom fields: {', '.join(sorted(custom))})" if custom else ""
+    extra = (
+        _(" (+ custom fields: %(fields)s)") % {"fields": ", ".join(sorted(custom))}
+        if custom
+        else ""
+    )
     for var in _variables(tree):
         if var.name not in KNOWN_VARIABLES | custom:
             name = "{{" + var.name + "}}"
             where = _where(source, var.pos)
-            problems.append(f"unknown variable {name} at {where}; known: {known}{extra}")
+            problems.append(
+                _("unknown variable %(name)s at %(where)s; known: %(known)s%(extra)s")
+                % {"name": name, "where": where, "known": known, "extra": extra}
+            )
     if channel == "WHATSAPP" and first_message:
         problems += _link_problems(source, tree, enumerate_variants=not syntax)
     longest, limit = _longest(tree), CHANNEL_LIMITS[channel]
     if longest > limit:
         problems.append(
-            f"the longest variant is {longest} characters; {channel} allows at most {limit}"
+            _("the longest variant is %(longest)d characters; %(channel)s allows at most %(limit)d")
+            % {"longest": longest, "channel": channel, "limit": limit}
         )
     return problems
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.db import models
 from django.db.models import F, Q
+from django.utils.translation import gettext_lazy as _
 
 from cerniq.models import Tenant
 from outreach.models import E164_REGEX
@@ -19,10 +20,10 @@ class Phone(models.Model):
         SANDBOX = "sandbox", "Sandbox"
 
     class Status(models.TextChoices):
-        ACTIVE = "ACTIVE", "Active"
-        OFFLINE = "OFFLINE", "Offline"
-        BANNED = "BANNED", "Banned"
-        PAUSED = "PAUSED", "Paused"
+        ACTIVE = "ACTIVE", _("Active")
+        OFFLINE = "OFFLINE", _("Offline")
+        BANNED = "BANNED", _("Banned")
+        PAUSED = "PAUSED", _("Paused")
 
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="phones")
     number = models.CharField(max_length=16, help_text="E.164")

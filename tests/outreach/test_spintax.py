@@ -537,3 +537,17 @@ def test_lead_variables_of_a_bare_lead_render_fallbacks():
 
 def test_the_docstring_says_literal_braces_are_not_supported():
     assert "literal braces are not supported" in (spintax.__doc__ or "").lower()
+
+
+def test_problems_are_in_the_language_of_the_page_even_when_cached():
+    from django.utils import translation
+
+    source = "{Salut|Bună ziua {{company_name}}"
+    with translation.override("ro"):
+        assert spintax.validate(source, channel="WHATSAPP") == [
+            "„{” deschis la rândul 1, coloana 1 nu este închis"
+        ]
+    with translation.override("en"):  # same source, so the parse is cached: still English
+        assert spintax.validate(source, channel="WHATSAPP") == [
+            "unclosed '{' opened at line 1, column 1"
+        ]
