@@ -153,6 +153,17 @@ class Journey(models.Model):
             # The leads page sorted by stage / last contact (the lead id breaks ties).
             models.Index(fields=["stage", "lead"], name="journey_stage_lead_idx"),
             models.Index(fields=["last_contact_at", "lead"], name="journey_last_contact_idx"),
+            # The leads page's "needs review" and "opted out" filters pick a few journeys.
+            models.Index(
+                fields=["lead"],
+                condition=Q(requires_human_review=True),
+                name="journey_needs_review_idx",
+            ),
+            models.Index(
+                fields=["lead"],
+                condition=Q(whatsapp_opted_out=True) | Q(email_opted_out=True),
+                name="journey_opted_out_idx",
+            ),
         ]
 
     def __str__(self) -> str:
