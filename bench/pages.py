@@ -624,7 +624,7 @@ def measure(client, url: str, requests: int, warmup: int) -> dict:
     for n in range(warmup + requests):
         with CaptureQueriesContext(connection) as ctx:
             t0 = time.perf_counter()
-            response = client.get(url)
+            response = client.get(url, secure=True)
             elapsed = (time.perf_counter() - t0) * 1000
         assert response.status_code == 200, (url, response.status_code)
         if n < warmup:
@@ -667,7 +667,19 @@ def main() -> None:
     parser.add_argument("--only", default="", help="measure only cases containing this text")
     args = parser.parse_args()
     os.environ.setdefault("DATABASE_URL", DEFAULT_URL)  # before configure() sets its own
+    # Measure as production runs: DEBUG off (no template debug data, no query log).
+    os.environ.setdefault("DEBUG", "false")
+    os.environ.setdefault("SECRET_KEY", "bench-pages-not-a-secret")
+    os.environ.setdefault("ALLOWED_HOSTS", "localhost,testserver")
     configure()
+    from django.conf import settings
+
+    # The hashed-name manifest exists only after collectstatic; the plain storage serves
+    # the same files and costs the same per {% static %}.
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    }
 
     from django.contrib.auth import get_user_model
     from django.db import connection

@@ -31,7 +31,7 @@ from outreach.models import Priority, Stage
 
 TABS: tuple[str, ...] = (Priority.URGENT, Priority.HIGH, Priority.MEDIUM, Priority.LOW)
 RESOLVE_CHOICES: tuple[str, ...] = (Stage.NEGOTIATION, Stage.CONVERTED, Stage.DEAD)
-MAX_SHOWN = 100  # per tab; the page says how many more are waiting
+PAGE_SIZE = 25  # per tab and page: oldest first, the rest on the next pages
 
 
 def _duration(delta: timedelta) -> str:
@@ -53,6 +53,13 @@ def sla_label(due: datetime, now: datetime) -> tuple[bool, str]:
     return False, _("due in %(t)s") % {"t": _duration(due - now)}
 
 
+def _page_number(raw: str | None) -> int:
+    try:
+        return max(int(raw or 1), 1)
+    except ValueError:
+        return 1
+
+
 def _open_items(request: HttpRequest):
     return scope_for(request).queryset(ReviewItem).filter(status__in=OPEN_STATUSES)
 
@@ -66,11 +73,14 @@ def review_queue(request: HttpRequest) -> HttpResponse:
     tab = request.GET.get("tab", "")
     if tab not in TABS:
         tab = next((t for t in TABS if counts[t]), TABS[0])
+    pages = max((counts[tab] + PAGE_SIZE - 1) // PAGE_SIZE, 1)
+    page = min(_page_number(request.GET.get("page")), pages)
+    offset = (page - 1) * PAGE_SIZE
     items = list(
         open_items.filter(priority=tab)
         .select_related("lead", "lead__journey", "lead__journey__taken_over_by", "message")
         .select_related("assignee")
-        .order_by("sla_due_at", "pk")[:MAX_SHOWN]
+        .order_by("sla_due_at", "pk")[offset : offset + PAGE_SIZE]
     )
     now = timezone.now()
     for item in items:
@@ -85,7 +95,11 @@ def review_queue(request: HttpRequest) -> HttpResponse:
             "tab": tab,
             "tabs": [(t, Priority(t).label, counts[t]) for t in TABS],
             "items": items,
-            "hidden": max(counts[tab] - len(items), 0),
+            "page": page,
+            "pages": pages,
+            "first_shown": offset + 1,
+            "last_shown": offset + len(items),
+            "total": counts[tab],
             "resolve_stages": [(s, Stage(s).label) for s in RESOLVE_CHOICES],
             "now": now,
         },

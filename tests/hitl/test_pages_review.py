@@ -152,7 +152,29 @@ def test_sla_label():
     assert sla_label(MONDAY_10 + timedelta(days=2, hours=3), MONDAY_10) == (False, "due in 2d 3h")
 
 
-def test_the_page_runs_the_same_queries_for_3_or_30_items(web, tenant, operator, clock):
+def test_a_long_tab_is_paged_25_at_a_time_most_urgent_first(web, tenant, clock):
+    items = [
+        raw_item(make_lead(tenant), due=MONDAY_10 + timedelta(minutes=n)) for n in range(30)
+    ]
+    items.reverse()  # created latest-due first, so the order comes from the query
+
+    def shown(query: str) -> list[int]:
+        html = web.get(URL + query).content.decode()
+        return [int(part.split('"')[0]) for part in html.split('data-item="')[1:]]
+
+    by_due = [item.pk for item in sorted(items, key=lambda i: i.sla_due_at)]
+    assert shown("?tab=MEDIUM") == by_due[:25]
+    assert shown("?tab=MEDIUM&page=2") == by_due[25:]
+    assert shown("?tab=MEDIUM&page=99") == by_due[25:]  # past the end: the last page
+    assert shown("?tab=MEDIUM&page=nope") == by_due[:25]
+    first = web.get(URL + "?tab=MEDIUM").content.decode()
+    assert "Items 1–25 of 30, the most urgent first" in first
+    assert 'rel="next" href="?tab=MEDIUM&amp;page=2"' in first and 'rel="prev"' not in first
+    second = web.get(URL + "?tab=MEDIUM&page=2").content.decode()
+    assert "Items 26–30 of 30" in second and 'rel="next"' not in second
+
+
+def test_the_page_runs_the_same_queries_for_3_or_25_items(web, tenant, operator, clock):
     def page_queries() -> int:
         with CaptureQueriesContext(connection) as queries:
             assert web.get(URL).status_code == 200
@@ -173,9 +195,9 @@ def test_the_page_runs_the_same_queries_for_3_or_30_items(web, tenant, operator,
 
     add(3)
     few = page_queries()
-    add(27)
+    add(22)
     many = page_queries()
-    assert len(web.get(URL).context["items"]) == 30
+    assert len(web.get(URL).context["items"]) == 25
     assert many == few
 
 
