@@ -665,6 +665,13 @@ def main() -> None:
     parser.add_argument("--no-fail", action="store_true", help="report only, exit 0")
     parser.add_argument("--explain", action="store_true", help="EXPLAIN the slowest queries")
     parser.add_argument("--only", default="", help="measure only cases containing this text")
+    parser.add_argument(
+        "--random-page-cost",
+        type=float,
+        default=1.1,
+        help="PostgreSQL's random_page_cost for the session (1.1 = SSD, as production "
+        "should set it; 4 is the spinning-disk default)",
+    )
     args = parser.parse_args()
     os.environ.setdefault("DATABASE_URL", DEFAULT_URL)  # before configure() sets its own
     # Measure as production runs: DEBUG off (no template debug data, no query log).
@@ -697,6 +704,8 @@ def main() -> None:
         print(f"{connection.settings_dict['NAME']}: filling")
         fill(args.leads, args.messages)
 
+    with connection.cursor() as cursor:
+        cursor.execute("SET random_page_cost = %s", [args.random_page_cost])
     client = Client(HTTP_ACCEPT_LANGUAGE="en", HTTP_HOST="localhost")
     client.force_login(get_user_model().objects.get(username=USERNAME))
     rows, slow = [], []
@@ -704,7 +713,7 @@ def main() -> None:
         f"{args.requests} requests per case after {args.warmup} warm-up; server time through "
         "the test client (middleware, view, template; `sql ms`: the median request's time "
         f"in SQL); goal p95 < 100 ms; load average {os.getloadavg()[0]:.2f} on "
-        f"{os.cpu_count()} CPUs"
+        f"{os.cpu_count()} CPUs; random_page_cost {args.random_page_cost}"
     )
     header = (
         f"{'case':<28} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8} {'queries':>8} {'sql ms':>7}"

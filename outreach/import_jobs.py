@@ -77,9 +77,7 @@ def run_import(job_id: int) -> ImportJob | None:
     job = ImportJob.objects.select_related("tenant").get(pk=job_id)
 
     def progress(processed: int) -> None:
-        ImportJob.objects.filter(pk=job_id).update(
-            processed_rows=Least(processed, F("total_rows"))
-        )
+        ImportJob.objects.filter(pk=job_id).update(processed_rows=Least(processed, F("total_rows")))
 
     try:
         report = import_csv(

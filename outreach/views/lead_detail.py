@@ -18,6 +18,8 @@ from outreach import sequences, stages
 from outreach.manual import SendRefused, send_manual
 from outreach.models import Enrollment, Journey, Lead, Message, Sequence, Stage
 
+TIMELINE_LATEST = 50  # messages shown by default; ?all=1 shows the whole conversation
+
 
 def _lead(scope: TenantScope, pk: int) -> Lead:
     return scope.get_or_404(
@@ -59,12 +61,16 @@ def lead_detail(request: HttpRequest, pk: int) -> HttpResponse:
     scope = scope_for(request)
     lead = _lead(scope, pk)
     journey = getattr(lead, "journey", None)
+    conversation = scope.queryset(Message).filter(lead=lead)
+    message_count = conversation.count()
+    show_all = request.GET.get("all") == "1"
+    latest = conversation.select_related("phone", "template_version__template", "sent_by").order_by(
+        "-created_at", "-pk"
+    )
+    if not show_all:
+        latest = latest[:TIMELINE_LATEST]
     timeline = [
-        {"message": message, "analysis": _analysis(message)}
-        for message in scope.queryset(Message)
-        .filter(lead=lead)
-        .select_related("phone", "template_version__template", "sent_by")
-        .order_by("created_at", "pk")
+        {"message": message, "analysis": _analysis(message)} for message in reversed(latest)
     ]
     history = (
         list(journey.transitions.select_related("by_user").order_by("-created_at", "-pk"))
@@ -76,6 +82,8 @@ def lead_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "lead": lead,
         "journey": journey,
         "timeline": timeline,
+        "message_count": message_count,
+        "earlier_hidden": message_count - len(timeline),
         "history": history,
         "stage_targets": [(value, Stage(value).label) for value in targets],
         "enrollments": list(

@@ -13,7 +13,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from cerniq.tenancy import TenantScope, scope_for
 from outreach import sequences, stages
-from outreach.models import Channel, Journey, Lead, Sequence, Stage
+from outreach.models import Channel, Journey, Lead, Priority, Sequence, Stage
 from whatsapp.models import Phone
 
 PER_PAGE = 50
@@ -126,6 +126,21 @@ def _page(scope: TenantScope, params, order: list[str]):
     return page
 
 
+def _with_labels(leads: list[Lead]) -> list[Lead]:
+    """Stage and priority labels looked up once per page: Django's get_FOO_display hashes
+    every (lazy, translated) choice on each call, a measurable share of the page."""
+    stage_labels = {value: str(label) for value, label in Stage.choices}
+    priority_labels = {value: str(label) for value, label in Priority.choices}
+    for lead in leads:
+        try:
+            journey = lead.journey
+        except Journey.DoesNotExist:
+            continue
+        lead.stage_label = stage_labels.get(journey.stage, journey.stage)
+        lead.priority_label = priority_labels.get(journey.review_priority, "")
+    return list(leads)
+
+
 def _context(request: HttpRequest, scope: TenantScope) -> dict:
     params = request.GET
     sort, order = _sort(params)
@@ -136,7 +151,7 @@ def _context(request: HttpRequest, scope: TenantScope) -> dict:
     without_sort.pop("sort", None)
     return {
         "page": page,
-        "leads": list(page.object_list),
+        "leads": _with_labels(page.object_list),
         "sort": sort,
         "filters": {key: params.get(key, "") for key in FILTER_KEYS},
         "query_without_page": kept.urlencode(),

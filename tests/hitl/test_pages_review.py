@@ -153,9 +153,7 @@ def test_sla_label():
 
 
 def test_a_long_tab_is_paged_25_at_a_time_most_urgent_first(web, tenant, clock):
-    items = [
-        raw_item(make_lead(tenant), due=MONDAY_10 + timedelta(minutes=n)) for n in range(30)
-    ]
+    items = [raw_item(make_lead(tenant), due=MONDAY_10 + timedelta(minutes=n)) for n in range(30)]
     items.reverse()  # created latest-due first, so the order comes from the query
 
     def shown(query: str) -> list[int]:

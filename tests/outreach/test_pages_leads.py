@@ -383,8 +383,29 @@ def test_detail_query_count_does_not_grow_with_messages(logged_in, tenant):
     stages.resume(journey, reason="y")
     with CaptureQueriesContext(connection) as large:
         html = logged_in.get(f"/outreach/leads/{lead.pk}/").content.decode()
-    assert html.count('data-message="') == 61
+    assert html.count('data-message="') == 50  # the latest 50 of 61
     assert len(large) == len(small)
+
+
+def test_long_conversation_shows_the_latest_50_and_offers_the_rest(logged_in, tenant):
+    lead = make_lead(tenant)
+    start = timezone.now() - timedelta(days=10)
+    ids = []
+    for n in range(53):
+        message = make_message(lead, status=Message.Status.SENT, body=f"mesaj {n}")
+        Message.objects.filter(pk=message.pk).update(created_at=start + timedelta(hours=n))
+        ids.append(message.pk)
+
+    def shown(query: str = "") -> tuple[list[int], str]:
+        html = logged_in.get(f"/outreach/leads/{lead.pk}/{query}").content.decode()
+        return [int(p.split('"')[0]) for p in html.split('data-message="')[1:]], html
+
+    latest, html = shown()
+    assert latest == ids[3:]  # oldest first within the latest 50
+    assert 'data-earlier-hidden="3"' in html and "3 earlier messages are not shown." in html
+    assert "Conversation <small>(53)</small>" in html
+    everything, html = shown("?all=1")
+    assert everything == ids and "data-earlier-hidden" not in html
 
 
 def test_a_lead_without_journey_is_listed_and_shown(logged_in, tenant):
