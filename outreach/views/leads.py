@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
-from django.db.models import Q, QuerySet
+from django.db.models import F, Q, QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
@@ -90,15 +90,17 @@ def filtered_leads(scope: TenantScope, params) -> QuerySet[Lead]:
     return qs
 
 
-def _sort(params) -> tuple[str, list[str]]:
+def _sort(params) -> tuple[str, list]:
+    """Order for ?sort=; leads with no value (never contacted, no phone) come last either
+    way, as on SQLite, where PostgreSQL would put them first when descending."""
     raw = params.get("sort") or DEFAULT_SORT
     key = raw.removeprefix("-")
     if key not in SORTS:
         raw, key = DEFAULT_SORT, DEFAULT_SORT
-    field = SORTS[key]
+    field = F(SORTS[key])
     if raw.startswith("-"):
-        return raw, [f"-{field}", "-pk"]
-    return raw, [field, "pk"]
+        return raw, [field.desc(nulls_last=True), F("pk").desc()]
+    return raw, [field.asc(nulls_last=True), F("pk").asc()]
 
 
 def _page(scope: TenantScope, params, order: list[str]):

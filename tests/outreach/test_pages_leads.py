@@ -126,6 +126,10 @@ def test_sorting(logged_in, tenant):
     assert order("?sort=last_contact") == [a.pk, c.pk, b.pk]
     assert order("?sort=drop table") == [a.pk, b.pk, c.pk]  # not whitelisted: default
 
+    never = make_lead(tenant, name="Delta SRL")  # never contacted: last in both directions
+    assert order("?sort=-last_contact") == [b.pk, c.pk, a.pk, never.pk]
+    assert order("?sort=last_contact") == [a.pk, c.pk, b.pk, never.pk]
+
 
 def test_pagination(logged_in, tenant):
     for n in range(55):
