@@ -152,10 +152,7 @@ class Journey(models.Model):
             models.Index(fields=["assigned_phone", "stage"], name="journey_phone_idx"),
             # The leads page sorted by stage / last contact (the lead id breaks ties).
             models.Index(fields=["stage", "lead"], name="journey_stage_lead_idx"),
-            # "Last contact, newest first" is the leads list's usual sort (never contacted last).
-            models.Index(
-                F("last_contact_at").desc(nulls_last=True), "lead", name="journey_last_contact_idx"
-            ),
+            models.Index(fields=["last_contact_at", "lead"], name="journey_last_contact_idx"),
             # The leads page's "needs review" and "opted out" filters pick a few journeys.
             models.Index(
                 fields=["lead"],

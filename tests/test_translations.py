@@ -449,3 +449,14 @@ def test_analytics_page_in_romanian(ro_client):
         ["<h1>Analize</h1>", "De la", "Arată"],
         ["<h1>Analytics</h1>", ">Show<"],
     )
+
+
+def test_the_language_switch_names_each_language_in_itself(ro_client, client, operator):
+    """Someone who reads only English must find "English" on a Romanian page, and back."""
+    switch = 'lang="{code}">{name}</button>'
+    html = _page(ro_client, "/outreach/leads/")
+    assert switch.format(code="en", name="English") in html
+    assert switch.format(code="ro", name="Română") in html
+    client.force_login(operator)
+    english = client.get("/outreach/leads/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert switch.format(code="ro", name="Română") in english

@@ -4,20 +4,10 @@ import django.db.models.functions.text
 from django.conf import settings
 from django.db import migrations, models
 
+from cerniq.migration_operations import PostgresOnlySQL
+
 
 TRIGRAM_COLUMNS = ("name", "email", "phone")
-
-
-class PostgresOnlySQL(migrations.RunSQL):
-    """RunSQL that does nothing on other databases (the test suite also runs on SQLite)."""
-
-    def database_forwards(self, app_label, schema_editor, from_state, to_state):
-        if schema_editor.connection.vendor == "postgresql":
-            super().database_forwards(app_label, schema_editor, from_state, to_state)
-
-    def database_backwards(self, app_label, schema_editor, from_state, to_state):
-        if schema_editor.connection.vendor == "postgresql":
-            super().database_backwards(app_label, schema_editor, from_state, to_state)
 
 
 # The leads search is `icontains` (UPPER(col) LIKE UPPER('%q%')): trigram GIN indexes on
