@@ -16,6 +16,7 @@ from django.utils.safestring import SafeString
 
 from cerniq.admin import pretty_payload
 from outreach import stages
+from outreach.analytics import DAILY_FIELDS
 from outreach.models import (
     DailyStats,
     Enrollment,
@@ -380,22 +381,7 @@ class TemplateVersionAdmin(admin.ModelAdmin):
 class DailyStatsAdmin(admin.ModelAdmin):
     """Pre-aggregated counts, written by the stats job: view only."""
 
-    list_display = (
-        "day",
-        "tenant",
-        "channel",
-        "phone",
-        "sent",
-        "new_contacts",
-        "follow_ups",
-        "delivered",
-        "read",
-        "replies",
-        "positive_replies",
-        "bounces",
-        "opt_outs",
-        "failed",
-    )
+    list_display = ("day", "tenant", "channel", "phone", *DAILY_FIELDS)
     list_select_related = ("tenant", "phone")
     list_filter = ("tenant", "channel")
     search_fields = ("phone__number", "phone__label", "tenant__name")
