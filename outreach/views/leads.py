@@ -1,4 +1,4 @@
-"""The leads list: filters, search, sorting, pagination, bulk actions and CSV import."""
+"""The leads list: filters, search, sorting, pagination and bulk actions (import: lead_import)."""
 
 from __future__ import annotations
 
