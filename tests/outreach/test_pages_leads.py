@@ -418,3 +418,29 @@ def test_a_lead_without_journey_is_listed_and_shown(logged_in, tenant):
     response = logged_in.get(f"/outreach/leads/{lead.pk}/")
     assert response.status_code == 200 and "Fara Jurnal SRL" in response.content.decode()
     assert logged_in.post(f"/outreach/leads/{lead.pk}/pause/").status_code == 404
+
+
+@pytest.mark.parametrize("fetch_all_ids", [0, 2000], ids=["sliced", "all-ids"])
+def test_sorting_by_a_journey_column_pages_leads_without_one_last(
+    logged_in, tenant, monkeypatch, fetch_all_ids
+):
+    monkeypatch.setattr("outreach.views.leads.PER_PAGE", 2)
+    monkeypatch.setattr("outreach.views.leads.FETCH_ALL_IDS", fetch_all_ids)
+    now = timezone.now()
+    old, newest, middle = (make_lead(tenant) for _ in range(3))
+    _journey(old, last_contact_at=now - timedelta(days=3))
+    _journey(newest, last_contact_at=now)
+    _journey(middle, last_contact_at=now - timedelta(days=1))
+    lonely = [make_lead(tenant, with_journey=False) for _ in range(2)]
+
+    def page(query: str) -> list[int]:
+        html = logged_in.get(LIST + query).content.decode()
+        return [int(part.split('"')[0]) for part in html.split('data-lead="')[1:]]
+
+    newest_first = [newest.pk, middle.pk, old.pk, lonely[1].pk, lonely[0].pk]
+    pages = [page(f"?sort=-last_contact&page={n}") for n in (1, 2, 3)]
+    assert pages == [newest_first[0:2], newest_first[2:4], newest_first[4:]]
+    oldest_first = [old.pk, middle.pk, newest.pk, lonely[0].pk, lonely[1].pk]
+    pages = [page(f"?sort=last_contact&page={n}") for n in (1, 2, 3)]
+    assert pages == [oldest_first[0:2], oldest_first[2:4], oldest_first[4:]]
+    assert "5 leads" in logged_in.get(LIST + "?sort=stage").content.decode()
