@@ -316,3 +316,11 @@ def test_get_on_an_action_is_not_allowed(web, lead):
     item = open_reply(lead)
     assert web.get(reverse("hitl:approve", args=[item.pk])).status_code == 405
     assert status_of(item) == ReviewItem.Status.OPEN
+
+
+def test_every_action_on_the_page_posts_to_its_url(web, tenant, clock):
+    item = raw_item(make_lead(tenant), priority=Priority.MEDIUM, ai_draft="Bună ziua!")
+    html = web.get(URL + "?tab=MEDIUM").content.decode()
+    for action in ACTIONS:
+        target = reverse(f"hitl:{action}", args=[item.pk])
+        assert f'action="{target}"' in html or f'formaction="{target}"' in html, action
