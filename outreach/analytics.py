@@ -49,9 +49,15 @@ from django.db.models.functions import Coalesce, Least
 from cerniq.models import Tenant
 from hitl.routing import AUTO_REPLY_THRESHOLD
 from outreach.hours import SendingWindow
-from outreach.models import Channel, DailyStats, Message, TemplateDailyStats, TemplateVersion
+from outreach.models import (
+    SENT_STATUSES,
+    Channel,
+    DailyStats,
+    Message,
+    TemplateDailyStats,
+    TemplateVersion,
+)
 
-SENT_STATUSES = (Message.Status.SENT, Message.Status.DELIVERED, Message.Status.READ)
 FAILED_STATUSES = (Message.Status.FAILED, Message.Status.DEAD_LETTER)
 POSITIVE_INTENTS = ("interested", "meeting_request")
 MAX_RANGE_DAYS = 366

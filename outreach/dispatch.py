@@ -24,6 +24,7 @@ from outreach.channels import choose_channel
 from outreach.delivery import enqueue_message
 from outreach.hours import SendingWindow
 from outreach.models import (
+    SENT_STATUSES,
     Channel,
     Enrollment,
     Journey,
@@ -38,7 +39,6 @@ from whatsapp.models import Phone
 log = logging.getLogger(__name__)
 
 DISPATCHABLE_STAGES = (Stage.COLD, Stage.CONTACTED_WA, Stage.CONTACTED_EMAIL)
-SENT_STATUSES = (Message.Status.SENT, Message.Status.DELIVERED, Message.Status.READ)
 
 
 @dataclass

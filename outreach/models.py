@@ -555,6 +555,10 @@ class Message(models.Model):
         return f"{self.direction} {self.channel} {self.status} #{self.pk}"
 
 
+# An outbound message that left us (whatever the provider reported after).
+SENT_STATUSES = (Message.Status.SENT, Message.Status.DELIVERED, Message.Status.READ)
+
+
 class DailyStats(models.Model):
     """Pre-aggregated counts per tenant/day/channel (and phone, or all phones when empty)."""
 

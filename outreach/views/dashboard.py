@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from datetime import date, datetime, time, timedelta
+from datetime import date, datetime, timedelta
 
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
@@ -26,12 +26,10 @@ from cerniq.models import Tenant
 from cerniq.tenancy import TenantScope, scope_for
 from hitl.models import ReviewItem
 from outreach import quota
-from outreach.analytics import FIRST_CONTACT
-from outreach.hours import SendingWindow
-from outreach.models import Channel, Message, Priority
+from outreach.analytics import FIRST_CONTACT, day_bounds, local_today, rate
+from outreach.models import SENT_STATUSES, Channel, Message, Priority
 from whatsapp.models import Phone
 
-SENT_STATUSES = (Message.Status.SENT, Message.Status.DELIVERED, Message.Status.READ)
 OPEN_REVIEW = (ReviewItem.Status.OPEN, ReviewItem.Status.ASSIGNED)
 RECENT_ACTIVITY = 15
 
@@ -74,7 +72,7 @@ class ChannelRate:
 
     @property
     def rate(self) -> float | None:
-        return round(100 * self.replies / self.sent, 1) if self.sent else None
+        return rate(self.replies, self.sent)
 
 
 @dataclass(frozen=True)
@@ -94,10 +92,9 @@ class PhoneRow:
 
 def local_day_bounds(tenant: Tenant, now: datetime) -> tuple[date, datetime, datetime]:
     """The tenant's local day, its first instant, and the first instant of the 7-day window."""
-    window = SendingWindow.for_tenant(tenant)
-    today = window.local_date(now)
-    today_start = datetime.combine(today, time.min, tzinfo=window.tz)
-    week_start = datetime.combine(today - timedelta(days=6), time.min, tzinfo=window.tz)
+    today = local_today(tenant, now)
+    today_start = day_bounds(tenant, today)[0]
+    week_start = day_bounds(tenant, today - timedelta(days=6))[0]
     return today, today_start, week_start
 
 

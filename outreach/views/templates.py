@@ -13,6 +13,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from cerniq.tenancy import scope_for
 from outreach import spintax
+from outreach.analytics import rate
 from outreach.forms import TemplateForm, VersionFormSet
 from outreach.models import Channel, Template, TemplateVersion, known_custom_fields
 
@@ -27,9 +28,7 @@ PREVIEW_COUNT = 5
 
 
 def reply_rate(version: TemplateVersion) -> float | None:
-    if not version.sent_count:
-        return None
-    return round(100 * version.reply_count / version.sent_count, 1)
+    return rate(version.reply_count, version.sent_count)
 
 
 @login_required
