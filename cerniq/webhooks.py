@@ -19,6 +19,7 @@ import ipaddress
 import json
 import logging
 import traceback
+from datetime import timedelta
 from typing import Any
 
 from django.core.exceptions import RequestDataTooBig
@@ -330,6 +331,21 @@ def process_event(event_id: int) -> str:
         log.warning("webhook event %s failed: %s: %s", event_id, type(exc).__name__, exc)
         raise
     return "processed" if handled else "ignored"
+
+
+def requeue_stale_events(older_than: timedelta) -> int:
+    """Enqueue events still RECEIVED after `older_than` (their broker message was lost).
+    Processing claims the row first, so an event enqueued twice is processed once."""
+    from cerniq.tasks import process_webhook_event
+
+    events = list(
+        WebhookEvent.objects.filter(
+            status=Status.RECEIVED, received_at__lt=timezone.now() - older_than
+        ).values_list("pk", flat=True)
+    )
+    for event_id in events:
+        process_webhook_event.send(event_id)
+    return len(events)
 
 
 def replay(event: WebhookEvent) -> bool:

@@ -52,8 +52,6 @@ ESCALATION: dict[str, str] = {
 }
 OPEN_STATUSES = (ReviewItem.Status.OPEN, ReviewItem.Status.ASSIGNED)
 RESOLVE_STAGES = frozenset({Stage.NEGOTIATION, Stage.CONVERTED, Stage.DEAD})
-# Automation only runs in these stages (outreach.dispatch.DISPATCHABLE_STAGES).
-AUTOMATED_STAGES = frozenset({Stage.COLD, Stage.CONTACTED_WA, Stage.CONTACTED_EMAIL})
 MAX_REASON = 255
 
 
@@ -126,7 +124,7 @@ def replan_if_stalled(journey: Journey) -> bool:
     enrollment would wait forever. True when the journey was made due now.
     """
     if (
-        journey.stage not in AUTOMATED_STAGES
+        journey.stage not in stages.AUTOMATED
         or journey.requires_human_review
         or journey.taken_over_by_id
         or journey.next_action_at is not None

@@ -34,7 +34,7 @@ from django.utils import timezone
 from django.utils.formats import date_format
 from django.utils.translation import gettext as _
 
-from hitl.review import AUTOMATED_STAGES, ReviewError, check_member, display_name
+from hitl.review import ReviewError, check_member, display_name
 from outreach import sequences, stages
 from outreach.manual import SendRefused, send_manual
 from outreach.models import Enrollment, Journey, Lead, Message
@@ -139,7 +139,7 @@ def hand_back(
 
 def _resume(journey: Journey) -> bool:
     """Reactivate the enrollment the takeover stopped; the journey is due now. True if so."""
-    if journey.stage not in AUTOMATED_STAGES:
+    if journey.stage not in stages.AUTOMATED:
         return False
     last = (
         Enrollment.objects.filter(lead_id=journey.lead_id)

@@ -1,14 +1,19 @@
-"""Hand a QUEUED message to the broker, on the queue its channel and phone call for."""
+"""When a QUEUED message runs: the one place that hands outbound work to the broker.
+
+WhatsApp messages are not enqueued one by one: their phone's planned run picks them up
+(outreach.pacing), so `enqueue_message` only makes sure that run is planned. Channels
+without pacing (email) get one actor run per message, at the time it is due.
+"""
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 
-import dramatiq
+from django.db.models import Q
 from django.utils import timezone
 
+from outreach import pacing
 from outreach.models import Channel, Message
-from whatsapp.queues import phone_queue
 
 EMAIL_QUEUES = {Channel.EMAIL_COLD: "email.cold", Channel.EMAIL_WARM: "email.warm"}
 
@@ -16,34 +21,55 @@ EMAIL_QUEUES = {Channel.EMAIL_COLD: "email.cold", Channel.EMAIL_WARM: "email.war
 def queue_for(message: Message) -> str:
     if message.channel == Channel.WHATSAPP:
         assert message.phone_id, "a WhatsApp message needs its phone"
-        return phone_queue(message.phone_id, followup=message.quota_cost == 0)
+        return pacing.phone_queue_for(message.phone_id)
     return EMAIL_QUEUES[message.channel]
 
 
-def actor_for(message: Message) -> dramatiq.Actor:
-    if message.channel == Channel.WHATSAPP:
-        from whatsapp.tasks import send_whatsapp_message
-
-        return send_whatsapp_message
-    from email_channels.tasks import send_email_message
-
-    return send_email_message
-
-
 def enqueue_message(message: Message, *, at: datetime | None = None) -> None:
-    """Enqueue the send of `message`, to run no earlier than `at`."""
+    """Have `message` sent no earlier than `at` (its `scheduled_for` by default)."""
+    at = at or message.scheduled_for
+    if message.channel == Channel.WHATSAPP:
+        pacing.wake(message.phone_id, at)
+        return
+    from outreach.tasks import send_message  # the actor module imports this one
+
     delay_ms = 0
     if at is not None:
         delay_ms = max(0, int((at - timezone.now()).total_seconds() * 1000))
-    actor = actor_for(message)
-    dramatiq_message = actor.message(message.pk).copy(queue_name=queue_for(message))
-    actor.broker.enqueue(dramatiq_message, delay=delay_ms or None)
+    broker_message = send_message.message(message.pk).copy(queue_name=queue_for(message))
+    send_message.broker.enqueue(broker_message, delay=delay_ms or None)
 
 
 def enqueue_again(message_id: int, at: datetime | None) -> None:
-    """After a send attempt that was told to wait: enqueue the message again for `at`."""
+    """After an attempt that was told to wait: have the message run again at `at`."""
     if at is None:
         return
     message = Message.objects.filter(pk=message_id).first()
     if message is not None:
         enqueue_message(message, at=at)
+
+
+def requeue_stale(older_than: timedelta) -> tuple[int, int]:
+    """Recover outbound work whose broker message was lost (e.g. Redis flushed).
+
+    Returns (messages re-enqueued, phones given a run). Safe to run any time: a send
+    claims its row first and a phone run takes its lease, so a duplicate is a no-op.
+    """
+    now = timezone.now()
+    unpaced = Message.objects.filter(
+        direction=Message.Direction.OUTBOUND, phone_id__isnull=True
+    ).filter(
+        Q(status=Message.Status.QUEUED, scheduled_for__lt=now - older_than)
+        | Q(
+            status=Message.Status.SENDING,
+            attempt_started_at__lt=now - pacing.SEND_LEASE - older_than,
+        )
+    )
+    count = 0
+    for message in unpaced.iterator():
+        enqueue_message(message, at=now)
+        count += 1
+    phones = pacing.phones_needing_a_run(now)
+    for phone_id in phones:
+        pacing.wake(phone_id, now)
+    return count, len(phones)

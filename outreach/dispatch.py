@@ -19,7 +19,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from cerniq.models import Tenant
-from outreach import pacing, quota, spintax
+from outreach import pacing, quota, spintax, stages
 from outreach.channels import choose_channel
 from outreach.delivery import enqueue_message
 from outreach.hours import SendingWindow
@@ -31,14 +31,11 @@ from outreach.models import (
     Message,
     Sequence,
     SequenceStep,
-    Stage,
     TemplateVersion,
 )
 from whatsapp.models import Phone
 
 log = logging.getLogger(__name__)
-
-DISPATCHABLE_STAGES = (Stage.COLD, Stage.CONTACTED_WA, Stage.CONTACTED_EMAIL)
 
 
 @dataclass
@@ -141,7 +138,7 @@ class _Batch:
 def _due(tenant: Tenant, now: datetime):
     return Journey.objects.filter(
         tenant=tenant,
-        stage__in=DISPATCHABLE_STAGES,
+        stage__in=stages.AUTOMATED,
         next_action_at__lte=now,
         requires_human_review=False,
         taken_over_by__isnull=True,
@@ -179,8 +176,14 @@ def dispatch_due(
                 result.dispatched[plan.channel] += 1
             transaction.set_rollback(True)
             return result
-        for message in _write(tenant, plans, journeys, batch, window, now, result):
-            transaction.on_commit(partial(enqueue_message, message, at=message.scheduled_for))
+        messages = _write(tenant, plans, journeys, batch, window, now, result)
+        # WhatsApp: one planned run per phone picks its messages up in turn (pacing);
+        # email: one actor run per message.
+        for phone_id in sorted({m.phone_id for m in messages if m.phone_id}):
+            pacing.wake(phone_id, now)
+        for message in messages:
+            if not message.phone_id:
+                transaction.on_commit(partial(enqueue_message, message))
     return result
 
 
@@ -314,7 +317,6 @@ def _write(
     granted = quota.reserve_many(
         dict(wanted), window.local_date(now), limits={pk: phones[pk].daily_limit for pk in wanted}
     )
-    slots = _slots(fresh, phones, tenant, now)
     messages, keep = [], []
     for plan in fresh:
         if plan.new_contact:
@@ -323,7 +325,7 @@ def _write(
                 continue
             granted[plan.phone_id] -= 1
         keep.append(plan)
-        messages.append(_message(tenant, plan, slots.get(id(plan), now), window.local_date(now)))
+        messages.append(_message(tenant, plan, now, window.local_date(now)))
         result.dispatched[plan.channel] += 1
     Message.objects.bulk_create(messages, batch_size=500)
     _switch_to_fallbacks(tenant, keep, now)
@@ -351,22 +353,6 @@ def _save_journeys(journeys: list[Journey]) -> None:
             current_sequence_id=sequence_id,
             updated_at=timezone.now(),
         )
-
-
-def _slots(
-    plans: list[_Plan], phones: dict[int, Phone], tenant: Tenant, now: datetime
-) -> dict[int, datetime]:
-    """Expected send time of each WhatsApp message, spaced per phone by the average gap."""
-    by_phone: dict[int, list[_Plan]] = defaultdict(list)
-    for plan in plans:
-        if plan.phone_id:
-            by_phone[plan.phone_id].append(plan)
-    slots: dict[int, datetime] = {}
-    for phone_id, queued in by_phone.items():
-        start = max(now, phones[phone_id].next_send_at or now)
-        for plan, at in zip(queued, pacing.plan_slots(start, len(queued), tenant), strict=True):
-            slots[id(plan)] = at
-    return slots
 
 
 def _message(tenant: Tenant, plan: _Plan, at: datetime, day: date) -> Message:

@@ -536,6 +536,12 @@ class Message(models.Model):
             models.Index(fields=["tenant", "provider_thread_id"], name="message_thread_idx"),
             models.Index(fields=["tenant", "counterpart"], name="message_counterpart_idx"),
             models.Index(fields=["status", "scheduled_for"], name="message_status_idx"),
+            # A phone's pending sends, for its planned runs (outreach.pacing).
+            models.Index(
+                fields=["phone", "scheduled_for"],
+                condition=Q(status__in=["QUEUED", "SENDING"]),
+                name="message_phone_pending_idx",
+            ),
             models.Index(fields=["tenant", "created_at"], name="message_tenant_created_idx"),
             # The dashboard's counts: outbound by sent_at, inbound by created_at, each read
             # from the index alone (the columns the counts test are included).

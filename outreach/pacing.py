@@ -1,28 +1,44 @@
-"""Pacing: one send in flight per phone, and a randomised gap between two of its sends.
+"""Pacing: a phone's sends are planned, one at a time, with a randomised gap between them.
 
-The phone row is the lock, so the guarantee holds across worker threads, processes and
-hosts: a sender claims the phone with a conditional UPDATE that only succeeds when no send
-holds it (`busy_until`, a lease long enough to cover the provider call) and the gap after
-the previous send has passed (`next_send_at`). When the send ends the lease is dropped
-and `next_send_at` becomes end + gap. Nobody sleeps: a sender that finds the phone busy
-re-enqueues its message for when the phone should be free.
+Two guarantees, both held by the phone row (so they hold across threads, processes and
+hosts): at most one send in flight per phone (`claim_phone` takes a lease, `busy_until`,
+long enough to cover the provider call, and expiring on its own if the sender dies), and
+a gap of min + random(0..jitter) seconds after each send (`next_send_at`).
+
+Nobody polls. Each phone has at most one scheduled *run* (`run_phone`, on the phone's
+queue): it sends the phone's next due message through the one send path, then plans the
+next run for the moment something can happen: the end of the gap, a retry that comes
+due, the window's opening. Whoever queues work for a phone calls `wake(phone, at)`, which
+adds a run only when none is already planned at or before `at` (`Phone.wake_at`). So a
+phone's 200 messages of a day cost about 200 actor runs, not one re-poll every second.
 """
 
 from __future__ import annotations
 
+import logging
 import random
 from datetime import datetime, timedelta
 
-from django.db.models import F, Q
+from django.db import transaction
+from django.db.models import Case, F, IntegerField, Min, Q, Value, When
 from django.utils import timezone
 
 from cerniq.models import Tenant
+from outreach.hours import SendingWindow
+from outreach.models import Message
 from whatsapp.models import Phone
+from whatsapp.queues import phone_queue
+
+log = logging.getLogger(__name__)
 
 # Longer than the provider call can take (read timeout 30 s + reconcile), so a crashed
 # sender's claim expires on its own.
 SEND_LEASE = timedelta(seconds=120)
-IN_FLIGHT_POLL = timedelta(seconds=1)
+# A planned run that has not started this long after it was due was lost (Redis flushed,
+# enqueue failed after commit): the next `wake` plans a new one instead of trusting it.
+WAKE_GRACE = timedelta(minutes=2)
+
+PENDING = (Message.Status.QUEUED, Message.Status.SENDING)
 
 
 def gap_for(tenant: Tenant, rng: random.Random | None = None) -> timedelta:
@@ -35,8 +51,11 @@ def average_gap(tenant: Tenant) -> timedelta:
     return timedelta(seconds=tenant.pacing_min_seconds + tenant.pacing_jitter_seconds / 2)
 
 
+# --- the lease --------------------------------------------------------------------------
+
+
 def claim_phone(phone_id: int, now: datetime | None = None) -> datetime | None:
-    """Take the phone's single send slot. None when taken; else when to try again."""
+    """Take the phone's single send slot. None when taken; else when it should be free."""
     now = now or timezone.now()
     taken = (
         Phone.objects.filter(pk=phone_id)
@@ -50,8 +69,9 @@ def claim_phone(phone_id: int, now: datetime | None = None) -> datetime | None:
         "busy_until", "next_send_at"
     ).first() or (None, None)
     if busy_until and busy_until > now:
-        # A send is in flight; it usually ends within seconds, then its gap starts.
-        return now + IN_FLIGHT_POLL + timedelta(seconds=random.uniform(0, 1))  # noqa: S311
+        # Another send is in flight; its run plans the next one when it ends. Should it
+        # have died, its lease ends then.
+        return busy_until
     return max(next_send_at or now, now)
 
 
@@ -60,11 +80,21 @@ def finish_send(phone_id: int, tenant: Tenant, *, sent: bool, new_contact: bool)
     finished = timezone.now()
     changes: dict[str, object] = {"busy_until": None, "next_send_at": finished + gap_for(tenant)}
     if sent:
-        changes |= {"last_sent_at": finished, "total_sent": F("total_sent") + 1}
-        if new_contact:
-            changes["total_new_contacts"] = F("total_new_contacts") + 1
+        changes |= _sent_counters(new_contact, finished)
     Phone.objects.filter(pk=phone_id).update(**changes)
     return finished
+
+
+def count_send(phone_id: int, *, new_contact: bool) -> None:
+    """Count a send found at the provider after its worker died (the lease is not ours)."""
+    Phone.objects.filter(pk=phone_id).update(**_sent_counters(new_contact, timezone.now()))
+
+
+def _sent_counters(new_contact: bool, at: datetime) -> dict[str, object]:
+    changes: dict[str, object] = {"last_sent_at": at, "total_sent": F("total_sent") + 1}
+    if new_contact:
+        changes["total_new_contacts"] = F("total_new_contacts") + 1
+    return changes
 
 
 def release_unused(phone_id: int) -> None:
@@ -72,11 +102,135 @@ def release_unused(phone_id: int) -> None:
     Phone.objects.filter(pk=phone_id).update(busy_until=None)
 
 
-def plan_slots(start: datetime, count: int, tenant: Tenant) -> list[datetime]:
-    """Expected send times of `count` messages queued on one phone from `start`.
+# --- planned runs -----------------------------------------------------------------------
 
-    Used to enqueue with a delay so messages do not wake up only to find their phone
-    busy; the claim above is what actually guarantees the spacing.
+
+def wake(phone_id: int, at: datetime | None = None) -> bool:
+    """Make sure a run of the phone is planned no later than `at` (now by default), or
+    than the end of its pacing gap when that is later.
+
+    Adds a run only when none is planned at or before `at` (or the planned one is lost).
+    Inside a transaction the run is enqueued once it commits. True if a run was added.
     """
-    step = average_gap(tenant)
-    return [start + step * i for i in range(count)]
+    now = timezone.now()
+    # Nothing can go out before the phone's gap ends: plan for then, not before.
+    resting_until = Phone.objects.filter(pk=phone_id).values_list("next_send_at", flat=True)
+    at = max(at or now, now, resting_until.first() or now)
+    planned = (
+        Phone.objects.filter(pk=phone_id)
+        .filter(Q(wake_at__isnull=True) | Q(wake_at__gt=at) | Q(wake_at__lt=now - WAKE_GRACE))
+        .update(wake_at=at)
+    )
+    if planned:
+        transaction.on_commit(lambda: _enqueue_run(phone_id, at), robust=True)
+    return bool(planned)
+
+
+def _enqueue_run(phone_id: int, at: datetime) -> None:
+    from outreach.tasks import run_phone  # the actor module imports this one
+
+    delay_ms = max(0, int((at - timezone.now()).total_seconds() * 1000))
+    message = run_phone.message(phone_id).copy(queue_name=phone_queue_for(phone_id))
+    run_phone.broker.enqueue(message, delay=delay_ms or None)
+
+
+def phone_queue_for(phone_id: int) -> str:
+    return phone_queue(phone_id)
+
+
+def run_phone(phone_id: int) -> str:
+    """One planned run: send the phone's next due message, then plan the next run.
+
+    Returns what happened, for the log ("idle" when nothing was due)."""
+    from outreach.sending import send_message  # sending → transports → pacing
+
+    now = timezone.now()
+    Phone.objects.filter(pk=phone_id, wake_at__lte=now).update(wake_at=None)
+    phone = Phone.objects.select_related("tenant").filter(pk=phone_id).first()
+    if phone is None:
+        return "no such phone"
+    window = SendingWindow.for_tenant(phone.tenant)
+    resting = max(phone.busy_until or now, phone.next_send_at or now) > now
+    message_id = None if resting else next_due(phone, window, now)
+    result = "resting" if resting else "idle"
+    if message_id is not None:
+        outcome = send_message(message_id)
+        result = f"message {message_id}: {outcome.kind} {outcome.detail}"
+    at = next_run_at(phone_id, window)
+    if at is not None:
+        wake(phone_id, at)
+    return result
+
+
+def _priority() -> Case:
+    """A person's messages first, then automated replies, follow-ups, new contacts."""
+    return Case(
+        When(status=Message.Status.SENDING, then=Value(0)),
+        When(is_manual=True, then=Value(1)),
+        When(step__isnull=True, then=Value(2)),
+        When(quota_cost=0, then=Value(3)),
+        default=Value(4),
+        output_field=IntegerField(),
+    )
+
+
+def next_due(phone: Phone, window: SendingWindow, now: datetime) -> int | None:
+    """The message the phone should send now, if any (a lost SENDING attempt comes first:
+    it must be reconciled before anything else goes out)."""
+    due = Q(status=Message.Status.QUEUED) & (
+        Q(scheduled_for__isnull=True) | Q(scheduled_for__lte=now)
+    )
+    if not window.is_open(now):
+        due &= Q(is_manual=True)
+    lost = Q(status=Message.Status.SENDING, attempt_started_at__lte=now - SEND_LEASE) & (
+        Q(scheduled_for__isnull=True) | Q(scheduled_for__lte=now)
+    )
+    return (
+        Message.objects.filter(phone_id=phone.pk, direction=Message.Direction.OUTBOUND)
+        .filter(due | lost)
+        .order_by(_priority(), "scheduled_for", "pk")
+        .values_list("pk", flat=True)
+        .first()
+    )
+
+
+def next_run_at(phone_id: int, window: SendingWindow) -> datetime | None:
+    """When the phone next has something to do, or None when nothing is pending on it."""
+    rows = (
+        Message.objects.filter(
+            phone_id=phone_id, direction=Message.Direction.OUTBOUND, status__in=PENDING
+        )
+        .values("status", "is_manual")
+        .annotate(first=Min("scheduled_for"), started=Min("attempt_started_at"))
+        .order_by()
+    )
+    now = timezone.now()
+    candidates = []
+    for row in rows:
+        if row["status"] == Message.Status.SENDING:
+            lease_end = (row["started"] or now) + SEND_LEASE
+            candidates.append(max(lease_end, row["first"] or lease_end))
+            continue
+        at = max(row["first"] or now, now)
+        if not row["is_manual"] and not window.is_open(at):
+            at = window.next_opening(at)
+        candidates.append(at)
+    if not candidates:
+        return None
+    at = min(candidates)
+    busy_until, next_send_at = (
+        Phone.objects.filter(pk=phone_id).values_list("busy_until", "next_send_at").get()
+    )
+    return max(at, next_send_at or at, busy_until or at)
+
+
+def phones_needing_a_run(now: datetime | None = None) -> list[int]:
+    """Phones with pending messages but no live planned run (the reconciler's list)."""
+    now = now or timezone.now()
+    stalled = Q(wake_at__isnull=True) | Q(wake_at__lt=now - WAKE_GRACE)
+    pending = Message.objects.filter(
+        direction=Message.Direction.OUTBOUND, status__in=PENDING, phone_id__isnull=False
+    ).values("phone_id")
+    return list(
+        Phone.objects.filter(stalled, pk__in=pending).order_by("pk").values_list("pk", flat=True)
+    )

@@ -17,11 +17,11 @@ from django.db.models import QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from outreach import stages
 from outreach.hours import SendingWindow
 from outreach.models import Enrollment, Journey, Lead, Message, Sequence, SequenceStep, Stage
 from outreach.quota import release
 
-ENROLLABLE_STAGES = frozenset({Stage.COLD, Stage.CONTACTED_WA, Stage.CONTACTED_EMAIL})
 # Stage changes that end automation for the lead, with the stop reason recorded.
 STOPPING_STAGES = {
     Stage.WARM_REPLY: "reply",
@@ -124,7 +124,7 @@ def enroll_many(
             result.skip(_("not in this workspace"))
         elif lead_id in busy:
             result.skip(_("already in a sequence"))
-        elif journey.stage not in ENROLLABLE_STAGES:
+        elif journey.stage not in stages.AUTOMATED:
             result.skip(_("stage %(stage)s") % {"stage": journey.stage})
         else:
             new.append(
@@ -192,6 +192,11 @@ def advance_after_send(enrollment: Enrollment, step: SequenceStep, sent_at: date
 
 
 OPT_OUT_CONFIRMATION_PREFIX = "optout-confirm:"
+
+
+def is_opt_out_confirmation(message: Message) -> bool:
+    """The one message that still goes to someone who opted out: our confirmation."""
+    return (message.idempotency_key or "").startswith(OPT_OUT_CONFIRMATION_PREFIX)
 
 
 def cancel_queued(lead_ids: Iterable[int], reason: str) -> int:

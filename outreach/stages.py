@@ -13,13 +13,14 @@ from django.utils.translation import gettext as _
 from outreach import sequences
 from outreach.models import Journey, Stage, StageTransition
 
-_ACTIVE = {
-    Stage.COLD,
-    Stage.CONTACTED_WA,
-    Stage.CONTACTED_EMAIL,
-    Stage.WARM_REPLY,
-    Stage.NEGOTIATION,
-}
+# The stage groups every other module uses (never a tuple of its own).
+# Automation (dispatch, enrollment, sequence sends, resuming after a takeover) runs only here.
+AUTOMATED = frozenset({Stage.COLD, Stage.CONTACTED_WA, Stage.CONTACTED_EMAIL})
+# A person is talking with the lead: no automation, but the lead is alive.
+CONVERSING = frozenset({Stage.WARM_REPLY, Stage.NEGOTIATION})
+ACTIVE = AUTOMATED | CONVERSING
+# Nothing automated, not even a conversational reply, reaches a lead here.
+CLOSED = frozenset({Stage.DEAD, Stage.CONVERTED, Stage.PAUSED})
 
 ALLOWED: dict[str, frozenset[str]] = {
     Stage.COLD: frozenset(
@@ -34,7 +35,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     Stage.WARM_REPLY: frozenset({Stage.NEGOTIATION, Stage.CONVERTED, Stage.PAUSED, Stage.DEAD}),
     Stage.NEGOTIATION: frozenset({Stage.WARM_REPLY, Stage.CONVERTED, Stage.PAUSED, Stage.DEAD}),
     # PAUSED goes back to where it came from (checked in transition()) or to DEAD.
-    Stage.PAUSED: frozenset(_ACTIVE | {Stage.DEAD}),
+    Stage.PAUSED: frozenset(ACTIVE | {Stage.DEAD}),
     Stage.CONVERTED: frozenset(),
     Stage.DEAD: frozenset({Stage.COLD}),  # an operator may revive a lost lead
 }

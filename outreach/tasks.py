@@ -1,4 +1,4 @@
-"""Outreach actors: dispatch runs on a worker when the scheduler asks for it."""
+"""Outreach actors: thin wrappers over the services (dispatch, sending, pacing, imports)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,10 @@ import logging
 import dramatiq
 
 from cerniq.models import Tenant
+from outreach import pacing, sending
+from outreach.delivery import EMAIL_QUEUES, enqueue_again
 from outreach.dispatch import dispatch_due
+from whatsapp.queues import all_phone_queues
 
 log = logging.getLogger(__name__)
 
@@ -20,9 +23,31 @@ def dispatch_all_tenants(batch_size: int = 500) -> None:
         log.info("dispatch %s", result.summary())
 
 
+@dramatiq.actor(queue_name="email.cold", max_retries=3, time_limit=150_000)
+def send_message(message_id: int) -> None:
+    """Send one queued message of a channel without pacing (email); safe to run twice.
+    Enqueued on the channel's queue (outreach.delivery); re-enqueued when told to wait."""
+    outcome = sending.send_message(message_id)
+    log.info("message %s: %s %s", message_id, outcome.kind, outcome.detail)
+    enqueue_again(message_id, outcome.retry_at)
+
+
+@dramatiq.actor(queue_name="wa.phone_01", max_retries=3, time_limit=150_000)
+def run_phone(phone_id: int) -> None:
+    """One planned run of a WhatsApp phone: its next due send, then the next run planned.
+    Enqueued on the phone's own queue (outreach.pacing.wake)."""
+    result = pacing.run_phone(phone_id)
+    log.info("phone %s: %s", phone_id, result)
+
+
 @dramatiq.actor(queue_name="outreach.imports", max_retries=0, time_limit=1_800_000)
 def run_import_job(job_id: int) -> None:
     """Import a CSV uploaded on the leads page (progress is kept on the job row)."""
     from outreach.import_jobs import run_import
 
     run_import(job_id)
+
+
+# Workers consume only declared queues: declare every per-phone and email queue.
+for _queue in [*all_phone_queues(), *EMAIL_QUEUES.values()]:
+    run_phone.broker.declare_queue(_queue)

@@ -206,8 +206,10 @@ def make_outreach_world(
     leads: int = 20,
     steps: int = 3,
     enroll: bool = True,
+    channel: str = Channel.WHATSAPP,
 ) -> dict[str, Any]:
-    """Phones, a WhatsApp sequence of `steps` steps (1 working day apart) and enrolled leads."""
+    """Phones, a sequence of `steps` steps on `channel` (1 working day apart) and enrolled
+    leads (reachable on both channels)."""
     from outreach.sequences import enroll_many
 
     Tenant.objects.filter(pk=tenant.pk).update(pacing_min_seconds=0, pacing_jitter_seconds=0)
@@ -216,12 +218,15 @@ def make_outreach_world(
     sequence = Sequence.objects.create(tenant=tenant, name=f"WA {next(_seq)}")
     for position in range(1, steps + 1):
         template = Template.objects.create(
-            tenant=tenant, name=f"Pas {position} {next(_seq)}", channel=Channel.WHATSAPP
+            tenant=tenant, name=f"Pas {position} {next(_seq)}", channel=channel
         )
         TemplateVersion.objects.create(
             tenant=tenant,
             template=template,
             version=1,
+            subject=""
+            if channel == Channel.WHATSAPP
+            else f"Pasul {position}: {{{{company_name}}}}",
             body=f"{{Bună ziua|Salut}}, {{{{contact_name|stimate client}}}}! Pasul {position} "
             "pentru {{company_name}} din {{county}}.",
         )
@@ -229,7 +234,7 @@ def make_outreach_world(
             tenant=tenant,
             sequence=sequence,
             position=position,
-            channel=Channel.WHATSAPP,
+            channel=channel,
             delay_value=0 if position == 1 else 1,
             delay_unit=SequenceStep.DelayUnit.WORKING_DAYS,
             template=template,

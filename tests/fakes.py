@@ -5,8 +5,11 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, ClassVar
 
+from cerniq.provider_errors import ProviderError, SendResult
+from email_channels.backends import EmailBackend
 from whatsapp.providers.sandbox import SandboxWhatsApp
 
 
@@ -32,3 +35,33 @@ class TimingWhatsApp(SandboxWhatsApp):
         with self._record_lock:
             self.sends.append(TimedSend(account_phone, to, started, time.monotonic()))
         return result
+
+
+class FakeEmail(EmailBackend):
+    """An email provider double for the send path's tests: counts calls, dedupes by
+    idempotency key (as Resend does), and fails when told to."""
+
+    def __init__(self, **options: Any) -> None:
+        self.calls = 0
+        self.sent: dict[str, SendResult] = {}
+        self.fail_with: ProviderError | None = None
+
+    def send(
+        self,
+        *,
+        to: str,
+        subject: str,
+        text: str,
+        idempotency_key: str,
+        headers: dict[str, str] | None = None,
+    ) -> SendResult:
+        self.calls += 1
+        if self.fail_with is not None:
+            raise self.fail_with
+        if idempotency_key not in self.sent:
+            uid = f"email-{len(self.sent) + 1}"
+            self.sent[idempotency_key] = SendResult(uid, {"id": uid})
+        return self.sent[idempotency_key]
+
+    def find_sent(self, *, idempotency_key: str, to: str, since: datetime) -> SendResult | None:
+        return self.sent.get(idempotency_key)

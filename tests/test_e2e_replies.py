@@ -20,7 +20,7 @@ from tests.factories import make_outreach_world
 from tests.whatsapp.conftest import MONDAY_10
 from whatsapp.demo_replies import post_reply, reply_payload
 from whatsapp.models import Phone
-from whatsapp.sending import send_queued_message
+from outreach.sending import send_message
 
 WEBHOOKS = Path(__file__).resolve().parent / "fixtures" / "timelinesai" / "webhooks"
 
@@ -37,7 +37,7 @@ def contacted(tenant):
         lead.phone, lead.contact_name = "+40722000111", "Ion Popescu"
         lead.save()
         dispatch_due(tenant)
-        assert send_queued_message(Message.objects.get().pk).kind == "sent"
+        assert send_message(Message.objects.get().pk).kind == "sent"
         Journey.objects.update(next_action_at=MONDAY_10)
         dispatch_due(tenant)
     assert Message.objects.filter(status="QUEUED").count() == 1

@@ -13,6 +13,12 @@ from whatsapp.queues import phone_queue
 DEFAULT_DAILY_LIMIT = 200
 
 
+class PhoneQuerySet(models.QuerySet):
+    def usable(self) -> PhoneQuerySet:
+        """Phones that may send now (the one definition: ACTIVE and enabled)."""
+        return self.filter(status=Phone.Status.ACTIVE, is_enabled=True)
+
+
 class Phone(models.Model):
     class Provider(models.TextChoices):
         TIMELINESAI = "timelinesai", "TimelinesAI"
@@ -45,10 +51,15 @@ class Phone(models.Model):
     # last send ends.
     busy_until = models.DateTimeField(null=True, blank=True)
     next_send_at = models.DateTimeField(null=True, blank=True)
+    # When the phone's next scheduled run (outreach.pacing.run_phone) is due; None when no
+    # run is scheduled. Lets many enqueuers share one run instead of each adding one.
+    wake_at = models.DateTimeField(null=True, blank=True)
     last_sent_at = models.DateTimeField(null=True, blank=True)
     last_health_check_at = models.DateTimeField(null=True, blank=True)
     connected_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = PhoneQuerySet.as_manager()
 
     class Meta:
         ordering = ["tenant", "number"]
@@ -65,13 +76,13 @@ class Phone(models.Model):
         return self.label or self.number
 
     @property
-    def queue_name(self) -> str:
-        """Dramatiq queue of this phone's first messages (`wa.phone_07`)."""
-        return phone_queue(self.pk, followup=False)
+    def is_usable(self) -> bool:
+        return self.status == self.Status.ACTIVE and self.is_enabled
 
     @property
-    def followup_queue_name(self) -> str:
-        return phone_queue(self.pk, followup=True)
+    def queue_name(self) -> str:
+        """Dramatiq queue of this phone's planned runs (`wa.phone_07`)."""
+        return phone_queue(self.pk)
 
 
 class QuotaUsage(models.Model):

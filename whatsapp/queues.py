@@ -1,8 +1,10 @@
-"""Names of the per-phone Dramatiq queues (`wa.phone_07`, `wa.phone_07.followup`).
+"""Names of the per-phone Dramatiq queues (`wa.phone_07`).
 
 Workers only consume queues declared when they start, so the set is fixed by a setting
-(WHATSAPP_PHONE_QUEUES) and phones map onto it by id. Pacing never depends on the queue:
-the phone row is the lock (outreach.pacing).
+(WHATSAPP_PHONE_QUEUES) and phones map onto it by id. A phone's planned runs go to its
+queue (outreach.pacing); pacing never depends on the queue: the phone row is the lock.
+The seeds' separate follow-up queue (`wa.phone_07.followup`) is not needed: a run picks
+the phone's next message by priority (a person's, replies, follow-ups, new contacts).
 """
 
 from __future__ import annotations
@@ -10,14 +12,10 @@ from __future__ import annotations
 from django.conf import settings
 
 
-def phone_queue(phone_id: int, *, followup: bool) -> str:
+def phone_queue(phone_id: int) -> str:
     slot = (phone_id - 1) % settings.WHATSAPP_PHONE_QUEUES + 1
-    name = f"wa.phone_{slot:02d}"
-    return f"{name}.followup" if followup else name
+    return f"wa.phone_{slot:02d}"
 
 
 def all_phone_queues() -> list[str]:
-    names = []
-    for slot in range(1, settings.WHATSAPP_PHONE_QUEUES + 1):
-        names += [f"wa.phone_{slot:02d}", f"wa.phone_{slot:02d}.followup"]
-    return names
+    return [f"wa.phone_{slot:02d}" for slot in range(1, settings.WHATSAPP_PHONE_QUEUES + 1)]

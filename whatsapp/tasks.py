@@ -1,4 +1,4 @@
-"""WhatsApp actors: thin wrappers over whatsapp.sending."""
+"""WhatsApp actors (sending itself is outreach.tasks.run_phone, on the phone's queue)."""
 
 from __future__ import annotations
 
@@ -6,19 +6,9 @@ import logging
 
 import dramatiq
 
-from outreach.delivery import enqueue_again
-from whatsapp import sending, status_sync
-from whatsapp.queues import all_phone_queues
+from whatsapp import status_sync
 
 log = logging.getLogger(__name__)
-
-
-@dramatiq.actor(queue_name="wa.send", max_retries=3, time_limit=150_000)
-def send_whatsapp_message(message_id: int) -> None:
-    """Send one queued WhatsApp message (safe to run twice); re-enqueue when told to wait."""
-    outcome = sending.send_queued_message(message_id)
-    log.info("whatsapp message %s: %s %s", message_id, outcome.kind, outcome.detail)
-    enqueue_again(message_id, outcome.retry_at)
 
 
 @dramatiq.actor(queue_name="wa.status", max_retries=0, time_limit=600_000)
@@ -34,8 +24,3 @@ def post_sandbox_reply(account_phone: str, to: str, chat_id: str) -> None:
     from whatsapp.demo_replies import post_reply
 
     post_reply(account_phone, to, chat_id)
-
-
-# Workers consume only declared queues: declare every per-phone queue at start-up.
-for _queue in all_phone_queues():
-    send_whatsapp_message.broker.declare_queue(_queue)

@@ -8,13 +8,14 @@ from __future__ import annotations
 import threading
 import uuid
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 
 from cerniq.provider_errors import PermanentProviderError, SendResult
-from email_channels.providers.base import EmailBackend
+from email_channels.backends import EmailBackend
 
 
 @dataclass(frozen=True)
@@ -28,6 +29,7 @@ class SandboxEmailSend:
 
 class SandboxEmail(EmailBackend):
     needs_credentials = False  # records sends; talks to nobody
+    is_sandbox = True
 
     def __init__(self, **options: Any) -> None:
         self.options = options
@@ -56,3 +58,7 @@ class SandboxEmail(EmailBackend):
             result = SendResult(email_id, {"id": email_id})
             self._by_key[idempotency_key] = result
             return result
+
+    def find_sent(self, *, idempotency_key: str, to: str, since: datetime) -> SendResult | None:
+        with self._lock:
+            return self._by_key.get(idempotency_key)

@@ -20,7 +20,7 @@ from outreach import stages
 from outreach.dispatch import dispatch_due
 from outreach.models import Journey, Message, Priority, Stage, StageTransition
 from tests.factories import make_message, make_outreach_world, make_user
-from whatsapp.sending import send_queued_message
+from outreach.sending import send_message
 
 BUCHAREST = ZoneInfo("Europe/Bucharest")
 MONDAY_10 = datetime(2026, 11, 23, 10, 0, tzinfo=BUCHAREST)
@@ -109,7 +109,7 @@ def test_an_already_queued_automated_message_is_cancelled_when_sent(tenant, lead
     queued = Message.objects.get(lead=lead, direction="OUT")
     assert queued.status == Message.Status.QUEUED and not queued.is_manual
     open_reply(lead)
-    outcome = send_queued_message(queued.pk)
+    outcome = send_message(queued.pk)
     assert outcome.kind == "cancelled" and outcome.detail == "lead is under human review"
     queued.refresh_from_db()
     assert queued.status == Message.Status.CANCELLED
@@ -188,7 +188,7 @@ def test_approve_queues_the_draft_as_a_manual_message_and_resolves(lead, operato
     assert f"#{message.pk}" in item.resolution
     journey = journey_of(lead)
     assert not journey.requires_human_review and journey.review_priority == ""
-    assert send_queued_message(message.pk).kind == "sent"
+    assert send_message(message.pk).kind == "sent"
 
 
 def test_edit_and_send(lead, operator):
@@ -310,7 +310,7 @@ def test_release_makes_a_stalled_enrollment_due_again(tenant, lead, operator):
     dispatch_due(tenant)
     queued = Message.objects.get(lead=lead, direction="OUT")
     item = open_reply(lead)
-    assert send_queued_message(queued.pk).kind == "cancelled"
+    assert send_message(queued.pk).kind == "cancelled"
     assert journey_of(lead).next_action_at is None  # dispatch cleared it: in flight
     review.resolve(item, operator)
     assert journey_of(lead).next_action_at == MONDAY_10

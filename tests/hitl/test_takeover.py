@@ -16,7 +16,7 @@ from hitl.takeover import TakeoverError, hand_back, send_as_operator, take_over
 from outreach.dispatch import dispatch_due
 from outreach.models import Enrollment, Journey, Message, Priority, Stage, StageTransition
 from tests.factories import make_message, make_outreach_world, make_user
-from whatsapp.sending import send_queued_message
+from outreach.sending import send_message
 
 BUCHAREST = ZoneInfo("Europe/Bucharest")
 MONDAY_10 = datetime(2026, 11, 23, 10, 0, tzinfo=BUCHAREST)
@@ -47,7 +47,7 @@ def contacted(tenant, lead, clock):
     """Step 1 went out on Monday 10:00; step 2 is due Tuesday 10:00."""
     dispatch_due(tenant)
     first = Message.objects.get(lead=lead)
-    assert send_queued_message(first.pk).kind == "sent"
+    assert send_message(first.pk).kind == "sent"
     journey = Journey.objects.get(lead=lead)
     assert journey.stage == Stage.CONTACTED_WA and journey.next_action_at == TUESDAY_10
     return first
@@ -104,7 +104,7 @@ def test_no_automated_message_reaches_a_taken_over_lead(tenant, world, lead, ope
     follow_up = automated(lead, phone, sequence=world["sequence"], step=step)
     ai_reply = automated(lead, phone, body="Mulțumim! Revenim cu oferta.", channel_reason="AI")
     for message in (follow_up, ai_reply):
-        outcome = send_queued_message(message.pk)
+        outcome = send_message(message.pk)
         assert outcome.kind == "cancelled"
         assert re.search("taken over|human review", outcome.detail), outcome.detail
         message.refresh_from_db()
@@ -113,7 +113,7 @@ def test_no_automated_message_reaches_a_taken_over_lead(tenant, world, lead, ope
     # The operator's own message goes out.
     mine = send_as_operator(lead, operator, "Bună ziua, sunt Ion de la Cerniq.")
     assert mine.is_manual and mine.sent_by == operator
-    assert send_queued_message(mine.pk).kind == "sent"
+    assert send_message(mine.pk).kind == "sent"
     assert [sent.text for sent in sandbox.outbox] == ["Bună ziua, sunt Ion de la Cerniq."]
 
 
@@ -145,7 +145,7 @@ def test_review_approval_is_refused_to_others_during_a_takeover(lead, operator):
 
 def test_hand_back_with_resume_continues_the_sequence(tenant, lead, operator, contacted, clock):
     take_over(lead, operator)
-    send_queued_message(send_as_operator(lead, operator, "Vă sun mâine.").pk)
+    send_message(send_as_operator(lead, operator, "Vă sun mâine.").pk)
     clock.move_to(TUESDAY_10 + timedelta(hours=1))
     assert dispatch_due(tenant).eligible == 0  # step 2 was due, but the lead is taken over
 
@@ -158,7 +158,7 @@ def test_hand_back_with_resume_continues_the_sequence(tenant, lead, operator, co
     assert dispatch_due(tenant).eligible == 1
     step2 = Message.objects.get(lead=lead, status=Message.Status.QUEUED)
     assert step2.step.position == 2 and "Pasul 2" in step2.body and not step2.is_manual
-    assert send_queued_message(step2.pk).kind == "sent"
+    assert send_message(step2.pk).kind == "sent"
 
 
 def test_hand_back_without_resume_leaves_the_sequence_stopped(tenant, lead, operator, contacted):

@@ -22,7 +22,7 @@ from outreach.models import (
     TemplateVersion,
 )
 from tests.factories import make_lead, make_outreach_world
-from whatsapp.models import QuotaUsage
+from whatsapp.models import Phone, QuotaUsage
 
 BUCHAREST = ZoneInfo("Europe/Bucharest")
 MONDAY_10 = datetime(2026, 11, 23, 10, 0, tzinfo=BUCHAREST)
@@ -47,7 +47,9 @@ def test_first_messages_are_queued_with_keys_and_quota(
         result = dispatch(tenant)
     assert result.dispatched == {Channel.WHATSAPP: 6}
     messages = Message.objects.filter(tenant=tenant)
-    assert messages.count() == 6 and len(callbacks) == 6
+    # One planned run per phone picks its messages up in turn: 3 runs, not 6 enqueues.
+    assert messages.count() == 6 and len(callbacks) == 3
+    assert Phone.objects.filter(tenant=tenant, wake_at__isnull=False).count() == 3
     for message in messages:
         assert message.status == Message.Status.QUEUED
         assert message.quota_cost == 1
@@ -213,7 +215,7 @@ def test_lead_without_enrollment_is_skipped(tenant, monday):
     assert result.skipped["not enrolled in a sequence"] == 1
 
 
-def test_first_messages_follow_ups_and_emails_go_to_their_queues(tenant):
+def test_a_phones_messages_and_emails_go_to_their_queues(tenant):
     from outreach.delivery import queue_for
     from tests.factories import make_phone
 
@@ -222,6 +224,6 @@ def test_first_messages_follow_ups_and_emails_go_to_their_queues(tenant):
     first = Message(channel="WHATSAPP", phone=phone, quota_cost=1)
     follow_up = Message(channel="WHATSAPP", phone=phone, quota_cost=0)
     assert queue_for(first) == f"wa.phone_{slot:02d}" == phone.queue_name
-    assert queue_for(follow_up) == f"wa.phone_{slot:02d}.followup"
+    assert queue_for(follow_up) == f"wa.phone_{slot:02d}"  # one run picks by priority
     assert queue_for(Message(channel="EMAIL_COLD")) == "email.cold"
     assert queue_for(Message(channel="EMAIL_WARM")) == "email.warm"

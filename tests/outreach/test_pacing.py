@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import heapq
 from collections import defaultdict
+from collections.abc import Callable
+from datetime import datetime, timedelta
 from datetime import time as wall
-from datetime import timedelta
+from zoneinfo import ZoneInfo
 
 import pytest
+import time_machine
 from django.utils import timezone
 
 from cerniq.models import Tenant
@@ -28,7 +32,8 @@ def test_claim_is_exclusive_until_the_send_finishes_and_its_gap_passes(tenant):
     now = timezone.now()
     assert pacing.claim_phone(phone.pk, now) is None
     retry_at = pacing.claim_phone(phone.pk, now)
-    assert retry_at is not None and retry_at - now < timedelta(seconds=3)  # in flight: poll soon
+    # In flight: no polling; the sender's run plans what follows, its lease is the backstop.
+    assert retry_at == now + pacing.SEND_LEASE
     pacing.finish_send(phone.pk, tenant, sent=True, new_contact=True)
     phone.refresh_from_db()
     gap = phone.next_send_at - phone.last_sent_at
@@ -78,3 +83,93 @@ def test_concurrent_workers_never_overlap_sends_of_a_phone_and_keep_the_gap(sett
         for before, after in zip(sends, sends[1:], strict=False):
             assert after.started >= before.ended, "two sends of one phone overlapped"
             assert after.started - before.ended >= MIN_GAP_SECONDS - 0.01, "gap too short"
+
+
+class PlannedRuns:
+    """Stands in for the broker's delay queue: records each planned run of a phone, and
+    plays them back in time order with the clock moved to each one's time."""
+
+    def __init__(self, clock) -> None:
+        self.clock = clock
+        self.planned: list[tuple[datetime, int, int]] = []
+        self.runs = 0
+
+    def enqueue(self, phone_id: int, at: datetime) -> None:
+        heapq.heappush(self.planned, (at, len(self.planned) + self.runs, phone_id))
+
+    def play(self, until: Callable[[], bool], limit: int) -> None:
+        while self.planned and not until() and self.runs < limit:
+            at, _, phone_id = heapq.heappop(self.planned)
+            if at > timezone.now():
+                self.clock.move_to(at)
+            self.runs += 1
+            pacing.run_phone(phone_id)
+
+
+@pytest.fixture
+def planned_runs(monkeypatch):
+    """Runs are enqueued once their transaction commits: use with transaction=True."""
+    with time_machine.travel(
+        datetime(2026, 11, 23, 14, 0, tzinfo=ZoneInfo("Europe/Bucharest")), tick=False
+    ) as clock:
+        runs = PlannedRuns(clock)
+        monkeypatch.setattr(pacing, "_enqueue_run", runs.enqueue)
+        yield runs
+
+
+@pytest.mark.django_db(transaction=True)
+def test_production_pacing_plans_one_run_per_send_across_the_window(planned_runs):
+    tenant = make_tenant()
+    """200 first messages on one phone, 30 s + random(0–120 s) gaps, from Monday 14:00:
+    they do not fit before 18:00, so the rest wait for Tuesday 09:00. Every send is
+    one planned run (plus one per window closing), and every gap holds."""
+    world = make_outreach_world(tenant, leads=200, phones=1, steps=1)
+    Tenant.objects.filter(pk=tenant.pk).update(pacing_min_seconds=30, pacing_jitter_seconds=120)
+    Phone.objects.update(daily_limit=200)
+    tenant.refresh_from_db()
+    assert dispatch_due(tenant).dispatched["WHATSAPP"] == 200
+    sent = Message.objects.filter(status="SENT")
+    planned_runs.play(until=lambda: sent.count() == 200, limit=1000)
+    assert sent.count() == 200
+    times = sorted(sent.values_list("sent_at", flat=True))
+    gaps = [b - a for a, b in zip(times, times[1:], strict=False)]
+    assert min(gaps) >= timedelta(seconds=30)
+    local = [t.astimezone(ZoneInfo("Europe/Bucharest")) for t in times]
+    assert all(wall(9) <= t.time() < wall(18) for t in local)
+    assert {t.date().day for t in local} == {23, 24}  # the window closed in between
+    assert planned_runs.runs <= 200 + 2, planned_runs.runs
+    assert world["phones"][0].pk == Phone.objects.get().pk
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_message_queued_while_the_phone_rests_shares_the_planned_run(planned_runs):
+    tenant = make_tenant()
+    make_outreach_world(tenant, leads=2, phones=1, steps=1)
+    Tenant.objects.filter(pk=tenant.pk).update(pacing_min_seconds=60, pacing_jitter_seconds=0)
+    tenant.refresh_from_db()
+    dispatch_due(tenant)
+    phone = Phone.objects.get()
+    assert len(planned_runs.planned) == 1
+    planned_runs.play(until=lambda: Message.objects.filter(status="SENT").count() == 1, limit=5)
+    # The first send was made; its run planned the next at the end of the 60 s gap.
+    phone.refresh_from_db()
+    assert [at for at, _, _ in planned_runs.planned] == [phone.next_send_at]
+    # More work for the phone during the gap: no second run is planned for it.
+    assert not pacing.wake(phone.pk)
+    assert not pacing.wake(phone.pk, phone.next_send_at)
+    assert len(planned_runs.planned) == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_lost_planned_run_is_found_by_the_reconciler(planned_runs):
+    tenant = make_tenant()
+    make_outreach_world(tenant, leads=3, phones=1, steps=1)
+    dispatch_due(tenant)
+    planned_runs.planned.clear()  # the broker lost it (Redis flushed)
+    phone = Phone.objects.get()
+    assert pacing.phones_needing_a_run() == []  # planned a moment ago: not lost yet
+    planned_runs.clock.shift(pacing.WAKE_GRACE + timedelta(seconds=1))
+    assert pacing.phones_needing_a_run() == [phone.pk]
+    assert pacing.wake(phone.pk)
+    planned_runs.play(until=lambda: Message.objects.filter(status="SENT").count() == 3, limit=10)
+    assert Message.objects.filter(status="SENT").count() == 3

@@ -15,7 +15,7 @@ from tests.factories import make_lead, make_outreach_world
 from tests.whatsapp.conftest import MONDAY_10
 from whatsapp.inbound import handle_received, handle_sent
 from whatsapp.receivers.timelinesai import WhatsAppMessageEvent
-from whatsapp.sending import send_queued_message
+from outreach.sending import send_message
 
 _uids = iter(range(1, 10_000))
 
@@ -43,7 +43,7 @@ def contacted(tenant, clock):
     world = make_outreach_world(tenant, leads=3, phones=1, steps=3)
     dispatch_due(tenant)
     for message in Message.objects.all():
-        assert send_queued_message(message.pk).kind == "sent"
+        assert send_message(message.pk).kind == "sent"
     Journey.objects.update(next_action_at=MONDAY_10)
     clock.shift(timedelta(hours=1))
     Journey.objects.update(next_action_at=MONDAY_10 + timedelta(minutes=30))
@@ -61,7 +61,7 @@ def test_a_reply_stops_the_queued_follow_up_and_moves_the_stage(contacted):
     handle_received(lead.tenant, reply(lead, "Da, sunt interesat. Trimiteți-mi detalii."))
     follow_up = queued_follow_up(lead)
     assert follow_up.status == "CANCELLED"
-    assert send_queued_message(follow_up.pk).kind == "skipped"  # never goes out
+    assert send_message(follow_up.pk).kind == "skipped"  # never goes out
     journey = Journey.objects.get(lead=lead)
     assert journey.stage == "WARM_REPLY" and journey.reply_count == 1
     assert Enrollment.objects.get(lead=lead).status == "STOPPED"
@@ -109,7 +109,7 @@ def test_positive_reply_is_answered_automatically_when_the_tenant_allows_it(cont
     )
     assert answer.status == "QUEUED" and not answer.is_manual and answer.quota_cost == 0
     assert not ReviewItem.objects.exists()
-    assert send_queued_message(answer.pk).kind == "sent"
+    assert send_message(answer.pk).kind == "sent"
 
 
 def test_company_stop_reaches_every_lead_with_the_cui(tenant, contacted):
@@ -141,7 +141,7 @@ def test_opt_out_confirms_once_and_every_path_refuses_afterwards(contacted, text
     handle_received(lead.tenant, reply(lead, text))  # says it twice: one confirmation
     confirmations = Message.objects.filter(lead=lead, idempotency_key__startswith="optout-confirm:")
     assert confirmations.count() == 1
-    assert send_queued_message(confirmations.get().pk).kind == "sent"
+    assert send_message(confirmations.get().pk).kind == "sent"
     journey = Journey.objects.get(lead=lead)
     assert journey.whatsapp_opted_out
     assert queued_follow_up(lead).status == "CANCELLED"
@@ -162,7 +162,7 @@ def test_opt_out_confirms_once_and_every_path_refuses_afterwards(contacted, text
         counterpart=lead.phone,
         idempotency_key="ai-reply:999",
     )
-    assert send_queued_message(sneaky.pk).kind == "cancelled"
+    assert send_message(sneaky.pk).kind == "cancelled"
     assert not ReviewItem.objects.exists()
 
 

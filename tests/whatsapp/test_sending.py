@@ -13,7 +13,7 @@ from cerniq.models import Alert
 from outreach.models import Enrollment, Journey, Lead, Message
 from tests.whatsapp.conftest import BASE, MONDAY_10, api_body
 from whatsapp.models import Phone, QuotaUsage
-from whatsapp.sending import send_queued_message
+from outreach.sending import send_message
 
 SEND_URL = f"{BASE}/messages"
 
@@ -30,7 +30,7 @@ def reload(message: Message) -> Message:
 @responses.activate
 def test_send_posts_the_documented_body_and_records_everything(queued):
     responses.post(SEND_URL, json=api_body("send_ok.json"))
-    outcome = send_queued_message(queued.pk)
+    outcome = send_message(queued.pk)
     assert outcome.kind == "sent"
     request = responses.calls[0].request
     assert json.loads(request.body.decode("utf-8")) == {
@@ -54,7 +54,7 @@ def test_send_posts_the_documented_body_and_records_everything(queued):
 @responses.activate
 def test_read_timeout_keeps_it_sending_and_retries_with_backoff(queued):
     responses.post(SEND_URL, body=requests.exceptions.ReadTimeout("read timed out"))
-    outcome = send_queued_message(queued.pk)
+    outcome = send_message(queued.pk)
     assert outcome.kind == "retry" and outcome.retry_at == MONDAY_10 + timedelta(seconds=15)
     message = reload(queued)
     assert message.status == "QUEUED" and message.needs_reconcile  # may have gone out
@@ -64,14 +64,14 @@ def test_read_timeout_keeps_it_sending_and_retries_with_backoff(queued):
 @responses.activate
 def test_after_a_timeout_a_send_that_went_through_is_not_repeated(queued, clock):
     post = responses.post(SEND_URL, body=requests.exceptions.ReadTimeout("read timed out"))
-    send_queued_message(queued.pk)
+    send_message(queued.pk)
     clock.shift(timedelta(seconds=15))
     history = api_body("chat_messages_page1.json")
     history["data"]["has_more_pages"] = False
     history["data"]["messages"][0].update(text=queued.body, timestamp="2026-11-23 10:00:05 +0200")
     responses.get(f"{BASE}/chats", json=api_body("chats_by_phone.json"))
     responses.get(f"{BASE}/chats/27616435/messages", json=history)
-    outcome = send_queued_message(queued.pk)
+    outcome = send_message(queued.pk)
     assert outcome.kind == "reconciled" and post.call_count == 1
     message = reload(queued)
     assert message.status == "SENT" and not message.needs_reconcile
@@ -84,7 +84,7 @@ def test_server_error_retries_three_times_then_dead_letters(queued, clock):
     lookups = responses.get(f"{BASE}/chats", json=api_body("chats_empty.json"))
     delays = []
     for _ in range(4):
-        outcome = send_queued_message(queued.pk)
+        outcome = send_message(queued.pk)
         if outcome.retry_at:
             delays.append(outcome.retry_at - MONDAY_10)
             assert reload(queued).status == "QUEUED"
@@ -99,7 +99,7 @@ def test_server_error_retries_three_times_then_dead_letters(queued, clock):
 @responses.activate
 def test_rate_limit_retries_after_a_fixed_60_seconds(queued):
     responses.post(SEND_URL, status=429, json=api_body("error_rate_limited.json"))
-    outcome = send_queued_message(queued.pk)
+    outcome = send_message(queued.pk)
     assert outcome.kind == "retry" and outcome.retry_at == MONDAY_10 + timedelta(seconds=60)
     assert reload(queued).status == "QUEUED"
 
@@ -107,7 +107,7 @@ def test_rate_limit_retries_after_a_fixed_60_seconds(queued):
 @responses.activate
 def test_invalid_number_fails_marks_phone_unreachable_and_frees_quota(queued):
     responses.post(SEND_URL, status=400, json=api_body("error_invalid_phone_format.json"))
-    outcome = send_queued_message(queued.pk)
+    outcome = send_message(queued.pk)
     assert outcome.kind == "failed" and outcome.retry_at is None
     assert reload(queued).status == "FAILED"
     assert Lead.objects.get().phone_reachable is False
@@ -118,7 +118,7 @@ def test_invalid_number_fails_marks_phone_unreachable_and_frees_quota(queued):
 @responses.activate
 def test_bad_credentials_dead_letter_and_alert(queued):
     responses.post(SEND_URL, status=401, json=api_body("error_invalid_token.json"))
-    outcome = send_queued_message(queued.pk)
+    outcome = send_message(queued.pk)
     assert outcome.kind == "dead"
     assert reload(queued).status == "DEAD_LETTER"
     assert Alert.objects.get().severity == "CRITICAL"
@@ -128,7 +128,7 @@ def test_bad_credentials_dead_letter_and_alert(queued):
 @responses.activate
 def test_disconnected_account_takes_the_phone_offline_and_replans(queued):
     responses.post(SEND_URL, status=409, json=api_body("error_account_inactive.json"))
-    outcome = send_queued_message(queued.pk)
+    outcome = send_message(queued.pk)
     assert outcome.kind == "cancelled"
     message = reload(queued)
     assert message.status == "CANCELLED" and message.idempotency_key.endswith(
@@ -158,7 +158,7 @@ def test_crashed_send_is_reconciled_not_sent_twice(queued, clock):
     responses.get(f"{BASE}/chats", json=chats)
     responses.get(f"{BASE}/chats/27616435/messages", json=history)
     post = responses.post(SEND_URL, json=api_body("send_ok.json"))
-    outcome = send_queued_message(queued.pk)
+    outcome = send_message(queued.pk)
     assert outcome.kind == "reconciled"
     assert post.call_count == 0
     message = reload(queued)
@@ -174,10 +174,10 @@ def test_redelivered_message_not_found_is_sent_again_after_the_lease(queued, clo
     )
     empty = api_body("chats_empty.json")
     responses.get(f"{BASE}/chats", json=empty)
-    early = send_queued_message(queued.pk)
+    early = send_message(queued.pk)
     assert early.kind == "deferred"  # the first attempt may still be talking to TimelinesAI
     clock.shift(timedelta(minutes=3))
-    outcome = send_queued_message(queued.pk)
+    outcome = send_message(queued.pk)
     assert outcome.kind == "retry" and reload(queued).status == "QUEUED"
 
 
@@ -188,7 +188,7 @@ def test_lead_stopped_after_queueing_is_not_sent(queued, blocker):
     if blocker == "requires_human_review":
         changes["review_priority"] = "HIGH"
     Journey.objects.update(**changes)
-    outcome = send_queued_message(queued.pk)
+    outcome = send_message(queued.pk)
     assert outcome.kind == "cancelled"
     assert len(responses.calls) == 0
     assert reload(queued).status == "CANCELLED" and used_quota() == 0
@@ -196,7 +196,7 @@ def test_lead_stopped_after_queueing_is_not_sent(queued, blocker):
 
 def test_outside_the_window_waits_for_the_opening(queued, clock):
     clock.move_to(MONDAY_10.replace(hour=19))
-    outcome = send_queued_message(queued.pk)
+    outcome = send_message(queued.pk)
     assert outcome.kind == "deferred"
     assert outcome.retry_at == MONDAY_10.replace(day=24, hour=9)
     assert reload(queued).status == "QUEUED"
@@ -205,7 +205,7 @@ def test_outside_the_window_waits_for_the_opening(queued, clock):
 @responses.activate
 def test_busy_phone_defers_without_sending(queued):
     Phone.objects.update(next_send_at=MONDAY_10 + timedelta(seconds=45))
-    outcome = send_queued_message(queued.pk)
+    outcome = send_message(queued.pk)
     assert outcome.kind == "deferred" and outcome.retry_at == MONDAY_10 + timedelta(seconds=45)
     assert len(responses.calls) == 0
 
@@ -213,7 +213,7 @@ def test_busy_phone_defers_without_sending(queued):
 @responses.activate
 def test_provider_quota_exceeded_waits_for_the_next_days_window(queued):
     responses.post(SEND_URL, status=429, json=api_body("error_quota_exceeded.json"))
-    outcome = send_queued_message(queued.pk)
+    outcome = send_message(queued.pk)
     assert outcome.kind == "retry"
     assert outcome.retry_at == MONDAY_10.replace(day=24, hour=9)
     assert reload(queued).status == "QUEUED"

@@ -21,7 +21,7 @@ from cerniq.provider_errors import (
     RejectedRequest,
     SendResult,
 )
-from whatsapp.providers.base import WhatsAppBackend
+from whatsapp.backends import WhatsAppBackend
 
 MAX_TEXT = 2000  # TimelinesAI's limit for `text`
 CLOCK_DRIFT = timedelta(minutes=5)
@@ -40,6 +40,7 @@ class SandboxSend:
 
 class SandboxWhatsApp(WhatsAppBackend):
     needs_credentials = False  # records sends; talks to nobody
+    is_sandbox = True
 
     def __init__(self, **options: Any) -> None:
         self.options = options

@@ -51,7 +51,7 @@ from cerniq.provider_errors import (
     RejectedRequest,
     SendResult,
 )
-from whatsapp.providers.base import WhatsAppBackend
+from whatsapp.backends import WhatsAppBackend
 
 logger = logging.getLogger(__name__)
 

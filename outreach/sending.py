@@ -1,0 +1,300 @@
+"""The one send path, for every channel: a QUEUED message goes out at most once.
+
+`send_message(id)` owns every rule of sending: the message is loaded; one check asks
+whether it is still wanted (`why_not_send`: stage, per-channel opt-out, takeover, review
+hold, enrollment, plus what the channel adds); outreach waits for the sending window;
+the channel's resource is taken (a WhatsApp phone's pacing lease); the row is claimed
+QUEUED → SENDING by compare-and-set; the channel's transport is called; the result is
+recorded (stage, journey, sequence, template counters) and failures follow
+`cerniq.retry.decide`. A row found SENDING may already have reached the provider (its
+worker died, or the call timed out after the request left): the transport is asked to
+find it there, and it is never blindly sent again.
+
+What differs between channels lives in a `Transport` (outreach.transports); when a
+message runs is decided by its scheduler (outreach.delivery / outreach.pacing).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from cerniq import retry
+from cerniq.alerts import raise_alert
+from cerniq.models import Alert
+from cerniq.provider_errors import (
+    AccountDisconnected,
+    AuthenticationFailed,
+    InvalidRecipient,
+    PermanentProviderError,
+    ProviderError,
+    ProviderTimeout,
+    SendResult,
+)
+from outreach import sequences, stages
+from outreach.hours import SendingWindow
+from outreach.models import Enrollment, Journey, Message, TemplateVersion
+from outreach.quota import release
+from outreach.sequences import cancel_message, is_opt_out_confirmation
+from outreach.transports import Transport, transport_for
+
+log = logging.getLogger(__name__)
+
+ERROR_LIMIT = 2000
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What happened; `retry_at` set means: the message is due again then."""
+
+    kind: str  # sent | reconciled | deferred | retry | cancelled | failed | dead | skipped
+    detail: str = ""
+    retry_at: datetime | None = None
+
+
+def send_message(message_id: int) -> Outcome:
+    """Send one outbound message if it is still QUEUED and wanted (safe to run twice)."""
+    message = (
+        Message.objects.select_related("lead", "phone", "tenant", "step")
+        .filter(pk=message_id, direction=Message.Direction.OUTBOUND)
+        .first()
+    )
+    if message is None:
+        return Outcome("skipped", "no such outbound message")
+    transport = transport_for(message.channel)
+    if message.status == Message.Status.SENDING:
+        return _recover(message, transport)
+    if message.status != Message.Status.QUEUED:
+        return Outcome("skipped", f"already {message.status}")
+    blocker = why_not_send(message, transport)
+    if blocker:
+        cancel_message(message, blocker)
+        return Outcome("cancelled", blocker)
+    if message.needs_reconcile:
+        found = _find_earlier_attempt(message, transport)
+        if found is not None:
+            return found
+    now = timezone.now()
+    window = SendingWindow.for_tenant(message.tenant)
+    # A person's message is a conversation, not outreach: it does not wait for the window.
+    if not message.is_manual and not window.is_open(now):
+        return _defer(message, "outside the sending window", window.next_opening(now))
+    busy_until = transport.acquire(message, now)
+    if busy_until is not None:
+        return _defer(message, transport.busy_reason, busy_until)
+    claimed = Message.objects.filter(pk=message.pk, status=Message.Status.QUEUED).update(
+        status=Message.Status.SENDING, attempts=F("attempts") + 1, attempt_started_at=now
+    )
+    if not claimed:
+        transport.release(message, called=False, sent=False)
+        return Outcome("skipped", "claimed by another worker")
+    message.status = Message.Status.SENDING
+    message.attempts += 1
+    message.attempt_started_at = now
+    try:
+        result = transport.deliver(message)
+    except ProviderError as error:
+        transport.release(message, called=True, sent=False)
+        return _failed(message, transport, error)
+    record_sent(message, transport, result)
+    transport.release(message, called=True, sent=True)
+    return Outcome("sent", result.provider_message_id)
+
+
+def why_not_send(message: Message, transport: Transport | None = None) -> str:
+    """A reason to drop this message now ("" when it should still go out).
+
+    Automated messages stop for a takeover, a review hold, a stage where automation does
+    not run and a stopped enrollment; a person's message only for an opt-out. An opt-out
+    confirmation is the one message that still reaches someone who opted out.
+    """
+    transport = transport or transport_for(message.channel)
+    journey = Journey.objects.filter(lead_id=message.lead_id).first()
+    if journey is None:
+        return "lead has no journey"
+    confirmation = is_opt_out_confirmation(message)
+    if transport.opted_out(journey) and not confirmation:
+        return f"lead opted out of {transport.label}"
+    if not message.is_manual:
+        if journey.taken_over_by_id:
+            return "lead is taken over by an operator"
+        if journey.requires_human_review and not confirmation:
+            return "lead is under human review"
+        if message.step_id:
+            if journey.stage not in stages.AUTOMATED:
+                return f"lead is {journey.stage}"
+            if not Enrollment.objects.filter(
+                lead_id=message.lead_id,
+                sequence_id=message.sequence_id,
+                status=Enrollment.Status.ACTIVE,
+            ).exists():
+                return "sequence no longer active for this lead"
+        elif journey.stage in stages.CLOSED and not confirmation:
+            return f"lead is {journey.stage}"
+    return transport.blocker(message, journey)
+
+
+@transaction.atomic
+def record_sent(message: Message, transport: Transport, result: SendResult) -> None:
+    """SENT, plus everything a send changes: journey, stage, sequence, template results."""
+    now = timezone.now()
+    Message.objects.filter(pk=message.pk).update(
+        status=Message.Status.SENT,
+        needs_reconcile=False,
+        provider_message_id=result.provider_message_id,
+        provider_thread_id=result.thread_id or message.provider_thread_id,
+        raw_response=result.raw,
+        sent_at=now,
+        error="",
+    )
+    message.status = Message.Status.SENT
+    journey = Journey.objects.select_for_update().get(lead_id=message.lead_id)
+    contacted = transport.contacted_stage
+    if journey.stage in stages.AUTOMATED and journey.stage != contacted:
+        stages.transition(journey, contacted, reason=f"{transport.label} sent", by_system="send")
+    Journey.objects.filter(pk=journey.pk).update(
+        last_channel=message.channel,
+        first_contact_at=journey.first_contact_at or now,
+        last_contact_at=now,
+        **transport.journey_changes(message),
+    )
+    if message.template_version_id:
+        TemplateVersion.objects.filter(pk=message.template_version_id).update(
+            sent_count=F("sent_count") + 1
+        )
+    if message.step_id:
+        enrollment = Enrollment.objects.filter(
+            lead_id=message.lead_id,
+            sequence_id=message.sequence_id,
+            status=Enrollment.Status.ACTIVE,
+        ).first()
+        if enrollment:
+            sequences.advance_after_send(enrollment, message.step, now)
+
+
+# --- recovery ---------------------------------------------------------------------------
+
+
+def _look_for_attempt(message: Message, transport: Transport) -> SendResult | Outcome | None:
+    """Ask the provider whether an earlier attempt of this message went out."""
+    try:
+        return transport.find_earlier(message)
+    except PermanentProviderError as error:
+        return _give_up(message, transport, error, f"cannot reconcile: {_describe(error)}")
+    except ProviderError as error:
+        at = timezone.now() + retry.BACKOFF_BASE
+        return _defer(message, f"reconcile failed: {error}", at, kind="retry")
+
+
+def _find_earlier_attempt(message: Message, transport: Transport) -> Outcome | None:
+    """After an uncertain failure: record the earlier attempt if it did go out."""
+    found = _look_for_attempt(message, transport)
+    if found is None:
+        Message.objects.filter(pk=message.pk).update(needs_reconcile=False)
+        return None
+    if isinstance(found, Outcome):
+        return found
+    record_sent(message, transport, found)
+    return Outcome("reconciled", found.provider_message_id)
+
+
+def _recover(message: Message, transport: Transport) -> Outcome:
+    """A SENDING row: its attempt may have gone out. Look at the provider, never resend.
+
+    Found → SENT (no second call). Not found while the attempt could still be in flight
+    → look again when its lease ends. Not found after that → the attempt is lost, and it
+    counts as an uncertain failure under the retry rule (back-off, then dead letter).
+    """
+    found = _look_for_attempt(message, transport)
+    if isinstance(found, Outcome):
+        return found
+    if found is not None:
+        record_sent(message, transport, found)
+        transport.count_found(message)
+        return Outcome("reconciled", found.provider_message_id)
+    now = timezone.now()
+    lease_end = (message.attempt_started_at or message.updated_at) + transport.attempt_lease
+    if now < lease_end:
+        return Outcome("deferred", "earlier attempt may still be in flight", lease_end)
+    lost = ProviderTimeout("attempt lost (its worker stopped); the provider has no trace of it")
+    return _failed(message, transport, lost, looked=True)
+
+
+# --- failures ---------------------------------------------------------------------------
+
+
+def _failed(
+    message: Message,
+    transport: Transport,
+    error: ProviderError,
+    *,
+    looked: bool = False,
+) -> Outcome:
+    """Apply the retry table: again later (QUEUED, due at `retry_at`), or give up."""
+    decision = retry.decide(error, message.attempts)
+    if decision.give_up:
+        return _give_up(message, transport, error, _describe(error))
+    now = timezone.now()
+    if decision.next_day:
+        at = SendingWindow.for_tenant(message.tenant).next_day_opening(now)
+    else:
+        at = now + decision.retry_in
+    # After an uncertain failure the next run looks for this attempt at the provider first.
+    reconcile = (message.needs_reconcile or error.uncertain) and not looked
+    Message.objects.filter(pk=message.pk, status=Message.Status.SENDING).update(
+        status=Message.Status.QUEUED,
+        error=_describe(error)[:ERROR_LIMIT],
+        needs_reconcile=reconcile,
+        scheduled_for=at,
+    )
+    return Outcome("retry", decision.reason, at)
+
+
+def _give_up(message: Message, transport: Transport, error: ProviderError, detail: str) -> Outcome:
+    if isinstance(error, AccountDisconnected):
+        # Not this message's fault: it goes back to dispatch with the account's other work.
+        with transaction.atomic():
+            cancel_message(message, f"re-planned: {detail}", status=message.status)
+            transport.account_down(message, str(error))
+            Journey.objects.filter(lead_id=message.lead_id).update(next_action_at=timezone.now())
+        return Outcome("cancelled", f"{transport.label} account down, re-planned: {detail}")
+    invalid = isinstance(error, InvalidRecipient)
+    final = Message.Status.FAILED if invalid else Message.Status.DEAD_LETTER
+    with transaction.atomic():
+        Message.objects.filter(pk=message.pk).update(
+            status=final, error=detail[:ERROR_LIMIT], failed_at=timezone.now()
+        )
+        if message.quota_cost and message.phone_id:
+            release(message.phone_id, sequences.reservation_day(message))
+        if invalid:
+            transport.recipient_invalid(message)
+            # Due again now: dispatch can try the lead's other channel.
+            Journey.objects.filter(lead_id=message.lead_id).update(next_action_at=timezone.now())
+        elif isinstance(error, AuthenticationFailed):
+            provider = transport.provider_name(message)
+            raise_alert(
+                message.tenant,
+                Alert.Kind.OTHER,
+                f"provider-auth:{provider}",
+                f"{provider} rejected our credentials: {error}",
+                severity=Alert.Severity.CRITICAL,
+            )
+    log.warning("message %s %s: %s", message.pk, final, detail)
+    return Outcome("failed" if invalid else "dead", detail)
+
+
+def _defer(message: Message, reason: str, at: datetime, *, kind: str = "deferred") -> Outcome:
+    """Not now: the row says when it is due again (the scheduler and the reconciler read it)."""
+    Message.objects.filter(
+        pk=message.pk, status__in=(Message.Status.QUEUED, Message.Status.SENDING)
+    ).update(scheduled_for=at)
+    return Outcome(kind, reason, at)
+
+
+def _describe(error: ProviderError) -> str:
+    return f"{type(error).__name__}: {error}"

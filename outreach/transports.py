@@ -1,0 +1,227 @@
+"""Transports: what each channel adds to the one send path (outreach.sending).
+
+The send path owns the rules; a transport only knows its channel: which opt-out flag
+applies, what else can block a send (a WhatsApp phone that is offline), the resource a
+send holds (a phone's pacing lease; email holds none), how to call the provider, how to
+find an earlier attempt there, and what a failure means for the lead or the account.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any, ClassVar
+
+from django.utils import timezone
+
+from cerniq.provider_errors import SendResult
+from cerniq.providers import get_backend
+from email_channels.backends import EmailBackend
+from outreach import pacing
+from outreach.models import Channel, Journey, Lead, Message, Stage
+from whatsapp.backends import WhatsAppBackend
+from whatsapp.models import Phone
+from whatsapp.phones import mark_offline
+
+# Earlier attempts are looked for from a minute before they started (clock skew).
+LOOKBACK_SKEW = timedelta(minutes=1)
+
+
+class Transport:
+    """The channel-specific half of a send. Subclasses fill in every hook."""
+
+    channel: ClassVar[str] = ""
+    label: ClassVar[str] = ""  # in reasons shown to operators: "lead opted out of WhatsApp"
+    contacted_stage: ClassVar[str] = ""
+    busy_reason: ClassVar[str] = ""
+    # How long one attempt may take at the provider: a SENDING row younger than this may
+    # still be in flight, so it is not treated as lost.
+    attempt_lease: ClassVar[timedelta] = pacing.SEND_LEASE
+
+    def opted_out(self, journey: Journey) -> bool:
+        raise NotImplementedError
+
+    def blocker(self, message: Message, journey: Journey) -> str:
+        """What else stops this send now ("" when nothing does)."""
+        return ""
+
+    def acquire(self, message: Message, now: datetime) -> datetime | None:
+        """Take what a send holds; None when taken, else when to try again."""
+        return None
+
+    def release(self, message: Message, *, called: bool, sent: bool) -> None:
+        """Give it back (after the provider was `called`, or before any call)."""
+
+    def deliver(self, message: Message) -> SendResult:
+        raise NotImplementedError
+
+    def find_earlier(self, message: Message) -> SendResult | None:
+        """The provider's record of an earlier attempt of this message, if it went out."""
+        raise NotImplementedError
+
+    def count_found(self, message: Message) -> None:
+        """An earlier attempt was found at the provider: count it like a send."""
+
+    def journey_changes(self, message: Message) -> dict[str, Any]:
+        return {}
+
+    def recipient_invalid(self, message: Message) -> None:
+        """The provider refused the recipient for good."""
+
+    def account_down(self, message: Message, reason: str) -> None:
+        """The sending account is disconnected or banned."""
+
+    def provider_name(self, message: Message) -> str:
+        raise NotImplementedError
+
+
+class WhatsAppTransport(Transport):
+    channel = Channel.WHATSAPP
+    label = "WhatsApp"
+    contacted_stage = Stage.CONTACTED_WA
+    busy_reason = "phone busy or pacing gap"
+
+    def backend(self, phone: Phone) -> WhatsAppBackend:
+        return get_backend(f"whatsapp.{phone.provider}")
+
+    def opted_out(self, journey: Journey) -> bool:
+        return journey.whatsapp_opted_out
+
+    def blocker(self, message: Message, journey: Journey) -> str:
+        phone = message.phone
+        if phone is None:
+            return "no phone assigned"
+        if not phone.is_usable:
+            Journey.objects.filter(pk=journey.pk).update(next_action_at=timezone.now())
+            return f"phone {phone} is {phone.status.lower()}; re-planned"
+        return ""
+
+    def acquire(self, message: Message, now: datetime) -> datetime | None:
+        return pacing.claim_phone(message.phone_id, now)
+
+    def release(self, message: Message, *, called: bool, sent: bool) -> None:
+        if called:
+            pacing.finish_send(
+                message.phone_id, message.tenant, sent=sent, new_contact=bool(message.quota_cost)
+            )
+        else:
+            pacing.release_unused(message.phone_id)
+
+    def deliver(self, message: Message) -> SendResult:
+        phone = message.phone
+        backend = self.backend(phone)
+        chat_id = message.provider_thread_id or self._known_chat(message, backend)
+        if chat_id and not message.quota_cost:
+            return backend.send_to_chat(chat_id=chat_id, text=message.body)
+        return backend.send_to_phone(
+            account_phone=phone.number, to=message.counterpart, text=message.body
+        )
+
+    def _known_chat(self, message: Message, backend: WhatsAppBackend) -> str:
+        """The chat of an earlier message to this lead from this phone (follow-ups go there)."""
+        if message.quota_cost:
+            return ""
+        earlier = (
+            Message.objects.filter(
+                lead_id=message.lead_id,
+                phone_id=message.phone_id,
+                channel=Channel.WHATSAPP,
+                direction=Message.Direction.OUTBOUND,
+            )
+            .exclude(provider_thread_id="")
+            .values_list("provider_thread_id", flat=True)
+            .first()
+        )
+        if earlier:
+            return earlier
+        chat = backend.find_chat(to=message.counterpart, account_id=message.phone.account_id)
+        return str(chat["id"]) if chat else ""
+
+    def find_earlier(self, message: Message) -> SendResult | None:
+        started = message.attempt_started_at or message.updated_at
+        return self.backend(message.phone).find_sent(
+            to=message.counterpart,
+            text=message.body,
+            since=started - LOOKBACK_SKEW,
+            account_id=message.phone.account_id,
+        )
+
+    def count_found(self, message: Message) -> None:
+        pacing.count_send(message.phone_id, new_contact=bool(message.quota_cost))
+
+    def journey_changes(self, message: Message) -> dict[str, Any]:
+        return {"assigned_phone_id": message.phone_id}
+
+    def recipient_invalid(self, message: Message) -> None:
+        Lead.objects.filter(pk=message.lead_id).update(phone_reachable=False)
+
+    def account_down(self, message: Message, reason: str) -> None:
+        mark_offline(message.phone, reason)
+
+    def provider_name(self, message: Message) -> str:
+        return message.phone.provider if message.phone else "whatsapp"
+
+
+class EmailTransport(Transport):
+    """Cold (Instantly) and warm (Resend) email. The provider dedupes a repeated
+    idempotency key, so the key is what makes a retried call safe."""
+
+    label = "email"
+    contacted_stage = Stage.CONTACTED_EMAIL
+    attempt_lease = timedelta(seconds=90)
+    ALIASES: ClassVar[dict[str, str]] = {
+        Channel.EMAIL_COLD: "email.instantly",
+        Channel.EMAIL_WARM: "email.resend",
+    }
+
+    def __init__(self, channel: str) -> None:
+        self.channel = channel
+
+    def backend(self) -> EmailBackend:
+        return get_backend(self.ALIASES[self.channel])
+
+    def opted_out(self, journey: Journey) -> bool:
+        return journey.email_opted_out
+
+    def blocker(self, message: Message, journey: Journey) -> str:
+        status = message.lead.email_status
+        if status not in (Lead.EmailStatus.VALID, Lead.EmailStatus.RISKY):
+            return f"email address is {status}"
+        return ""
+
+    def deliver(self, message: Message) -> SendResult:
+        return self.backend().send(
+            to=message.counterpart,
+            subject=message.subject,
+            text=message.body,
+            idempotency_key=idempotency_key(message),
+        )
+
+    def find_earlier(self, message: Message) -> SendResult | None:
+        started = message.attempt_started_at or message.updated_at
+        return self.backend().find_sent(
+            idempotency_key=idempotency_key(message),
+            to=message.counterpart,
+            since=started - LOOKBACK_SKEW,
+        )
+
+    def recipient_invalid(self, message: Message) -> None:
+        Lead.objects.filter(pk=message.lead_id).update(email_status=Lead.EmailStatus.INVALID)
+
+    def provider_name(self, message: Message) -> str:
+        return self.ALIASES[self.channel].split(".", 1)[1]
+
+
+def idempotency_key(message: Message) -> str:
+    """The key the email provider dedupes on: the same for every attempt of a message."""
+    return message.idempotency_key or f"message-{message.pk}"
+
+
+_TRANSPORTS: dict[str, Transport] = {
+    Channel.WHATSAPP: WhatsAppTransport(),
+    Channel.EMAIL_COLD: EmailTransport(Channel.EMAIL_COLD),
+    Channel.EMAIL_WARM: EmailTransport(Channel.EMAIL_WARM),
+}
+
+
+def transport_for(channel: str) -> Transport:
+    return _TRANSPORTS[channel]

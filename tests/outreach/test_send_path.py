@@ -1,0 +1,262 @@
+"""The one send path, run once per channel: a rule cannot hold for one and not the other.
+
+WhatsApp runs against the TimelinesAI client with its HTTP faked by `responses`
+(payloads from providers.md); email against a provider double (no email client exists
+yet) that, like Resend, answers a repeated idempotency key with the first send.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any
+
+import pytest
+import responses
+import time_machine
+
+from cerniq.provider_errors import QuotaExceeded
+from cerniq.providers import get_backend
+from outreach.dispatch import dispatch_due
+from outreach.models import Channel, Enrollment, Journey, Message, Stage
+from outreach.sending import send_message
+from tests.factories import make_outreach_world, make_user
+from tests.whatsapp.conftest import BASE, MONDAY_10, api_body
+
+SEND_URL = f"{BASE}/messages"
+TUESDAY_9 = MONDAY_10.replace(day=24, hour=9)
+
+
+@dataclass
+class Harness:
+    """One channel's message and a handle on its provider."""
+
+    channel: str
+    message: Message
+    provider: Any
+    contacted: str
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    # --- what the provider will do ---------------------------------------------------
+    def accepts(self) -> None:
+        if self.channel == "whatsapp":
+            self.provider.post(SEND_URL, json=api_body("send_ok.json"))
+
+    def refuses_with_quota_exceeded(self) -> None:
+        if self.channel == "whatsapp":
+            self.provider.post(SEND_URL, status=429, json=api_body("error_quota_exceeded.json"))
+        else:
+            self.provider.fail_with = QuotaExceeded("Daily sending quota exceeded")
+
+    def holds_the_earlier_attempt(self) -> None:
+        if self.channel == "whatsapp":
+            history = api_body("chat_messages_page1.json")
+            history["data"]["has_more_pages"] = False
+            history["data"]["messages"][0].update(
+                text=self.message.body,
+                timestamp="2026-11-23 10:00:02 +0200",
+                uid="uid-of-the-lost-send",
+            )
+            self.provider.get(f"{BASE}/chats", json=api_body("chats_by_phone.json"))
+            self.provider.get(f"{BASE}/chats/27616435/messages", json=history)
+        else:
+            self.provider.send(
+                to=self.message.counterpart,
+                subject=self.message.subject,
+                text=self.message.body,
+                idempotency_key=self.message.idempotency_key,
+            )
+            self.provider.calls = 0
+
+    def has_no_trace(self) -> None:
+        if self.channel == "whatsapp":
+            self.provider.get(f"{BASE}/chats", json=api_body("chats_empty.json"))
+
+    # --- what it saw ----------------------------------------------------------------
+    @property
+    def send_calls(self) -> int:
+        if self.channel == "whatsapp":
+            return sum(1 for c in self.provider.calls if c.request.method == "POST")
+        return self.provider.calls
+
+    @property
+    def sent_bodies(self) -> list[str]:
+        if self.channel == "whatsapp":
+            return [
+                json.loads(c.request.body)["text"]
+                for c in self.provider.calls
+                if c.request.method == "POST"
+            ]
+        return [self.message.body] * len(self.provider.sent)
+
+
+@pytest.fixture
+def clock():
+    with time_machine.travel(MONDAY_10, tick=False) as traveller:
+        yield traveller
+
+
+@pytest.fixture(params=["whatsapp", "email"])
+def path(request, tenant, clock, settings):
+    """A first message of a 3-step sequence, QUEUED by dispatch on the channel."""
+    if request.param == "whatsapp":
+        settings.PROVIDERS = {
+            **settings.PROVIDERS,
+            "whatsapp.timelinesai": {
+                "BACKEND": "whatsapp.providers.timelinesai.TimelinesAI",
+                "OPTIONS": {"api_token": "test-token-123", "base_url": BASE},
+            },
+        }
+        world = make_outreach_world(tenant, leads=1, phones=1)
+        phone = world["phones"][0]
+        phone.number, phone.provider = "+40740000101", "timelinesai"
+        phone.account_id = "40740000101@s.whatsapp.net"
+        phone.save()
+        world["leads"][0].phone = "+40722000111"
+        world["leads"][0].save()
+        dispatch_due(tenant)
+        with responses.RequestsMock(assert_all_requests_are_fired=False) as mock:
+            yield Harness(
+                "whatsapp", Message.objects.get(), mock, Stage.CONTACTED_WA, {"world": world}
+            )
+        return
+    settings.PROVIDERS = {
+        **settings.PROVIDERS,
+        "email.instantly": {"BACKEND": "tests.fakes.FakeEmail"},
+    }
+    world = make_outreach_world(tenant, leads=1, phones=0, channel=Channel.EMAIL_COLD)
+    world["leads"][0].email_status = "valid"
+    world["leads"][0].save()
+    dispatch_due(tenant)
+    message = Message.objects.get()
+    assert message.channel == Channel.EMAIL_COLD
+    yield Harness("email", message, get_backend("email.instantly"), Stage.CONTACTED_EMAIL)
+
+
+def reload(message: Message) -> Message:
+    message.refresh_from_db()
+    return message
+
+
+def crashed_while_sending(message: Message) -> None:
+    """The worker took the row and called the provider, then died before recording."""
+    Message.objects.filter(pk=message.pk).update(
+        status=Message.Status.SENDING, attempts=1, attempt_started_at=MONDAY_10
+    )
+
+
+def test_a_queued_message_is_sent_once_and_recorded(path):
+    path.accepts()
+    assert send_message(path.message.pk).kind == "sent"
+    assert send_message(path.message.pk).kind == "skipped"  # a redelivery changes nothing
+    assert path.send_calls == 1 and path.sent_bodies == [path.message.body]
+    message = reload(path.message)
+    assert message.status == Message.Status.SENT and message.provider_message_id
+    journey = Journey.objects.get(lead=message.lead)
+    assert journey.stage == path.contacted and journey.last_channel == message.channel
+    assert Enrollment.objects.get(lead=message.lead).current_step == 1
+    assert journey.next_action_at == MONDAY_10 + timedelta(days=1)
+
+
+def test_a_sending_row_the_provider_has_is_recorded_without_a_second_call(path, clock):
+    crashed_while_sending(path.message)
+    clock.shift(timedelta(minutes=5))
+    path.holds_the_earlier_attempt()
+    path.accepts()
+    outcome = send_message(path.message.pk)
+    assert outcome.kind == "reconciled"
+    assert path.send_calls == 0
+    message = reload(path.message)
+    assert message.status == Message.Status.SENT
+    assert Journey.objects.get(lead=message.lead).stage == path.contacted
+    assert Enrollment.objects.get(lead=message.lead).current_step == 1
+
+
+def test_a_sending_row_the_provider_has_not_seen_follows_the_retry_rule(path, clock):
+    crashed_while_sending(path.message)
+    path.has_no_trace()
+    early = send_message(path.message.pk)
+    assert early.kind == "deferred"  # the attempt may still be talking to the provider
+    assert reload(path.message).status == Message.Status.SENDING
+    clock.shift(timedelta(minutes=3))
+    lost = send_message(path.message.pk)
+    # The lost attempt is the first failure of the retry table: back off 15 s, no resend now.
+    assert lost.kind == "retry" and lost.retry_at == MONDAY_10 + timedelta(minutes=3, seconds=15)
+    assert path.send_calls == 0
+    message = reload(path.message)
+    assert message.status == Message.Status.QUEUED and message.scheduled_for == lost.retry_at
+    assert "attempt lost" in message.error
+    clock.shift(timedelta(seconds=15))
+    path.accepts()
+    assert send_message(path.message.pk).kind == "sent"
+    assert path.send_calls == 1 and reload(path.message).attempts == 2
+
+
+def test_a_lost_attempt_after_the_last_retry_is_a_dead_letter(path, clock):
+    crashed_while_sending(path.message)
+    Message.objects.filter(pk=path.message.pk).update(attempts=4)
+    clock.shift(timedelta(minutes=3))
+    path.has_no_trace()
+    assert send_message(path.message.pk).kind == "dead"
+    assert reload(path.message).status == Message.Status.DEAD_LETTER
+    assert path.send_calls == 0
+
+
+def stop_by_takeover(path, tenant):
+    Journey.objects.update(taken_over_by=make_user(tenant), taken_over_at=MONDAY_10)
+    return "lead is taken over by an operator"
+
+
+def stop_by_pause(path, tenant):
+    Journey.objects.update(stage=Stage.PAUSED, previous_stage=Stage.COLD)
+    return "lead is PAUSED"
+
+
+def stop_by_review(path, tenant):
+    Journey.objects.update(requires_human_review=True, review_priority="HIGH")
+    return "lead is under human review"
+
+
+def stop_enrollment(path, tenant):
+    Enrollment.objects.update(status=Enrollment.Status.STOPPED, stop_reason="manual")
+    return "sequence no longer active for this lead"
+
+
+def stop_by_opt_out(path, tenant):
+    field = "whatsapp_opted_out" if path.channel == "whatsapp" else "email_opted_out"
+    Journey.objects.update(**{field: True})
+    return f"lead opted out of {'WhatsApp' if path.channel == 'whatsapp' else 'email'}"
+
+
+@pytest.mark.parametrize(
+    "stop", [stop_by_takeover, stop_by_pause, stop_by_review, stop_enrollment, stop_by_opt_out]
+)
+def test_a_lead_stopped_after_queueing_is_not_sent_and_the_reason_is_kept(path, tenant, stop):
+    """The state changed after the message was queued (and after anything that cancels
+    queued messages ran): the send-time check is what keeps it from going out."""
+    reason = stop(path, tenant)
+    path.accepts()
+    outcome = send_message(path.message.pk)
+    assert (outcome.kind, outcome.detail) == ("cancelled", reason)
+    assert path.send_calls == 0
+    message = reload(path.message)
+    assert message.status == Message.Status.CANCELLED and message.error == reason
+
+
+def test_provider_quota_exceeded_waits_for_the_next_windows_opening(path):
+    path.refuses_with_quota_exceeded()
+    outcome = send_message(path.message.pk)
+    assert outcome.kind == "retry" and outcome.retry_at == TUESDAY_9
+    message = reload(path.message)
+    assert message.status == Message.Status.QUEUED and message.scheduled_for == TUESDAY_9
+    assert "QuotaExceeded" in message.error
+    assert Journey.objects.get(lead=message.lead).stage == Stage.COLD
+
+
+def test_outside_the_window_the_message_waits_for_the_opening(path, clock):
+    clock.move_to(MONDAY_10.replace(hour=19))
+    outcome = send_message(path.message.pk)
+    assert outcome.kind == "deferred" and outcome.retry_at == TUESDAY_9
+    assert reload(path.message).scheduled_for == TUESDAY_9
+    assert path.send_calls == 0
