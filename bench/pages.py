@@ -303,7 +303,7 @@ def sql_journeys(cursor, tenant_id: int, sequence_ids: list[int], seed: int) -> 
 def sql_messages(cursor, tenant_id: int, count: int, seed: int) -> None:
     """`count` messages spread evenly over the last 90 days, inserted in time order, to the
     contacted leads (a few hot leads get ~100 each); ~5% are inbound replies carrying an AI
-    analysis like outreach.replies stores."""
+    analysis like hitl.replies stores."""
     cursor.execute("SELECT setseed(%s)", [seed / 100 + 0.001])
     cursor.execute(
         """

@@ -1,31 +1,114 @@
-"""System checks: a real provider selected without its credentials is a warning."""
+"""System checks for the provider configuration.
+
+- cerniq.E010: with DEBUG off, a provider that is used is configured with a sandbox backend
+  (one that records sends and sends nothing). Messages would be marked SENT and leads
+  CONTACTED with nothing sent, so every manage.py command (migrate, rundramatiq,
+  scheduler, check --deploy) and the WSGI application refuse to start — unless
+  ALLOW_SANDBOX_PROVIDERS names the alias on purpose (a demo server: "true" for all).
+- cerniq.W001: a real backend is selected without its credentials (production only:
+  a development machine has no tokens and uses the sandbox phones of the demo).
+- cerniq.W002: a backend that cannot be imported.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
+from django.apps import apps
 from django.conf import settings
-from django.core.checks import Tags, Warning, register
+from django.core.checks import Error, Tags, Warning, register
+from django.core.exceptions import ImproperlyConfigured
+from django.db import DatabaseError
 from django.utils.module_loading import import_string
 
+from cerniq import integrations
+
 _CREDENTIAL_OPTIONS = ("api_token", "api_key", "access_token")
+# The model whose `provider` field picks the backend of each channel kind.
+RECORDS_NAMING_A_PROVIDER = {"whatsapp": "whatsapp.Phone", "email": "email_channels.EmailCampaign"}
+
+
+def _backend_class(config: dict[str, Any]) -> type | None:
+    try:
+        return import_string(config["BACKEND"])
+    except ImportError:
+        return None
+
+
+def _sandbox_allowed(alias: str) -> bool:
+    allowed = {value.strip().lower() for value in settings.ALLOW_SANDBOX_PROVIDERS}
+    return bool(allowed & {"true", "1", "yes", "all", alias.lower()})
+
+
+def _sandbox_in_use(alias: str) -> bool:
+    """The sandbox integration's own aliases serve only records that name it (a phone or
+    a campaign with provider "sandbox"); any other alias is used by the product itself."""
+    kind, _, key = alias.partition(".")
+    if key != integrations.SANDBOX:
+        return True
+    label = RECORDS_NAMING_A_PROVIDER.get(kind)
+    if label is None:
+        return True
+    model = apps.get_model(label)
+    try:
+        return model.objects.filter(provider=integrations.SANDBOX).exists()
+    except DatabaseError:  # not migrated yet: nothing can use it
+        return False
+
+
+def silent_sandboxes() -> list[str]:
+    """Aliases that would silently use a sandbox in production (empty with DEBUG on)."""
+    if settings.DEBUG:
+        return []
+    found = []
+    for alias, config in settings.PROVIDERS.items():
+        backend = _backend_class(config)
+        if backend is None or not getattr(backend, "is_sandbox", False):
+            continue
+        if not _sandbox_allowed(alias) and _sandbox_in_use(alias):
+            found.append(alias)
+    return found
+
+
+def _sandbox_error(alias: str) -> Error:
+    backend = settings.PROVIDERS[alias]["BACKEND"]
+    return Error(
+        f"Provider {alias} uses the sandbox backend {backend} with DEBUG off: messages would "
+        "be marked sent while nothing is sent.",
+        hint=(
+            "Configure the real backend and its credentials in the environment, or set "
+            f"ALLOW_SANDBOX_PROVIDERS={alias} (or =true) on purpose on a demo server."
+        ),
+        id="cerniq.E010",
+    )
+
+
+@register(Tags.compatibility)
+def check_no_silent_sandbox(app_configs: Any = None, **kwargs: Any) -> list[Error]:
+    return [_sandbox_error(alias) for alias in silent_sandboxes()]
+
+
+def refuse_silent_sandbox() -> None:
+    """Startup guard for processes that run no system checks (the WSGI application)."""
+    aliases = silent_sandboxes()
+    if aliases:
+        raise ImproperlyConfigured(
+            "; ".join(_sandbox_error(alias).msg for alias in aliases)
+            + " Set ALLOW_SANDBOX_PROVIDERS on purpose for a demo server."
+        )
 
 
 @register(Tags.compatibility)
 def check_provider_credentials(app_configs: Any = None, **kwargs: Any) -> list[Warning]:
     warnings = []
     for alias, config in settings.PROVIDERS.items():
-        try:
-            backend = import_string(config["BACKEND"])
-        except ImportError as exc:
+        backend = _backend_class(config)
+        if backend is None:
             warnings.append(
-                Warning(
-                    f"Provider {alias}: cannot import {config['BACKEND']} ({exc}).",
-                    id="cerniq.W002",
-                )
+                Warning(f"Provider {alias}: cannot import {config['BACKEND']}.", id="cerniq.W002")
             )
             continue
-        if not getattr(backend, "needs_credentials", True):
+        if settings.DEBUG or not getattr(backend, "needs_credentials", True):
             continue
         options = config.get("OPTIONS", {})
         if any(host in str(options.get("base_url", "")) for host in ("localhost", "127.0.0.1")):
@@ -35,7 +118,7 @@ def check_provider_credentials(app_configs: Any = None, **kwargs: Any) -> list[W
             warnings.append(
                 Warning(
                     f"Provider {alias} uses {config['BACKEND']} but {', '.join(missing)} is empty.",
-                    hint="Set the credential in the environment or select the sandbox backend.",
+                    hint="Set the credential in the environment.",
                     id="cerniq.W001",
                 )
             )

@@ -9,6 +9,8 @@ from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
 
+from cerniq import integrations
+
 
 def default_working_days() -> list[int]:
     return [0, 1, 2, 3, 4]  # Monday..Friday, as datetime.weekday()
@@ -84,15 +86,6 @@ class Membership(models.Model):
         return f"{self.user} @ {self.tenant} ({self.role})"
 
 
-class Provider(models.TextChoices):
-    TIMELINESAI = "timelinesai", "TimelinesAI"
-    WHATSAPP_CLOUD = "whatsapp_cloud", "WhatsApp Cloud API"
-    INSTANTLY = "instantly", "Instantly"
-    RESEND = "resend", "Resend"
-    META_LEADS = "meta_leads", "Meta Lead Ads"
-    SANDBOX = "sandbox", "Sandbox"
-
-
 class WebhookEvent(models.Model):
     """A provider callback exactly as received, stored before we answer it."""
 
@@ -107,7 +100,7 @@ class WebhookEvent(models.Model):
     tenant = models.ForeignKey(
         Tenant, on_delete=models.CASCADE, related_name="webhook_events", null=True, blank=True
     )
-    provider = models.CharField(max_length=32, choices=Provider.choices)
+    provider = models.CharField(max_length=32, choices=integrations.all_provider_choices)
     event_type = models.CharField(max_length=100, blank=True)
     # The provider's natural key for dedupe; empty for malformed bodies (never processed).
     provider_event_id = models.CharField(max_length=255, blank=True)

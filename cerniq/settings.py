@@ -13,6 +13,8 @@ from pathlib import Path
 import environ
 from django.core.exceptions import ImproperlyConfigured
 
+from cerniq import integrations
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = BASE_DIR / "var"
 
@@ -49,6 +51,13 @@ INSTALLED_APPS = [
     "email_channels",
     "hitl",
 ]
+
+# --- Provider integrations: one line each (docs/adding-a-provider.md) ------------------
+INTEGRATIONS = [
+    "integrations.sandbox",
+    "integrations.timelinesai",
+]
+INSTALLED_APPS += INTEGRATIONS  # their commands, actors (tasks.py) and fixtures
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
@@ -144,7 +153,7 @@ else:
     DRAMATIQ_RATE_LIMITER_BACKEND = {"BACKEND": "dramatiq.rate_limits.backends.stub.StubBackend"}
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 DRAMATIQ_AUTODISCOVER_MODULES = ["tasks"]
-# Per-phone queues `wa.phone_01` … (and `.followup`); phones map onto them by id.
+# Per-phone queues `wa.phone_01` …; phones map onto them by id (whatsapp.queues).
 WHATSAPP_PHONE_QUEUES = env.int("WHATSAPP_PHONE_QUEUES", default=20)
 
 # Periodic work: cron expression -> management command (or actor). `manage.py run` runs it
@@ -153,43 +162,27 @@ PERIODIC_JOBS: list[dict[str, str]] = [
     {"name": "heartbeat", "cron": "* * * * *", "actor": "cerniq.tasks.record_heartbeat"},
     {"name": "dispatch", "cron": "*/5 * * * *", "actor": "outreach.tasks.dispatch_all_tenants"},
     {"name": "requeue-stale", "cron": "*/10 * * * *", "command": "requeue_stale"},
-    {
-        "name": "delivery-status",
-        "cron": "*/5 * * * *",
-        "actor": "whatsapp.tasks.sync_delivery_status",
-    },
-    {"name": "phone-status", "cron": "*/10 * * * *", "command": "sync_phone_status"},
     {"name": "check-sla", "cron": "* * * * *", "command": "check_sla"},
     {"name": "rollup-stats", "cron": "*/15 * * * *", "command": "rollup_stats"},
+    *integrations.periodic_jobs(INTEGRATIONS),
 ]
 
 # --- Providers ------------------------------------------------------------------------
-# Each alias names a backend class and its options (Django's STORAGES shape). Sandbox
-# backends are the default so a fresh machine never talks to a real provider.
+# Each alias names a backend class and its options (Django's STORAGES shape). The
+# integrations' own aliases (`whatsapp.timelinesai`, `whatsapp.sandbox`, …) come from their
+# declarations, with options from the environment; `<KEY>_BACKEND` may swap the class.
+# With DEBUG off a sandbox backend is refused unless ALLOW_SANDBOX_PROVIDERS names it
+# ("true" for all, or aliases: "email.instantly,email.resend"): see cerniq.checks.
+ALLOW_SANDBOX_PROVIDERS = env.list("ALLOW_SANDBOX_PROVIDERS", default=[])
 PROVIDERS = {
-    # Phones whose provider is "sandbox" (the demo's) always use the sandbox.
-    "whatsapp.sandbox": {"BACKEND": "whatsapp.providers.sandbox.SandboxWhatsApp"},
-    "whatsapp.timelinesai": {
-        "BACKEND": env.str(
-            "TIMELINESAI_BACKEND", default="whatsapp.providers.sandbox.SandboxWhatsApp"
-        ),
-        "OPTIONS": {
-            "api_token": env.str("TIMELINESAI_API_TOKEN", default=""),
-            "base_url": env.str(
-                "TIMELINESAI_BASE_URL", default="https://app.timelines.ai/integrations/api"
-            ),
-        },
-    },
+    **integrations.provider_defaults(INTEGRATIONS, os.environ),
+    # Email has no client yet (issue #11): the sandbox until then, refused in production.
     "email.instantly": {
-        "BACKEND": env.str(
-            "INSTANTLY_BACKEND", default="email_channels.providers.sandbox.SandboxEmail"
-        ),
+        "BACKEND": env.str("INSTANTLY_BACKEND", default="integrations.sandbox.email.SandboxEmail"),
         "OPTIONS": {"api_key": env.str("INSTANTLY_API_KEY", default="")},
     },
     "email.resend": {
-        "BACKEND": env.str(
-            "RESEND_BACKEND", default="email_channels.providers.sandbox.SandboxEmail"
-        ),
+        "BACKEND": env.str("RESEND_BACKEND", default="integrations.sandbox.email.SandboxEmail"),
         "OPTIONS": {
             "api_key": env.str("RESEND_API_KEY", default=""),
             "webhook_secret": env.str("RESEND_WEBHOOK_SECRET", default=""),

@@ -1,8 +1,8 @@
 """Webhook intake: verify, store, acknowledge; process later in a Dramatiq actor.
 
 One thin view (`WebhookIntakeView`, STYLE B4) serves every provider at
-`/webhooks/<provider>/<token>/`. A `Receiver` per provider (registered in `RECEIVERS`)
-says who sent the request (`authenticate`), what it is and how to dedupe it
+`/webhooks/<provider>/<token>/`. A `Receiver` per provider (declared by its integration,
+cerniq.integrations) says who sent the request (`authenticate`), what it is and how to dedupe it
 (`identify`), and what to do with it (`handle`, run by `process_event` in a worker).
 
 The request path never calls a provider and never runs domain code: it reads the raw
@@ -34,6 +34,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from cerniq import integrations
 from cerniq.models import Tenant, WebhookEvent
 from cerniq.signatures import verify_hmac, verify_svix  # noqa: F401 (part of the framework)
 
@@ -41,11 +42,6 @@ log = logging.getLogger(__name__)
 
 Status = WebhookEvent.Status
 
-# URL segment -> dotted path of the Receiver class (imported on first use).
-# The key is also the `provider` stored on the row; it must equal the receiver's `provider`.
-RECEIVERS: dict[str, str] = {
-    "timelinesai": "whatsapp.receivers.timelinesai.TimelinesAIReceiver",
-}
 
 # Only these request headers are kept (never Authorization or Cookie).
 STORED_HEADERS = ("Content-Type", "User-Agent", "X-Forwarded-For")
@@ -97,8 +93,14 @@ class Receiver:
         return event_type in self.IGNORED_EVENTS or event_type.startswith(self.IGNORED_PREFIXES)
 
 
+def receivers() -> dict[str, str]:
+    """URL segment → dotted path of the Receiver, from the integration registry. The key
+    is also the `provider` stored on the row; it equals the receiver's `provider`."""
+    return integrations.receivers()
+
+
 def get_receiver(provider: str) -> Receiver | None:
-    path = RECEIVERS.get(provider)
+    path = receivers().get(provider)
     return import_string(path)() if path else None
 
 

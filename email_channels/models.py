@@ -5,14 +5,11 @@ from __future__ import annotations
 from django.db import models
 from django.db.models import F, Q
 
+from cerniq import integrations
 from cerniq.models import Tenant
 
 
 class EmailCampaign(models.Model):
-    class Provider(models.TextChoices):
-        INSTANTLY = "instantly", "Instantly"
-        SANDBOX = "sandbox", "Sandbox"
-
     class Status(models.TextChoices):
         ACTIVE = "ACTIVE", "Active"
         PAUSED = "PAUSED", "Paused"
@@ -20,7 +17,9 @@ class EmailCampaign(models.Model):
 
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="email_campaigns")
     name = models.CharField(max_length=200)
-    provider = models.CharField(max_length=16, choices=Provider.choices, default=Provider.SANDBOX)
+    provider = models.CharField(
+        max_length=16, choices=integrations.email_provider_choices, default=integrations.SANDBOX
+    )
     external_id = models.CharField(max_length=128, help_text="the provider's campaign id")
     sequence = models.ForeignKey(
         "outreach.Sequence", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"

@@ -104,11 +104,7 @@ class _Batch:
             template_id__in=template_ids, is_active=True, weight__gt=0
         ).order_by("version"):
             self.versions[version.template_id].append(version)
-        self.phones = list(
-            Phone.objects.filter(
-                tenant=tenant, status=Phone.Status.ACTIVE, is_enabled=True
-            ).order_by("pk")
-        )
+        self.phones = list(Phone.objects.usable().filter(tenant=tenant).order_by("pk"))
         limits = {p.pk: p.daily_limit for p in self.phones}
         status = quota.status_many(limits, day, limits=limits)
         self.remaining = {pk: s.remaining for pk, s in status.items()}

@@ -27,9 +27,7 @@ class SendRefused(ValueError):
 def _phone_for(lead: Lead, journey: Journey) -> tuple[Phone, bool]:
     """The lead's sticky phone when usable, else the active phone with most quota left.
     Returns (phone, new_contact)."""
-    usable = Phone.objects.filter(
-        tenant_id=lead.tenant_id, status=Phone.Status.ACTIVE, is_enabled=True
-    )
+    usable = Phone.objects.usable().filter(tenant_id=lead.tenant_id)
     chat_phone = (
         Message.objects.filter(
             lead=lead,

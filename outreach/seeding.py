@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
+from cerniq import integrations
 from cerniq.models import Membership, Tenant
 from outreach.demo import DEMO_SEQUENCES, DEMO_TEMPLATES, company_rows
 from outreach.importing import ImportReport, import_rows
@@ -81,7 +82,7 @@ def seed_demo(companies: int = 300) -> SeedResult:
             number=f"+407400001{n:02d}",
             defaults={
                 "label": f"Telefon {n:02d}",
-                "provider": Phone.Provider.SANDBOX,
+                "provider": integrations.SANDBOX,
                 "account_id": f"407400001{n:02d}@s.whatsapp.net",
             },
         )

@@ -18,9 +18,9 @@ from cerniq.providers import get_backend
 from email_channels.backends import EmailBackend
 from outreach import pacing
 from outreach.models import Channel, Journey, Lead, Message, Stage
+from outreach.replanning import take_phone_offline
 from whatsapp.backends import WhatsAppBackend
 from whatsapp.models import Phone
-from whatsapp.phones import mark_offline
 
 # Earlier attempts are looked for from a minute before they started (clock skew).
 LOOKBACK_SKEW = timedelta(minutes=1)
@@ -155,7 +155,7 @@ class WhatsAppTransport(Transport):
         Lead.objects.filter(pk=message.lead_id).update(phone_reachable=False)
 
     def account_down(self, message: Message, reason: str) -> None:
-        mark_offline(message.phone, reason)
+        take_phone_offline(message.phone, reason)
 
     def provider_name(self, message: Message) -> str:
         return message.phone.provider if message.phone else "whatsapp"

@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 
 from cerniq.provider_errors import ProviderError, SendResult
 from email_channels.backends import EmailBackend
-from whatsapp.providers.sandbox import SandboxWhatsApp
+from integrations.sandbox.whatsapp import SandboxWhatsApp
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from datetime import timedelta
-from pathlib import Path
 
 import pytest
 import responses
@@ -14,15 +13,15 @@ from django.utils import timezone
 from cerniq.models import Alert, WebhookEvent
 from cerniq.webhooks import process_event
 from hitl.models import ReviewItem
+from integrations.sandbox.demo_replies import post_reply, reply_payload
 from outreach.dispatch import dispatch_due
 from outreach.models import Journey, Message
-from tests.factories import make_outreach_world
-from tests.whatsapp.conftest import MONDAY_10
-from whatsapp.demo_replies import post_reply, reply_payload
-from whatsapp.models import Phone
 from outreach.sending import send_message
+from tests.factories import make_outreach_world
+from tests.whatsapp.conftest import MONDAY_10, WEBHOOK_FIXTURES
+from whatsapp.models import Phone
 
-WEBHOOKS = Path(__file__).resolve().parent / "fixtures" / "timelinesai" / "webhooks"
+WEBHOOKS = WEBHOOK_FIXTURES
 
 
 @pytest.fixture

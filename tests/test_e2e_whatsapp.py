@@ -21,7 +21,7 @@ from outreach.dispatch import dispatch_due
 from outreach.models import Channel, Enrollment, Journey, Message
 from tests.drain import running_workers, wait_until
 from tests.factories import make_outreach_world, make_tenant
-from whatsapp.models import Phone, QuotaUsage
+from whatsapp.models import QuotaUsage
 
 BASE = "https://app.timelines.ai/integrations/api"
 BUCHAREST = ZoneInfo("Europe/Bucharest")
@@ -80,7 +80,7 @@ def test_three_step_sequence_first_messages_then_follow_ups_in_the_chats(setting
     settings.PROVIDERS = {
         **settings.PROVIDERS,
         "whatsapp.timelinesai": {
-            "BACKEND": "whatsapp.providers.timelinesai.TimelinesAI",
+            "BACKEND": "integrations.timelinesai.client.TimelinesAI",
             "OPTIONS": {"api_token": "e2e-token", "base_url": BASE},
         },
     }
@@ -98,7 +98,7 @@ def test_three_step_sequence_first_messages_then_follow_ups_in_the_chats(setting
         tenant = make_tenant()
         world = make_outreach_world(tenant, phones=3, leads=20, steps=3)
         for n, phone in enumerate(world["phones"], 1):
-            phone.number, phone.provider = f"+4075000010{n}", Phone.Provider.TIMELINESAI
+            phone.number, phone.provider = f"+4075000010{n}", "timelinesai"
             phone.account_id = f"4075000010{n}@s.whatsapp.net"
             phone.save()
 

@@ -6,6 +6,7 @@ from django.db import models
 from django.db.models import F, Q
 from django.utils.translation import gettext_lazy as _
 
+from cerniq import integrations
 from cerniq.models import Tenant
 from outreach.models import E164_REGEX
 from whatsapp.queues import phone_queue
@@ -20,11 +21,6 @@ class PhoneQuerySet(models.QuerySet):
 
 
 class Phone(models.Model):
-    class Provider(models.TextChoices):
-        TIMELINESAI = "timelinesai", "TimelinesAI"
-        CLOUD_API = "cloud_api", "WhatsApp Cloud API"
-        SANDBOX = "sandbox", "Sandbox"
-
     class Status(models.TextChoices):
         ACTIVE = "ACTIVE", _("Active")
         OFFLINE = "OFFLINE", _("Offline")
@@ -34,7 +30,9 @@ class Phone(models.Model):
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="phones")
     number = models.CharField(max_length=16, help_text="E.164")
     label = models.CharField(max_length=64, blank=True)
-    provider = models.CharField(max_length=16, choices=Provider.choices, default=Provider.SANDBOX)
+    provider = models.CharField(
+        max_length=16, choices=integrations.whatsapp_provider_choices, default=integrations.SANDBOX
+    )
     account_id = models.CharField(
         max_length=128, blank=True, help_text="TimelinesAI account JID or Cloud API phone id"
     )

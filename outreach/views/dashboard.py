@@ -221,7 +221,7 @@ def phone_rows(scope: TenantScope, today: date) -> list[PhoneRow]:
         st = statuses[phone.pk]
         colour, label = phone_colour(phone, st.used, st.limit)
         upcoming = phone.next_send_at if phone.next_send_at and phone.next_send_at > now else None
-        usable = phone.is_enabled and phone.status == Phone.Status.ACTIVE
+        usable = phone.is_usable
         rows.append(PhoneRow(phone, st.used, st.limit, colour, label, upcoming, usable))
     return rows
 

@@ -17,6 +17,7 @@ from cerniq.models import Alert
 from cerniq.tenancy import scope_for
 from outreach.models import Message
 from outreach.views.dashboard import SENT_STATUSES, local_day_bounds, phone_rows
+from whatsapp import phones
 from whatsapp.models import Phone
 
 
@@ -59,32 +60,22 @@ def phone_list(request: HttpRequest) -> HttpResponse:
 
 
 def _enable(phone: Phone) -> str:
-    Phone.objects.filter(pk=phone.pk).update(is_enabled=True)
+    phones.set_enabled(phone, True)
     return _("%(phone)s is enabled.") % {"phone": phone}
 
 
 def _disable(phone: Phone) -> str:
-    Phone.objects.filter(pk=phone.pk).update(is_enabled=False)
+    phones.set_enabled(phone, False)
     return _("%(phone)s is disabled: no new sends until it is enabled.") % {"phone": phone}
 
 
 def _pause(phone: Phone) -> str:
-    if phone.status != Phone.Status.ACTIVE:
-        raise ValueError(_("Only an active phone can be paused."))
-    Phone.objects.filter(pk=phone.pk).update(
-        status=Phone.Status.PAUSED,
-        status_reason="paused by an operator",
-        status_changed_at=timezone.now(),
-    )
+    phones.pause(phone)
     return _("%(phone)s is paused.") % {"phone": phone}
 
 
 def _resume(phone: Phone) -> str:
-    if phone.status != Phone.Status.PAUSED:
-        raise ValueError(_("Only a paused phone can be resumed."))
-    Phone.objects.filter(pk=phone.pk).update(
-        status=Phone.Status.ACTIVE, status_reason="", status_changed_at=timezone.now()
-    )
+    phones.resume(phone)
     return _("%(phone)s is active again.") % {"phone": phone}
 
 

@@ -17,13 +17,13 @@ def test_override_settings_swaps_the_backend(settings):
     first = get_backend("email.resend")
     settings.PROVIDERS = {
         **settings.PROVIDERS,
-        "email.resend": {"BACKEND": "email_channels.providers.sandbox.SandboxEmail"},
+        "email.resend": {"BACKEND": "integrations.sandbox.email.SandboxEmail"},
     }
     assert get_backend("email.resend") is not first
 
 
 def test_sandbox_whatsapp_records_sends_and_reuses_the_chat():
-    wa = get_backend("whatsapp.timelinesai")
+    wa = get_backend("whatsapp.sandbox")
     first = wa.send_to_phone(account_phone="+40740000101", to="+40722000111", text="Bună ziua!")
     follow = wa.send_to_chat(chat_id=first.thread_id, text="Revin cu o ofertă.")
     assert (

@@ -14,16 +14,27 @@ PRODUCTION_ENV = {
     "SECRET_KEY": "a-long-random-production-secret-key-7f3c9a1e5b2d8f4c6a0e9b7d3c1f5a8e2b",
     "ALLOWED_HOSTS": "outreach.example.ro",
     "DATABASE_URL": "sqlite:////tmp/cerniq-check-deploy.sqlite3",
+    "TIMELINESAI_API_TOKEN": "a-timelinesai-token",
+    # No email client exists yet (issue #11): production says so on purpose.
+    "ALLOW_SANDBOX_PROVIDERS": "email.instantly,email.resend",
 }
 
 
-def run_python(code: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+def inherited() -> dict[str, str]:
+    """This process's environment without what the test environment sets for itself."""
     dropped = {"DEBUG", "SECRET_KEY", "REDIS_URL", "DJANGO_ALLOW_ASYNC_UNSAFE"}
-    base = {k: v for k, v in os.environ.items() if k not in dropped}
+    return {
+        k: v
+        for k, v in os.environ.items()
+        if k not in dropped and not k.startswith(("TIMELINESAI_", "ALLOW_SANDBOX"))
+    }
+
+
+def run_python(code: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-c", code],
         cwd=ROOT,
-        env={**base, "DJANGO_SETTINGS_MODULE": "cerniq.settings", **env},
+        env={**inherited(), "DJANGO_SETTINGS_MODULE": "cerniq.settings", **env},
         capture_output=True,
         text=True,
         timeout=120,
@@ -55,6 +66,58 @@ def test_check_deploy_is_clean_with_production_values():
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "no issues" in result.stdout
+
+
+def manage(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=ROOT,
+        env={**inherited(), **env},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+SANDBOX_WHATSAPP = "integrations.sandbox.whatsapp.SandboxWhatsApp"
+
+
+def test_a_sandbox_provider_in_production_fails_check_deploy_naming_it():
+    env = {**PRODUCTION_ENV, "TIMELINESAI_BACKEND": SANDBOX_WHATSAPP}
+    result = manage("check", "--deploy", env=env)
+    assert result.returncode != 0
+    assert "cerniq.E010" in result.stderr and "whatsapp.timelinesai" in result.stderr
+    assert "email.instantly" not in result.stderr  # allowed on purpose in PRODUCTION_ENV
+
+
+def test_email_sandbox_without_the_opt_in_fails_check_deploy():
+    env = {k: v for k, v in PRODUCTION_ENV.items() if k != "ALLOW_SANDBOX_PROVIDERS"}
+    result = manage("check", "--deploy", env=env)
+    assert result.returncode != 0
+    assert "email.instantly" in result.stderr and "email.resend" in result.stderr
+
+
+def test_the_opt_in_lets_a_demo_server_use_the_sandbox():
+    env = {
+        **PRODUCTION_ENV,
+        "TIMELINESAI_BACKEND": SANDBOX_WHATSAPP,
+        "ALLOW_SANDBOX_PROVIDERS": "true",
+    }
+    result = manage("check", "--deploy", "--fail-level", "WARNING", env=env)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_wsgi_application_refuses_to_start_with_a_silent_sandbox():
+    env = {**PRODUCTION_ENV, "TIMELINESAI_BACKEND": SANDBOX_WHATSAPP}
+    result = run_python("import cerniq.wsgi", env)
+    assert result.returncode != 0
+    assert "ImproperlyConfigured" in result.stderr and "whatsapp.timelinesai" in result.stderr
+    assert run_python("import cerniq.wsgi", PRODUCTION_ENV).returncode == 0
+
+
+def test_development_uses_the_sandbox_without_a_word():
+    result = manage("check", "--fail-level", "WARNING", env={"DEBUG": "true"})
+    assert result.returncode == 0, result.stdout + result.stderr
 
 
 def broker_class_name(env: dict[str, str]) -> str:

@@ -17,8 +17,8 @@ from django.test import Client
 from django.urls import reverse
 from django.utils.module_loading import import_string
 
-from cerniq import webhooks
-from cerniq.models import Provider, WebhookEvent
+from cerniq import integrations, webhooks
+from cerniq.models import WebhookEvent
 from cerniq.tasks import process_webhook_event
 from cerniq.webhooks import (
     MalformedPayload,
@@ -39,7 +39,7 @@ HANDLED_CALLS: list[tuple[Any, dict]] = []
 class FakeReceiver(Receiver):
     """Signs nothing (URL token), answers 401 on failure, key = payload["id"]."""
 
-    provider = Provider.SANDBOX.value
+    provider = integrations.SANDBOX
     HANDLED_EVENTS = frozenset({"thing.happened"})
     IGNORED_EVENTS = frozenset({"thing.ignored"})
     fail_with: Exception | None = None
@@ -64,7 +64,7 @@ class FakeReceiver(Receiver):
 
 @pytest.fixture(autouse=True)
 def fake_receiver(monkeypatch):
-    monkeypatch.setitem(webhooks.RECEIVERS, "sandbox", f"{__name__}.FakeReceiver")
+    monkeypatch.setattr(webhooks, "receivers", lambda: {"sandbox": f"{__name__}.FakeReceiver"})
     monkeypatch.setattr(FakeReceiver, "fail_with", None)
     HANDLED_CALLS.clear()
     yield
@@ -515,11 +515,11 @@ def test_admin_replay_action_needs_change_permission(client, tenant):
 
 
 def test_every_registered_receiver_matches_its_key():
-    for key, path in webhooks.RECEIVERS.items():
+    for key, path in integrations.receivers().items():
         receiver = import_string(path)()
         assert isinstance(receiver, Receiver)
         assert receiver.provider == key
-        assert key in Provider.values
+        assert key in dict(integrations.all_provider_choices())
         assert not (receiver.HANDLED_EVENTS & receiver.IGNORED_EVENTS)
 
 

@@ -19,8 +19,8 @@ from hitl.review import ReviewError
 from outreach import stages
 from outreach.dispatch import dispatch_due
 from outreach.models import Journey, Message, Priority, Stage, StageTransition
-from tests.factories import make_message, make_outreach_world, make_user
 from outreach.sending import send_message
+from tests.factories import make_message, make_outreach_world, make_user
 
 BUCHAREST = ZoneInfo("Europe/Bucharest")
 MONDAY_10 = datetime(2026, 11, 23, 10, 0, tzinfo=BUCHAREST)

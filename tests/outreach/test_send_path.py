@@ -104,7 +104,7 @@ def path(request, tenant, clock, settings):
         settings.PROVIDERS = {
             **settings.PROVIDERS,
             "whatsapp.timelinesai": {
-                "BACKEND": "whatsapp.providers.timelinesai.TimelinesAI",
+                "BACKEND": "integrations.timelinesai.client.TimelinesAI",
                 "OPTIONS": {"api_token": "test-token-123", "base_url": BASE},
             },
         }

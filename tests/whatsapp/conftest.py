@@ -2,17 +2,18 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
-from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
 import time_machine
 
+from integrations.timelinesai import integration as timelinesai
 from outreach.dispatch import dispatch_due
 from outreach.models import Message
 from tests.factories import make_outreach_world
 
-API_FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "timelinesai" / "api"
+API_FIXTURES = timelinesai.package_dir / "fixtures" / "api"
+WEBHOOK_FIXTURES = timelinesai.package_dir / "fixtures" / "webhooks"
 BASE = "https://app.timelines.ai/integrations/api"
 MONDAY_10 = datetime(2026, 11, 23, 10, 0, tzinfo=ZoneInfo("Europe/Bucharest"))
 
@@ -27,7 +28,7 @@ def timelinesai(settings):
     settings.PROVIDERS = {
         **settings.PROVIDERS,
         "whatsapp.timelinesai": {
-            "BACKEND": "whatsapp.providers.timelinesai.TimelinesAI",
+            "BACKEND": "integrations.timelinesai.client.TimelinesAI",
             "OPTIONS": {"api_token": "test-token-123", "base_url": BASE},
         },
     }

@@ -3,9 +3,10 @@ from __future__ import annotations
 from cerniq.models import Alert
 from outreach.dispatch import dispatch_due
 from outreach.models import Journey, Message
+from outreach.replanning import take_phone_offline as mark_offline
 from tests.factories import make_outreach_world
 from whatsapp.models import Phone, QuotaUsage
-from whatsapp.phones import mark_active, mark_offline
+from whatsapp.phones import mark_active
 
 
 def test_offline_phone_work_is_replanned_onto_other_phones(tenant, clock):

@@ -8,14 +8,14 @@ import pytest
 
 from cerniq.models import Tenant
 from hitl.models import ReviewItem
+from integrations.timelinesai.inbound import handle_received, handle_sent
+from integrations.timelinesai.receiver import WhatsAppMessageEvent
 from outreach.dispatch import dispatch_due
 from outreach.manual import SendRefused, send_manual
 from outreach.models import Enrollment, Journey, Lead, Message
+from outreach.sending import send_message
 from tests.factories import make_lead, make_outreach_world
 from tests.whatsapp.conftest import MONDAY_10
-from whatsapp.inbound import handle_received, handle_sent
-from whatsapp.receivers.timelinesai import WhatsAppMessageEvent
-from outreach.sending import send_message
 
 _uids = iter(range(1, 10_000))
 
@@ -259,7 +259,7 @@ def test_opt_out_in_words_only_the_ai_understands_is_honoured(contacted):
 def test_ai_budget_of_the_tenant_is_enforced_with_an_offline_fallback(tenant, monkeypatch):
     import uuid
 
-    from outreach import replies
+    from hitl import replies
 
     monkeypatch.setattr(replies, "AI_REQUESTS_PER_MINUTE", 2)
     # A key of its own: earlier tests in this minute may have used this tenant id's budget.

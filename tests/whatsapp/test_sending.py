@@ -11,9 +11,9 @@ import responses
 
 from cerniq.models import Alert
 from outreach.models import Enrollment, Journey, Lead, Message
+from outreach.sending import send_message
 from tests.whatsapp.conftest import BASE, MONDAY_10, api_body
 from whatsapp.models import Phone, QuotaUsage
-from outreach.sending import send_message
 
 SEND_URL = f"{BASE}/messages"
 

@@ -6,16 +6,21 @@ from pathlib import Path
 from typing import Any
 
 import requests
-from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from cerniq import integrations
 from cerniq.models import Tenant
-
-FIXTURES = Path(settings.BASE_DIR) / "tests" / "fixtures"
 
 
 def fixture_dir(provider: str) -> Path:
-    return FIXTURES / provider / "webhooks"
+    """The integration's recorded webhooks (`integrations/<key>/fixtures/webhooks/`)."""
+    integration = integrations.get(provider)
+    if integration is None:
+        known = ", ".join(sorted(integrations.registry())) or "-"
+        raise CommandError(f"No integration {provider!r}. Integrations: {known}")
+    if integration.fixtures is None:
+        raise CommandError(f"The {provider} integration has no webhook fixtures.")
+    return integration.fixtures
 
 
 def resolve_fixture(name: str, provider: str) -> Path:
@@ -34,8 +39,8 @@ def resolve_fixture(name: str, provider: str) -> Path:
 
 class Command(BaseCommand):
     help = (
-        "Post a webhook fixture (a name from tests/fixtures/<provider>/webhooks/ or a file) to "
-        "a running server at /webhooks/<provider>/<tenant token>/ and print the answer. "
+        "Post a webhook fixture (a name from integrations/<provider>/fixtures/webhooks/ or a "
+        "file) to a running server at /webhooks/<provider>/<tenant token>/ and print the answer. "
         "Example: manage.py replay_webhook message_received_new__text --tenant agro-demo"
     )
 
@@ -43,7 +48,9 @@ class Command(BaseCommand):
         parser.add_argument("fixture", metavar="FIXTURE_OR_FILE")
         parser.add_argument("--tenant", required=True, help="tenant slug")
         parser.add_argument("--url", default="http://127.0.0.1:8000", help="server base URL")
-        parser.add_argument("--provider", default="timelinesai", choices=["timelinesai"])
+        parser.add_argument(
+            "--provider", default="timelinesai", choices=sorted(integrations.receivers())
+        )
         parser.add_argument("--timeout", type=float, default=10.0, help="seconds")
 
     def handle(

@@ -115,7 +115,7 @@ class SandboxWhatsApp(WhatsAppBackend):
 
 
 def _maybe_reply(account_phone: str, to: str, chat_id: str) -> None:
-    from whatsapp.demo_replies import maybe_schedule_reply
+    from integrations.sandbox.demo_replies import maybe_schedule_reply
 
     maybe_schedule_reply(account_phone, to, chat_id)
 

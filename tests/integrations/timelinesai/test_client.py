@@ -1,6 +1,6 @@
 """TimelinesAI client against faked HTTP (`responses`), bodies shaped as in providers.md §1.
 
-Fixtures in tests/fixtures/timelinesai/api/ follow TL-OAS schemas and TimelinesAI's own
+Fixtures in integrations/timelinesai/fixtures/api/ follow TL-OAS schemas and TimelinesAI's own
 captured responses (TL-PROBE); only the phone numbers, names and texts are ours.
 """
 
@@ -12,7 +12,6 @@ import json
 import logging
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
-from pathlib import Path
 from urllib.parse import parse_qsl, urlsplit
 
 import pytest
@@ -34,9 +33,10 @@ from cerniq.provider_errors import (
     RejectedRequest,
     SendResult,
 )
-from whatsapp.providers.timelinesai import TimelinesAI
+from integrations.timelinesai.client import TimelinesAI
+from tests.whatsapp.conftest import API_FIXTURES
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "timelinesai" / "api"
+FIXTURES = API_FIXTURES
 BASE = "https://app.timelines.ai/integrations/api"
 TOKEN = "4d2d0239-e28c-4f4a-8a4d-3a3ca40056b8"
 SENDER = "+40740000101"  # "active" in whatsapp_accounts.json
@@ -162,7 +162,7 @@ def test_the_token_is_not_logged_and_phones_are_masked(rsps, client, caplog):
         match=[matchers.query_param_matcher({"phone": LEAD})],
     )
     rsps.post(f"{BASE}/messages", status=400, json=body("error_invalid_phone_format.json"))
-    caplog.set_level(logging.DEBUG, logger="whatsapp.providers.timelinesai")
+    caplog.set_level(logging.DEBUG, logger="integrations.timelinesai.client")
 
     client.find_chat(to=LEAD)
     with pytest.raises(InvalidRecipient) as excinfo:

@@ -40,7 +40,7 @@ def maybe_schedule_reply(account_phone: str, to: str, chat_id: str) -> bool:
     rate = settings.SANDBOX_REPLY_RATE
     if rate <= 0 or random.random() >= rate:  # noqa: S311 - a demo, not crypto
         return False
-    from whatsapp.tasks import post_sandbox_reply
+    from integrations.sandbox.tasks import post_sandbox_reply
 
     delay_ms = random.randint(*settings.SANDBOX_REPLY_DELAY_SECONDS) * 1000  # noqa: S311
     post_sandbox_reply.send_with_options(args=(account_phone, to, chat_id), delay=delay_ms)

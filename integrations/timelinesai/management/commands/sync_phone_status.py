@@ -7,7 +7,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 
 from cerniq.provider_errors import ProviderError
-from whatsapp.status_sync import sync_phone_status
+from integrations.timelinesai.status_sync import sync_phone_status
 
 
 class Command(BaseCommand):

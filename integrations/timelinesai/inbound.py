@@ -8,8 +8,8 @@ import logging
 from django.db import IntegrityError, transaction
 
 from cerniq.models import Tenant
+from hitl.replies import process_reply
 from outreach.models import Channel, Lead, Message
-from outreach.replies import process_reply
 from whatsapp.models import Phone
 
 log = logging.getLogger(__name__)

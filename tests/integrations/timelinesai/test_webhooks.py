@@ -9,7 +9,6 @@ import json
 import sys
 import types
 from datetime import UTC, datetime
-from pathlib import Path
 
 import pytest
 import requests
@@ -20,16 +19,17 @@ from django.test import Client
 from cerniq.models import WebhookEvent
 from cerniq.tasks import process_webhook_event
 from cerniq.webhooks import MalformedPayload, process_event, replay
-from tests.factories import make_tenant
-from whatsapp.receivers.timelinesai import (
+from integrations.timelinesai.receiver import (
     HANDLERS,
     TimelinesAIReceiver,
     WhatsAppAccountEvent,
     WhatsAppMessageEvent,
     parse_timestamp,
 )
+from tests.factories import make_tenant
+from tests.whatsapp.conftest import WEBHOOK_FIXTURES
 
-FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "timelinesai" / "webhooks"
+FIXTURES = WEBHOOK_FIXTURES
 ALL_FIXTURES = sorted(FIXTURES.glob("*.json"))
 Status = WebhookEvent.Status
 RECEIVER = TimelinesAIReceiver()
@@ -474,7 +474,7 @@ def test_handler_failure_is_failed_and_replay_makes_it_processable(
     client, tenant, sent, handled, monkeypatch, django_capture_on_commit_callbacks
 ):
     event = deliver(client, tenant, "message_sent_new__api", django_capture_on_commit_callbacks)
-    inbound = sys.modules["whatsapp.inbound"]
+    inbound = sys.modules["integrations.timelinesai.inbound"]
     working = inbound.handle_sent
 
     def not_yet(tenant, msg):

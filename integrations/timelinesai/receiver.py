@@ -27,7 +27,7 @@ from typing import Any
 from django.utils.module_loading import import_string
 from rest_framework.request import Request
 
-from cerniq.models import Provider, Tenant, WebhookEvent
+from cerniq.models import Tenant, WebhookEvent
 from cerniq.webhooks import MalformedPayload, Receiver, tenant_for_url_token
 
 log = logging.getLogger(__name__)
@@ -44,9 +44,12 @@ ACCOUNT_EVENTS = frozenset(
 
 # Dispatch table; the handlers are imported when an event is handled (others own them).
 HANDLERS: dict[str, str] = {
-    "message:received:new": "whatsapp.inbound.handle_received",
-    "message:sent:new": "whatsapp.inbound.handle_sent",
-    **{event_type: "whatsapp.phones.handle_account_event" for event_type in ACCOUNT_EVENTS},
+    "message:received:new": "integrations.timelinesai.inbound.handle_received",
+    "message:sent:new": "integrations.timelinesai.inbound.handle_sent",
+    **{
+        event_type: "integrations.timelinesai.status_sync.handle_account_event"
+        for event_type in ACCOUNT_EVENTS
+    },
 }
 
 # Which timestamp of the account tells one occurrence of an account event from another.
@@ -309,7 +312,7 @@ def account_event_key(event: WhatsAppAccountEvent, payload: dict[str, Any]) -> s
 
 
 class TimelinesAIReceiver(Receiver):
-    provider = Provider.TIMELINESAI.value
+    provider = "timelinesai"
     auth_failure_status = 404  # like TimelinesAI's own receiver: a wrong secret is "not found"
 
     HANDLED_EVENTS = MESSAGE_EVENTS | ACCOUNT_EVENTS

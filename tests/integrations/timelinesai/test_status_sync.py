@@ -7,11 +7,15 @@ from datetime import timedelta
 import responses
 
 from cerniq.models import Alert
+from integrations.timelinesai.status_sync import (
+    newest_status,
+    sync_delivery_status,
+    sync_phone_status,
+)
 from outreach.models import Message
 from tests.factories import make_lead, make_message, make_phone
 from tests.whatsapp.conftest import BASE, MONDAY_10, api_body
 from whatsapp.models import Phone
-from whatsapp.status_sync import newest_status, sync_delivery_status, sync_phone_status
 
 
 def sent_message(tenant, phone, uid, status="SENT"):

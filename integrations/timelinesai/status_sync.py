@@ -10,15 +10,19 @@ from __future__ import annotations
 import logging
 from datetime import timedelta
 
+from django.db import models
 from django.utils import timezone
 
 from cerniq.provider_errors import ProviderError
 from cerniq.providers import get_backend
 from outreach.models import Channel, Message
+from outreach.replanning import take_phone_offline
 from whatsapp.models import Phone
-from whatsapp.phones import mark_active, mark_offline
+from whatsapp.phones import mark_active
 
 log = logging.getLogger(__name__)
+
+PROVIDER = "timelinesai"
 
 RANK = {Message.Status.SENT: 1, Message.Status.DELIVERED: 2, Message.Status.READ: 3}
 PROVIDER_STATUS = {
@@ -48,7 +52,7 @@ def sync_delivery_status(*, limit: int = 200, max_age: timedelta = timedelta(day
             direction=Message.Direction.OUTBOUND,
             status__in=[Message.Status.SENT, Message.Status.DELIVERED],
             sent_at__gte=since,
-            phone__provider=Phone.Provider.TIMELINESAI,
+            phone__provider=PROVIDER,
         )
         .exclude(provider_message_id="")
         .order_by("sent_at")[:limit]
@@ -72,9 +76,7 @@ def sync_delivery_status(*, limit: int = 200, max_age: timedelta = timedelta(day
 
 def sync_phone_status() -> list[str]:
     """Compare our TimelinesAI phones with `/whatsapp_accounts`; returns the changes."""
-    phones = list(
-        Phone.objects.select_related("tenant").filter(provider=Phone.Provider.TIMELINESAI)
-    )
+    phones = list(Phone.objects.select_related("tenant").filter(provider=PROVIDER))
     if not phones:
         return []
     accounts = {
@@ -86,10 +88,31 @@ def sync_phone_status() -> list[str]:
     for phone in phones:
         status = accounts.get(phone.number.lstrip("+"), "missing").lower()
         if status != "active" and phone.status == Phone.Status.ACTIVE:
-            mark_offline(phone, f"TimelinesAI reports the account {status}")
+            take_phone_offline(phone, f"TimelinesAI reports the account {status}")
             changes.append(f"{phone.number}: ACTIVE → OFFLINE ({status})")
         elif status == "active" and phone.status == Phone.Status.OFFLINE:
             mark_active(phone)
             changes.append(f"{phone.number}: OFFLINE → ACTIVE")
     Phone.objects.filter(pk__in=[p.pk for p in phones]).update(last_health_check_at=now)
     return changes
+
+
+OFFLINE_EVENTS = {"whatsapp:account:disconnected", "whatsapp:account:suspended"}
+ONLINE_EVENTS = {"whatsapp:account:connected", "whatsapp:account:resumed"}
+
+
+def handle_account_event(tenant, event) -> None:
+    """Account webhooks: disconnected/suspended → offline; (re)connected → active.
+    TimelinesAI reports a ban as a disconnect, so a ban is an OFFLINE phone + alert here."""
+    phone = (
+        Phone.objects.select_related("tenant")
+        .filter(tenant=tenant)
+        .filter(models.Q(account_id=event.account_id) | models.Q(number=event.phone))
+        .first()
+    )
+    if phone is None:
+        return
+    if event.event_type in OFFLINE_EVENTS and phone.status == Phone.Status.ACTIVE:
+        take_phone_offline(phone, f"TimelinesAI: {event.event_type.rsplit(':', 1)[-1]}")
+    elif event.event_type in ONLINE_EVENTS and phone.status == Phone.Status.OFFLINE:
+        mark_active(phone)

@@ -1,0 +1,138 @@
+"""The integration registry: every provider is one package and one line in INTEGRATIONS.
+
+An integration package (`integrations/<key>/`, see docs/adding-a-provider.md) declares
+itself in its `__init__.py` with an `Integration`, and nothing else runs on import. From
+the declarations the registry produces what used to be written by hand in several places:
+
+- the backend of each alias (`PROVIDERS` defaults: `whatsapp.timelinesai`, `email.resend`),
+  with options read from the environment variables the integration names;
+- the webhook receivers (`/webhooks/<key>/…`);
+- the provider choices of every model that stores a provider key (one vocabulary);
+- the periodic jobs the integration needs (merged into `PERIODIC_JOBS`);
+- where its webhook fixtures live (`replay_webhook`, the fixture tests).
+
+This module must stay importable from settings.py: it imports nothing of Django's.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+SANDBOX = "sandbox"  # the key of the demo integration (never used silently in production)
+
+
+@dataclass(frozen=True)
+class Option:
+    """A backend option read from the environment (never from code: secrets live there)."""
+
+    env: str
+    default: str = ""
+
+
+@dataclass(frozen=True)
+class Integration:
+    key: str  # URL segment, stored provider value, alias suffix: lowercase, no dots
+    label: str
+    # Backends by channel kind ("whatsapp", "email", …): dotted path of the class.
+    backends: dict[str, str] = field(default_factory=dict)
+    options: dict[str, Option] = field(default_factory=dict)
+    # An environment variable that may name another backend class for every kind (tests,
+    # demos: e.g. TIMELINESAI_BACKEND=integrations.sandbox.whatsapp.SandboxWhatsApp).
+    backend_env: str = ""
+    receiver: str = ""  # dotted path of the webhook Receiver, "" when it sends none
+    periodic_jobs: tuple[dict[str, str], ...] = ()
+    package_dir: Path | None = None  # Path(__file__).parent, for the fixtures
+
+    @property
+    def fixtures(self) -> Path | None:
+        """The recorded webhook payloads (`fixtures/webhooks/*.json`), if any."""
+        if self.package_dir is None:
+            return None
+        folder = self.package_dir / "fixtures" / "webhooks"
+        return folder if folder.is_dir() else None
+
+    def aliases(self) -> list[str]:
+        return [f"{kind}.{self.key}" for kind in self.backends]
+
+    def provider_config(self, kind: str, environ: Any = os.environ) -> dict[str, Any]:
+        """The `PROVIDERS` entry for `<kind>.<key>`, from the environment."""
+        backend = environ.get(self.backend_env, "") if self.backend_env else ""
+        return {
+            "BACKEND": backend or self.backends[kind],
+            "OPTIONS": {name: environ.get(o.env, o.default) for name, o in self.options.items()},
+        }
+
+
+def load(path: str) -> Integration:
+    """The declaration of the integration package at `path` (its `integration`)."""
+    declaration = getattr(importlib.import_module(path), "integration", None)
+    if not isinstance(declaration, Integration):
+        raise TypeError(f"{path} declares no `integration = Integration(...)`")
+    return declaration
+
+
+@functools.cache
+def _declared(paths: tuple[str, ...]) -> tuple[Integration, ...]:
+    found = tuple(load(path) for path in paths)
+    keys = [i.key for i in found]
+    if len(keys) != len(set(keys)):
+        raise ValueError(f"two integrations share a key: {keys}")
+    return found
+
+
+def declared(paths: list[str]) -> tuple[Integration, ...]:
+    return _declared(tuple(paths))
+
+
+def provider_defaults(paths: list[str], environ: Any = os.environ) -> dict[str, dict[str, Any]]:
+    """The `PROVIDERS` entries of the registered integrations (settings.py merges them)."""
+    return {
+        f"{kind}.{integration.key}": integration.provider_config(kind, environ)
+        for integration in declared(paths)
+        for kind in integration.backends
+    }
+
+
+def periodic_jobs(paths: list[str]) -> list[dict[str, str]]:
+    return [job for integration in declared(paths) for job in integration.periodic_jobs]
+
+
+# --- at run time (settings loaded) ------------------------------------------------------
+
+
+def registry() -> dict[str, Integration]:
+    """Key → declaration of every integration in settings.INTEGRATIONS."""
+    from django.conf import settings
+
+    return {i.key: i for i in declared(list(settings.INTEGRATIONS))}
+
+
+def get(key: str) -> Integration | None:
+    return registry().get(key)
+
+
+def receivers() -> dict[str, str]:
+    """URL segment → dotted path of the Receiver, for every integration that has one."""
+    return {key: i.receiver for key, i in registry().items() if i.receiver}
+
+
+def provider_choices(kind: str | None = None) -> list[tuple[str, str]]:
+    """(key, label) of the registered providers, of one channel kind or all of them."""
+    return [(key, i.label) for key, i in registry().items() if kind is None or kind in i.backends]
+
+
+def all_provider_choices() -> list[tuple[str, str]]:
+    return provider_choices()
+
+
+def whatsapp_provider_choices() -> list[tuple[str, str]]:
+    return provider_choices("whatsapp")
+
+
+def email_provider_choices() -> list[tuple[str, str]]:
+    return provider_choices("email")

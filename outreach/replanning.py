@@ -1,0 +1,32 @@
+"""Work queued on a phone that went down goes back to dispatch, on another phone."""
+
+from __future__ import annotations
+
+from django.db import transaction
+from django.utils import timezone
+
+from outreach.models import Journey, Message
+from outreach.sequences import cancel_message
+from whatsapp import phones
+from whatsapp.models import Phone
+
+
+@transaction.atomic
+def take_phone_offline(phone: Phone, reason: str, *, banned: bool = False) -> int:
+    """Phone OFFLINE (or BANNED) + alert; its queued messages are cancelled and their
+    leads lose the sticky phone and become due now, so the next dispatch allocates
+    another phone. Returns how many messages were re-planned."""
+    phones.mark_offline(phone, reason, banned=banned)
+    status = phone.status.lower()
+    queued = list(
+        Message.objects.filter(
+            phone=phone, direction=Message.Direction.OUTBOUND, status=Message.Status.QUEUED
+        ).select_related("tenant")
+    )
+    for message in queued:
+        cancel_message(message, f"phone {phone} went {status}; re-planned")
+    Journey.objects.filter(lead_id__in=[m.lead_id for m in queued]).update(
+        next_action_at=timezone.now()
+    )
+    Journey.objects.filter(assigned_phone=phone).update(assigned_phone=None)
+    return len(queued)

@@ -1,1 +1,0 @@
-"""Webhook receivers for the WhatsApp providers (registered in cerniq.webhooks.RECEIVERS)."""
