@@ -11,6 +11,9 @@ from django.db.models import F, Q
 
 from cerniq import integrations
 
+# A phone number in E.164 form (+40…): leads, sending numbers.
+E164_REGEX = r"^\+[1-9][0-9]{6,14}$"
+
 
 def default_working_days() -> list[int]:
     return [0, 1, 2, 3, 4]  # Monday..Friday, as datetime.weekday()

@@ -85,7 +85,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "django.template.context_processors.i18n",
-                "outreach.context_processors.tenant",
+                "console.context_processors.tenant",
             ],
         },
     },

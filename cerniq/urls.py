@@ -1,11 +1,13 @@
+"""The root URLconf: the platform's own endpoints, then the operator pages (console).
+
+Included by dotted path, never imported: the platform does not depend on the apps above.
+"""
+
 from django.contrib import admin
-from django.contrib.auth import views as auth_views
 from django.urls import include, path, re_path
-from django.views.i18n import set_language
 
 from cerniq import health
 from cerniq.webhooks import WebhookIntakeView
-from outreach.views.auth import home
 
 urlpatterns = [
     path("admin/", admin.site.urls),
@@ -18,15 +20,5 @@ urlpatterns = [
         WebhookIntakeView.as_view(),
         name="webhook-intake",
     ),
-    # Operator pages.
-    path("", home, name="home"),
-    path(
-        "login/",
-        auth_views.LoginView.as_view(redirect_authenticated_user=True),
-        name="login",
-    ),
-    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
-    path("i18n/setlang/", set_language, name="set_language"),
-    path("outreach/review/", include("hitl.urls")),
-    path("outreach/", include("outreach.urls")),
+    path("", include("console.urls_site")),
 ]

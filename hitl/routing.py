@@ -13,9 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from cerniq.models import Tenant
-from outreach.models import Priority
+from outreach.models import POSITIVE_SENTIMENT, Priority
 
-AUTO_REPLY_THRESHOLD = 50
+AUTO_REPLY_THRESHOLD = POSITIVE_SENTIMENT
 
 
 @dataclass(frozen=True)

@@ -13,8 +13,8 @@ Definitions (one place for all of them):
   BOUNCED, dated by ``failed_at`` (else ``sent_at``, else ``created_at``).
 - *Reply*: every inbound message received (``created_at``) in the day, as on the
   dashboard. An *opt-out* is a reply whose routing decision starts with "opt-out".
-- *Positive reply*: a reply the AI triage scored at ``sentiment >= AUTO_REPLY_THRESHOLD``
-  (50: the threshold above which hitl.routing answers with an AI reply) or classified
+- *Positive reply*: a reply the AI triage scored at ``sentiment >= POSITIVE_SENTIMENT``
+  (50: also the threshold above which hitl.routing answers with an AI reply) or classified
   with an interested intent (``POSITIVE_INTENTS``). Opt-outs are never positive:
   their analysis holds the decision only, no triage.
 - *Attribution*: a reply counts for the template version of the last automated (not
@@ -47,9 +47,9 @@ from django.db.models import (
 from django.db.models.functions import Coalesce, Least
 
 from cerniq.models import Tenant
-from hitl.routing import AUTO_REPLY_THRESHOLD
 from outreach.hours import SendingWindow
 from outreach.models import (
+    POSITIVE_SENTIMENT,
     SENT_STATUSES,
     Channel,
     DailyStats,
@@ -71,7 +71,7 @@ OPT_OUT = INBOUND & Q(analysis__decision__startswith="opt-out")
 # An opt-out reply carries no triage (replies._opt_out replaces its analysis), so it can
 # never match POSITIVE.
 POSITIVE = INBOUND & (
-    Q(analysis__triage__sentiment__gte=AUTO_REPLY_THRESHOLD)
+    Q(analysis__triage__sentiment__gte=POSITIVE_SENTIMENT)
     | Q(analysis__triage__intent__in=POSITIVE_INTENTS)
 )
 

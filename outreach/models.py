@@ -8,9 +8,7 @@ from django.db.models import F, Q
 from django.db.models.functions import Upper
 from django.utils.translation import gettext_lazy as _
 
-from cerniq.models import Tenant
-
-E164_REGEX = r"^\+[1-9][0-9]{6,14}$"
+from cerniq.models import E164_REGEX, Tenant
 
 
 class Stage(models.TextChoices):
@@ -35,6 +33,11 @@ class Priority(models.TextChoices):
     HIGH = "HIGH", _("High")
     MEDIUM = "MEDIUM", _("Medium")
     LOW = "LOW", _("Low")
+
+
+# A reply the triage scores at this sentiment or above is positive: the analytics count it
+# so, and routing answers it with an AI reply (SPEC business rules: "sentiment ≥ 50").
+POSITIVE_SENTIMENT = 50
 
 
 class Lead(models.Model):

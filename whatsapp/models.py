@@ -7,8 +7,7 @@ from django.db.models import F, Q
 from django.utils.translation import gettext_lazy as _
 
 from cerniq import integrations
-from cerniq.models import Tenant
-from outreach.models import E164_REGEX
+from cerniq.models import E164_REGEX, Tenant
 from whatsapp.queues import phone_queue
 
 DEFAULT_DAILY_LIMIT = 200

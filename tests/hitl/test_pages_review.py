@@ -13,9 +13,9 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import translation
 
+from console.views.review import sla_label
 from hitl import review, takeover
 from hitl.models import ReviewItem
-from hitl.views import sla_label
 from outreach.models import Journey, Message, Priority, Stage
 from tests.factories import make_lead, make_message, make_outreach_world, make_user
 

@@ -424,8 +424,8 @@ def test_a_lead_without_journey_is_listed_and_shown(logged_in, tenant):
 def test_sorting_by_a_journey_column_pages_leads_without_one_last(
     logged_in, tenant, monkeypatch, fetch_all_ids
 ):
-    monkeypatch.setattr("outreach.views.leads.PER_PAGE", 2)
-    monkeypatch.setattr("outreach.views.leads.FETCH_ALL_IDS", fetch_all_ids)
+    monkeypatch.setattr("console.views.leads.PER_PAGE", 2)
+    monkeypatch.setattr("console.views.leads.FETCH_ALL_IDS", fetch_all_ids)
     now = timezone.now()
     old, newest, middle = (make_lead(tenant) for _ in range(3))
     _journey(old, last_contact_at=now - timedelta(days=3))

@@ -15,8 +15,8 @@ from django.views.decorators.http import require_GET, require_POST
 
 from cerniq.models import Alert
 from cerniq.tenancy import scope_for
+from console.views.dashboard import SENT_STATUSES, local_day_bounds, phone_rows
 from outreach.models import Message
-from outreach.views.dashboard import SENT_STATUSES, local_day_bounds, phone_rows
 from whatsapp import phones
 from whatsapp.models import Phone
 

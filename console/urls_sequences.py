@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from outreach.views import sequences, templates
+from console.views import sequences, templates
 
 urlpatterns: list = [
     path("sequences/", sequences.sequence_list, name="sequences"),

@@ -12,9 +12,9 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from cerniq.tenancy import scope_for
+from console.forms import TemplateForm, VersionFormSet
 from outreach import spintax
 from outreach.analytics import rate
-from outreach.forms import TemplateForm, VersionFormSet
 from outreach.models import Channel, Template, TemplateVersion, known_custom_fields
 
 SAMPLE_VARIABLES = {

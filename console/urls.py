@@ -2,7 +2,7 @@
 
 from django.urls import include, path
 
-from outreach.views import analytics, dashboard, phones
+from console.views import analytics, dashboard, phones
 
 app_name = "outreach"
 
@@ -12,6 +12,6 @@ urlpatterns = [
     path("phones/", phones.phone_list, name="phones"),
     path("analytics/", analytics.analytics, name="analytics"),
     path("phones/<int:pk>/<str:action>/", phones.phone_action, name="phone_action"),
-    path("", include("outreach.urls_leads")),
-    path("", include("outreach.urls_sequences")),
+    path("", include("console.urls_leads")),
+    path("", include("console.urls_sequences")),
 ]

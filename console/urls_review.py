@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from hitl import views
+from console.views import review as views
 
 app_name = "hitl"
 urlpatterns = [

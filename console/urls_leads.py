@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from outreach.views import lead_detail, lead_import, leads
+from console.views import lead_detail, lead_import, leads
 
 urlpatterns = [
     path("leads/", leads.lead_list, name="leads"),

@@ -13,7 +13,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods
 
 from cerniq.tenancy import scope_for
-from outreach.forms import SequenceForm, StepFormSet
+from console.forms import SequenceForm, StepFormSet
 from outreach.models import Enrollment, Sequence, SequenceStep
 from outreach.sequences import EnrollmentError, StepSpec, replace_steps, steps_of
 
