@@ -15,6 +15,7 @@ from django.contrib.auth.models import AnonymousUser
 from django.db.models import Model, QuerySet
 from django.http import Http404, HttpRequest
 from django.shortcuts import get_object_or_404
+from django.utils.translation import gettext as _
 
 from cerniq.models import Membership, Tenant
 
@@ -75,3 +76,11 @@ def switch_tenant(request: HttpRequest, tenant_id: int) -> Tenant:
     request.session[SESSION_KEY] = tenant.pk
     request.__dict__.pop("_tenant_scope", None)
     return tenant
+
+
+def display_name(user: AbstractBaseUser | None) -> str:
+    """How a person is named to their colleagues: full name, else username."""
+    if user is None:
+        return _("someone")
+    full = getattr(user, "get_full_name", lambda: "")()
+    return full or user.get_username()

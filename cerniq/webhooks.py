@@ -69,6 +69,9 @@ class Receiver:
     # so the provider does not retry them.
     IGNORED_EVENTS: frozenset[str] = frozenset()
     IGNORED_PREFIXES: tuple[str, ...] = ()
+    # Exceptions `handle` raises on purpose so the event is processed again later (it
+    # arrived before what it refers to): expected, not a bug.
+    RETRY_LATER: tuple[type[Exception], ...] = ()
     # Status answered when authenticate() fails. Signing providers: 401.
     auth_failure_status: int = 401
 
@@ -85,6 +88,12 @@ class Receiver:
         """Act on a stored event (in a worker). True when handled, False when ignored.
         Raise to fail (the row becomes FAILED and Dramatiq retries)."""
         raise NotImplementedError
+
+    def delivery(self, tenant: Tenant, raw: bytes) -> tuple[str | None, dict[str, str]]:
+        """How the provider would deliver `raw` to `tenant`: (URL token, headers). Used to
+        replay fixtures (`replay_webhook`, the fixture test every integration gets).
+        Providers that sign override this to sign with the tenant's secret."""
+        return tenant.webhook_token, {}
 
     def is_handled(self, event_type: str) -> bool:
         return event_type in self.HANDLED_EVENTS

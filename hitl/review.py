@@ -25,12 +25,13 @@ from datetime import datetime, timedelta
 
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import IntegrityError, transaction
-from django.db.models import F, Q
+from django.db.models import Count, F, Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from cerniq.alerts import raise_alert, resolve_alerts
 from cerniq.models import Alert, Membership, Tenant
+from cerniq.tenancy import display_name
 from hitl.models import ReviewItem
 from outreach import stages
 from outreach.hours import SendingWindow
@@ -60,13 +61,6 @@ class ReviewError(ValueError):
 
 
 # --- helpers -------------------------------------------------------------------------
-
-
-def display_name(user: AbstractBaseUser | None) -> str:
-    if user is None:
-        return _("someone")
-    full = getattr(user, "get_full_name", lambda: "")()
-    return full or user.get_username()
 
 
 def sla_due(tenant: Tenant, priority: str, start: datetime | None = None) -> datetime:
@@ -279,11 +273,6 @@ def approve_draft(item: ReviewItem, user: AbstractBaseUser, text: str | None = N
     """Send the AI draft (or `text`, the operator's edit of it) and resolve the item."""
     locked, journey = _lock(item)
     _check_actor(locked, user)
-    if journey.taken_over_by_id and journey.taken_over_by_id != user.pk:
-        raise ReviewError(
-            _("%(user)s has taken over this conversation; only they can write to the lead now.")
-            % {"user": display_name(journey.taken_over_by)}
-        )
     edited = text is not None
     body = (text if edited else locked.ai_draft).strip()
     if not body:
@@ -443,3 +432,28 @@ def _sync_priorities(lead_ids: set[int]) -> None:
     Journey.objects.bulk_update(
         journeys, ["requires_human_review", "review_priority", "review_reason", "updated_at"]
     )
+
+
+def review_stats(tenant: Tenant, now: datetime) -> dict:
+    """Open review items by priority and SLA breaches: one grouped query."""
+    rows = (
+        ReviewItem.objects.filter(tenant=tenant, status__in=OPEN_STATUSES)
+        .order_by()
+        .values("priority")
+        .annotate(open=Count("pk"), breached=Count("pk", filter=Q(sla_due_at__lt=now)))
+    )
+    found = {row["priority"]: row for row in rows}
+    priorities = [
+        {
+            "value": value,
+            "label": label,
+            "open": found.get(value, {}).get("open", 0),
+            "breached": found.get(value, {}).get("breached", 0),
+        }
+        for value, label in Priority.choices
+    ]
+    return {
+        "priorities": priorities,
+        "open_total": sum(p["open"] for p in priorities),
+        "breached_total": sum(p["breached"] for p in priorities),
+    }

@@ -26,17 +26,15 @@ hand_back(lead, user, *, stage=None, resume=True)
 
 from __future__ import annotations
 
-from zoneinfo import ZoneInfo
-
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
-from django.utils.formats import date_format
 from django.utils.translation import gettext as _
 
-from hitl.review import ReviewError, check_member, display_name
+from cerniq.tenancy import display_name
+from hitl.review import ReviewError, check_member
 from outreach import sequences, stages
-from outreach.manual import SendRefused, send_manual
+from outreach.manual import SendRefused, held_by_message, send_manual
 from outreach.models import Enrollment, Journey, Lead, Message
 
 STOP_REASON = "takeover"
@@ -54,21 +52,7 @@ def _journey(lead: Lead) -> Journey:
 
 
 def _held_by_someone_else(journey: Journey) -> TakeoverError:
-    zone = ZoneInfo(journey.tenant.time_zone)
-    at = timezone.localtime(journey.taken_over_at, zone) if journey.taken_over_at else None
-    who = display_name(journey.taken_over_by)
-    if at is None:
-        return TakeoverError(
-            _("%(user)s took over this conversation; ask them to hand it back first.")
-            % {"user": who}
-        )
-    return TakeoverError(
-        _(
-            "%(user)s took over this conversation on %(day)s at %(time)s; "
-            "ask them to hand it back first."
-        )
-        % {"user": who, "day": date_format(at, "d M"), "time": f"{at:%H:%M}"}
-    )
+    return TakeoverError(held_by_message(journey))
 
 
 @transaction.atomic

@@ -19,7 +19,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from cerniq.models import Tenant
-from outreach import pacing, quota, spintax, stages
+from outreach import pacing, spintax, stages
 from outreach.channels import choose_channel
 from outreach.delivery import enqueue_message
 from outreach.hours import SendingWindow
@@ -33,6 +33,7 @@ from outreach.models import (
     SequenceStep,
     TemplateVersion,
 )
+from whatsapp import quota
 from whatsapp.models import Phone
 
 log = logging.getLogger(__name__)
@@ -165,7 +166,7 @@ def dispatch_due(
         result.eligible = len(journeys)
         if not journeys:
             return result
-        batch = _Batch(tenant, journeys, window.local_date(now))
+        batch = _Batch(tenant, journeys, quota.quota_day(tenant, now))
         plans = _plan(journeys, batch, window, now, result)
         if dry_run:
             for plan in plans:
@@ -311,7 +312,9 @@ def _write(
         p.pk: p for p in Phone.objects.filter(pk__in=[p.phone_id for p in fresh if p.phone_id])
     }
     granted = quota.reserve_many(
-        dict(wanted), window.local_date(now), limits={pk: phones[pk].daily_limit for pk in wanted}
+        dict(wanted),
+        quota.quota_day(tenant, now),
+        limits={pk: phones[pk].daily_limit for pk in wanted},
     )
     messages, keep = [], []
     for plan in fresh:
@@ -321,7 +324,7 @@ def _write(
                 continue
             granted[plan.phone_id] -= 1
         keep.append(plan)
-        messages.append(_message(tenant, plan, now, window.local_date(now)))
+        messages.append(_message(tenant, plan, now, quota.quota_day(tenant, now)))
         result.dispatched[plan.channel] += 1
     Message.objects.bulk_create(messages, batch_size=500)
     _switch_to_fallbacks(tenant, keep, now)

@@ -5,23 +5,51 @@ from __future__ import annotations
 
 import uuid
 from functools import partial
+from zoneinfo import ZoneInfo
 
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
+from django.utils.formats import date_format
 from django.utils.translation import gettext as _
 
-from outreach import quota
+from cerniq.tenancy import display_name
 from outreach.delivery import enqueue_message
-from outreach.hours import SendingWindow
 from outreach.models import Channel, Journey, Lead, Message
+from outreach.spintax import CHANNEL_LIMITS
+from whatsapp import quota
 from whatsapp.models import Phone
 
-MAX_WHATSAPP_TEXT = 2000
+MAX_WHATSAPP_TEXT = CHANNEL_LIMITS[Channel.WHATSAPP]
 
 
 class SendRefused(ValueError):
     """The message may not be sent; the text says why, for the operator."""
+
+
+def held_by_message(journey: Journey) -> str:
+    """Why only the holder may write: "Ana took over this conversation on 24 Nov at 10:05…"."""
+    who = display_name(journey.taken_over_by)
+    if journey.taken_over_at is None:
+        return _("%(user)s took over this conversation; ask them to hand it back first.") % {
+            "user": who
+        }
+    at = timezone.localtime(journey.taken_over_at, ZoneInfo(journey.tenant.time_zone))
+    return _(
+        "%(user)s took over this conversation on %(day)s at %(time)s; "
+        "ask them to hand it back first."
+    ) % {"user": who, "day": date_format(at, "d M"), "time": f"{at:%H:%M}"}
+
+
+def check_takeover(journey: Journey, user: AbstractBaseUser | None) -> None:
+    """The takeover guard (the one place): while a person holds the conversation only
+    they write to the lead; automation (`user` None) never does."""
+    if not journey.taken_over_by_id:
+        return
+    if user is None:
+        raise SendRefused(_("An operator has taken over this conversation; automation is off."))
+    if journey.taken_over_by_id != user.pk:
+        raise SendRefused(held_by_message(journey))
 
 
 def _phone_for(lead: Lead, journey: Journey) -> tuple[Phone, bool]:
@@ -43,8 +71,7 @@ def _phone_for(lead: Lead, journey: Journey) -> tuple[Phone, bool]:
         phone = usable.filter(pk=candidate).first() if candidate else None
         if phone is not None:
             return phone, candidate != chat_phone
-    window = SendingWindow.for_tenant(lead.tenant)
-    day = window.local_date(timezone.now())
+    day = quota.quota_day(lead.tenant)
     phones = list(usable)
     status = quota.status_many(
         [p.pk for p in phones], day, limits={p.pk: p.daily_limit for p in phones}
@@ -89,15 +116,16 @@ def queue_reply(
         raise SendRefused(
             _("WhatsApp messages are limited to %(n)d characters.") % {"n": MAX_WHATSAPP_TEXT}
         )
-    journey = Journey.objects.select_for_update().get(lead=lead)
+    journey = Journey.objects.select_for_update().select_related("taken_over_by").get(lead=lead)
     if journey.whatsapp_opted_out and not allow_opted_out:
         raise SendRefused(_("This lead opted out of WhatsApp; nothing can be sent to it there."))
+    check_takeover(journey, user if is_manual else None)
     if not lead.phone:
         raise SendRefused(_("This lead has no phone number."))
     phone, new_contact = _phone_for(lead, journey)
     day = None
     if new_contact:
-        day = SendingWindow.for_tenant(lead.tenant).local_date(timezone.now())
+        day = quota.quota_day(lead.tenant)
         if not quota.reserve_new_contact(phone, day):
             raise SendRefused(
                 _("%(phone)s has no new-contact quota left today.") % {"phone": phone}

@@ -39,9 +39,9 @@ from cerniq.provider_errors import (
 from outreach import sequences, stages
 from outreach.hours import SendingWindow
 from outreach.models import Enrollment, Journey, Message, TemplateVersion
-from outreach.quota import release
 from outreach.sequences import cancel_message, is_opt_out_confirmation
 from outreach.transports import Transport, transport_for
+from whatsapp.quota import release
 
 log = logging.getLogger(__name__)
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from zoneinfo import ZoneInfo
 
 from django.db import transaction
 from django.db.models import QuerySet
@@ -19,8 +18,18 @@ from django.utils.translation import gettext as _
 
 from outreach import stages
 from outreach.hours import SendingWindow
-from outreach.models import Enrollment, Journey, Lead, Message, Sequence, SequenceStep, Stage
-from outreach.quota import release
+from outreach.models import (
+    Enrollment,
+    Journey,
+    Lead,
+    Message,
+    Sequence,
+    SequenceStep,
+    Stage,
+    Template,
+    TemplateVersion,
+)
+from whatsapp.quota import quota_day, release
 
 # Stage changes that end automation for the lead, with the stop reason recorded.
 STOPPING_STAGES = {
@@ -88,6 +97,57 @@ def replace_steps(sequence: Sequence, specs: list[StepSpec]) -> int:
     Sequence.objects.filter(pk=locked.pk).update(version=version)
     sequence.version = version
     return version
+
+
+@dataclass(frozen=True)
+class VersionSpec:
+    """A template version as the editor submits it; `id` None for a new version."""
+
+    body: str
+    subject: str = ""
+    weight: int = 100
+    is_active: bool = True
+    id: int | None = None
+
+
+@transaction.atomic
+def save_versions(template: Template, specs: list[VersionSpec]) -> list[TemplateVersion]:
+    """Apply the editor's versions: new ones get the next numbers; a version whose text
+    changed after it was used (messages carry it) is retired and its new text becomes a new
+    version, so each version's results stay those of one text; weight and on/off are
+    changed in place. Returns the versions as saved, in the order of `specs`."""
+    Template.objects.select_for_update().filter(pk=template.pk).first()
+    existing = {v.pk: v for v in template.versions.all()}
+    used = set(
+        Message.objects.filter(template_version_id__in=list(existing))
+        .values_list("template_version_id", flat=True)
+        .distinct()
+    )
+    last = max((v.version for v in existing.values()), default=0)
+    saved = []
+    for spec in specs:
+        fields = {"subject": spec.subject, "body": spec.body, "weight": spec.weight}
+        current = existing.get(spec.id) if spec.id is not None else None
+        if current is not None:
+            text_changed = (current.body, current.subject) != (spec.body, spec.subject)
+            if not (text_changed and current.pk in used):
+                TemplateVersion.objects.filter(pk=current.pk).update(
+                    **fields, is_active=spec.is_active
+                )
+                saved.append(TemplateVersion.objects.get(pk=current.pk))
+                continue
+            TemplateVersion.objects.filter(pk=current.pk).update(is_active=False)
+        last += 1
+        saved.append(
+            TemplateVersion.objects.create(
+                tenant_id=template.tenant_id,
+                template=template,
+                version=last,
+                is_active=spec.is_active,
+                **fields,
+            )
+        )
+    return saved
 
 
 def first_run_at(window: SendingWindow, step: SequenceStep, at: datetime) -> datetime:
@@ -232,9 +292,7 @@ def cancel_message(message: Message, reason: str, *, status: str = Message.Statu
 
 def reservation_day(message: Message) -> date:
     """The local day whose quota a new-contact message took."""
-    if message.quota_day:
-        return message.quota_day
-    return timezone.localtime(message.created_at, ZoneInfo(message.tenant.time_zone)).date()
+    return message.quota_day or quota_day(message.tenant, message.created_at)
 
 
 @transaction.atomic

@@ -34,13 +34,20 @@ from typing import TYPE_CHECKING
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
+from whatsapp import backends as whatsapp_backends
+
 if TYPE_CHECKING:
     from outreach.models import Lead
 
 KNOWN_VARIABLES: frozenset[str] = frozenset(
     {"company_name", "contact_name", "county", "locality", "cui"}
 )
-CHANNEL_LIMITS: dict[str, int] = {"WHATSAPP": 2000, "EMAIL_COLD": 10000, "EMAIL_WARM": 50000}
+# The longest text of each channel (WhatsApp's is its backends' common limit).
+CHANNEL_LIMITS: dict[str, int] = {
+    "WHATSAPP": whatsapp_backends.MAX_TEXT,
+    "EMAIL_COLD": 10000,
+    "EMAIL_WARM": 50000,
+}
 
 NOMINAL_VARIABLE_LENGTH = 40  # length check: a variable without fallback counts as this long
 PREVIEW_ENUMERATE_LIMIT = 2000  # preview lists every variant up to this many, else samples

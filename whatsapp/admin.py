@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from datetime import date, timedelta
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from django.contrib import admin, messages
 from django.db.models import Prefetch, QuerySet
@@ -12,15 +11,12 @@ from django.template.defaultfilters import pluralize
 from django.utils import timezone
 
 from whatsapp.models import Phone, QuotaUsage
+from whatsapp.quota import quota_day
 
 
 def tenant_today(phone: Phone) -> date:
-    """Today's date in the phone's tenant time zone (the day QuotaUsage rows use)."""
-    try:
-        zone = ZoneInfo(phone.tenant.time_zone)
-    except (ZoneInfoNotFoundError, ValueError):
-        zone = timezone.get_default_timezone()
-    return timezone.localdate(timezone=zone)
+    """Today's quota day for the phone (the day QuotaUsage rows use)."""
+    return quota_day(phone.tenant)
 
 
 @admin.register(Phone)

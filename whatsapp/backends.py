@@ -12,6 +12,11 @@ from typing import Any
 
 from cerniq.provider_errors import SendResult
 
+# The longest WhatsApp text we send: the smallest limit of the providers we use
+# (TimelinesAI's `text` takes 2,000 characters). Templates, manual messages, AI replies
+# and every backend's own check use this one number.
+MAX_TEXT = 2000
+
 
 class WhatsAppBackend(ABC):
     # False for backends that talk to nobody (the sandbox): no credentials to check.

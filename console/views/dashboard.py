@@ -6,14 +6,12 @@ phones or messages; the stats block is also served alone for htmx polling.
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from datetime import date, datetime
 
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
-from django.db.models import BooleanField, Count, ExpressionWrapper, Q
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
@@ -22,15 +20,13 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 from django.views.decorators.http import require_GET
 
-from cerniq.models import Tenant
 from cerniq.tenancy import TenantScope, scope_for
-from hitl.models import ReviewItem
-from outreach import quota
-from outreach.analytics import FIRST_CONTACT, day_bounds, local_today, rate
-from outreach.models import SENT_STATUSES, Channel, Message, Priority
+from hitl.review import review_stats
+from outreach.analytics import local_day_bounds, message_stats
+from outreach.models import Message
+from whatsapp import quota
 from whatsapp.models import Phone
 
-OPEN_REVIEW = (ReviewItem.Status.OPEN, ReviewItem.Status.ASSIGNED)
 RECENT_ACTIVITY = 15
 
 # Model choice labels the templates translate at run time ({% translate value %}); listed
@@ -57,25 +53,6 @@ CHOICE_LABELS = (
 
 
 @dataclass(frozen=True)
-class Period:
-    new_contacts: int
-    followups: int
-    replies: int
-
-
-@dataclass(frozen=True)
-class ChannelRate:
-    channel: str
-    label: str
-    sent: int
-    replies: int
-
-    @property
-    def rate(self) -> float | None:
-        return rate(self.replies, self.sent)
-
-
-@dataclass(frozen=True)
 class PhoneRow:
     phone: Phone
     used: int
@@ -88,110 +65,6 @@ class PhoneRow:
     @property
     def percent(self) -> int:
         return min(100, round(100 * self.used / self.limit)) if self.limit else 100
-
-
-def local_day_bounds(tenant: Tenant, now: datetime) -> tuple[date, datetime, datetime]:
-    """The tenant's local day, its first instant, and the first instant of the 7-day window."""
-    today = local_today(tenant, now)
-    today_start = day_bounds(tenant, today)[0]
-    week_start = day_bounds(tenant, today - timedelta(days=6))[0]
-    return today, today_start, week_start
-
-
-def _flag(condition: Q) -> ExpressionWrapper:
-    return ExpressionWrapper(condition, output_field=BooleanField())
-
-
-def message_stats(scope: TenantScope, today_start: datetime, week_start: datetime) -> dict:
-    """Counts per channel for today and the week: two small grouped queries, added up here.
-
-    Outbound: the week's sent messages (SENT/DELIVERED/READ by sent_at) grouped by channel,
-    first contact or not (FIRST_CONTACT), manual or not, and today or not; a new contact is
-    a first contact, a follow-up any other automated message. Inbound: the week's replies
-    (by created_at) by channel and today or not. Both read a covering index only
-    (message_tenant_sent_idx, message_tenant_dir_created_idx) and count `direction` (never
-    null, in both indexes) so that no table row is fetched; grouping, rather than one
-    FILTER per figure, evaluates each condition once per message.
-    """
-    messages = scope.queryset(Message).order_by()
-    outbound = (
-        messages.filter(
-            direction=Message.Direction.OUTBOUND,
-            status__in=SENT_STATUSES,
-            sent_at__gte=week_start,
-        )
-        .annotate(first=_flag(FIRST_CONTACT), today=_flag(Q(sent_at__gte=today_start)))
-        .values("channel", "first", "is_manual", "today")
-        .annotate(n=Count("direction"))
-    )
-    inbound = (
-        messages.filter(direction=Message.Direction.INBOUND, created_at__gte=week_start)
-        .annotate(today=_flag(Q(created_at__gte=today_start)))
-        .values("channel", "today")
-        .annotate(n=Count("direction"))
-    )
-    by_channel: dict[str, Counter] = {}
-    for row in outbound:
-        counts = by_channel.setdefault(row["channel"], Counter())
-        counts["sent_week"] += row["n"]
-        if row["first"]:  # NULL (no step) is not a first contact
-            kind = "new"
-        elif not row["is_manual"]:
-            kind = "fu"
-        else:
-            continue
-        counts[f"{kind}_week"] += row["n"]
-        if row["today"]:
-            counts[f"{kind}_today"] += row["n"]
-    for row in inbound:
-        counts = by_channel.setdefault(row["channel"], Counter())
-        counts["replies_week"] += row["n"]
-        if row["today"]:
-            counts["replies_today"] += row["n"]
-
-    def total(key: str) -> int:
-        return sum(row.get(key, 0) for row in by_channel.values())
-
-    rates = [
-        ChannelRate(
-            channel=value,
-            label=label,
-            sent=by_channel.get(value, {}).get("sent_week", 0),
-            replies=by_channel.get(value, {}).get("replies_week", 0),
-        )
-        for value, label in Channel.choices
-    ]
-    return {
-        "today": Period(total("new_today"), total("fu_today"), total("replies_today")),
-        "week": Period(total("new_week"), total("fu_week"), total("replies_week")),
-        "rates": rates,
-    }
-
-
-def review_stats(scope: TenantScope, now: datetime) -> dict:
-    """Open review items by priority and SLA breaches: one grouped query."""
-    rows = (
-        scope.queryset(ReviewItem)
-        .filter(status__in=OPEN_REVIEW)
-        .order_by()
-        .values("priority")
-        .annotate(open=Count("pk"), breached=Count("pk", filter=Q(sla_due_at__lt=now)))
-    )
-    found = {row["priority"]: row for row in rows}
-    priorities = [
-        {
-            "value": value,
-            "label": label,
-            "open": found.get(value, {}).get("open", 0),
-            "breached": found.get(value, {}).get("breached", 0),
-        }
-        for value, label in Priority.choices
-    ]
-    return {
-        "priorities": priorities,
-        "open_total": sum(p["open"] for p in priorities),
-        "breached_total": sum(p["breached"] for p in priorities),
-    }
 
 
 def phone_colour(phone: Phone, used: int, limit: int) -> tuple[str, str]:
@@ -251,8 +124,8 @@ def dashboard_context(request: HttpRequest) -> dict:
     return {
         "today": today,
         "now": now,
-        **message_stats(scope, today_start, week_start),
-        "review": review_stats(scope, now),
+        **message_stats(scope.tenant, today_start, week_start),
+        "review": review_stats(scope.tenant, now),
         "phones": phone_rows(scope, today),
         "recent": recent,
     }

@@ -125,13 +125,8 @@ def _hand_back(request: HttpRequest, lead: Lead, journey: Journey) -> str:
 
 
 def _send(request: HttpRequest, lead: Lead, journey: Journey) -> str:
-    text = request.POST.get("text", "")
-    if journey.taken_over_by_id:
-        # Held by this user: the takeover path. Held by someone else: send_as_operator
-        # refuses, naming the holder (a plain manual send would go around the takeover).
-        takeover.send_as_operator(lead, request.user, text)
-    else:
-        send_manual(lead, text, user=request.user)
+    # Refused (naming the holder) when someone else took the conversation over.
+    send_manual(lead, request.POST.get("text", ""), user=request.user)
     return _("Message queued.")
 
 

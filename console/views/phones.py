@@ -15,8 +15,9 @@ from django.views.decorators.http import require_GET, require_POST
 
 from cerniq.models import Alert
 from cerniq.tenancy import scope_for
-from console.views.dashboard import SENT_STATUSES, local_day_bounds, phone_rows
-from outreach.models import Message
+from console.views.dashboard import phone_rows
+from outreach.analytics import local_day_bounds
+from outreach.models import SENT_STATUSES, Message
 from whatsapp import phones
 from whatsapp.models import Phone
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db import transaction
-from django.db.models import Max, Prefetch
+from django.db.models import Prefetch
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
@@ -13,7 +13,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from cerniq.tenancy import scope_for
 from console.forms import TemplateForm, VersionFormSet
-from outreach import spintax
+from outreach import sequences, spintax
 from outreach.analytics import rate
 from outreach.models import Channel, Template, TemplateVersion, known_custom_fields
 
@@ -80,22 +80,19 @@ def template_edit(request: HttpRequest, pk: int | None = None) -> HttpResponse:
         if form.is_valid() and versions.is_valid():
             with transaction.atomic():
                 saved = form.save()
-                last = saved.versions.aggregate(m=Max("version"))["m"] or 0
-                for data in versions.filled():
-                    fields = {
-                        "subject": data["subject"],
-                        "body": data["body"],
-                        "weight": data["weight"],
-                        "is_active": data["is_active"],
-                    }
-                    version = existing.get(data.get("id") or 0)
-                    if version is not None:
-                        TemplateVersion.objects.filter(pk=version.pk).update(**fields)
-                    else:
-                        last += 1
-                        TemplateVersion.objects.create(
-                            tenant=tenant, template=saved, version=last, **fields
+                sequences.save_versions(
+                    saved,
+                    [
+                        sequences.VersionSpec(
+                            id=data.get("id") or None,
+                            subject=data["subject"],
+                            body=data["body"],
+                            weight=data["weight"],
+                            is_active=data["is_active"],
                         )
+                        for data in versions.filled()
+                    ],
+                )
             messages.success(request, _("Template %(name)s saved.") % {"name": saved.name})
             return redirect("outreach:template", pk=saved.pk)
     else:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import unicodedata
 from dataclasses import dataclass
 from datetime import date
+
+from outreach import optout
 
 INTENTS = (
     "interested",
@@ -50,18 +51,5 @@ class TriageBackend:
         raise NotImplementedError
 
 
-# Typographic quotes and dashes to ASCII, before diacritics are stripped.
-_PUNCTUATION = str.maketrans(
-    {"\u2019": "'", "\u2018": "'", "`": "'", "\u00b4": "'", "\u2013": "-", "\u2014": "-"}
-)
-
-
-def normalise(text: str) -> str:
-    """Lowercase, no diacritics (ș/ş→s, ț/ţ→t, ă/â→a, î→i), single spaces, stripped.
-
-    NFKD splits both the comma-below (ș U+0219) and the cedilla (ş U+015F) forms into a base
-    letter plus a combining mark, and the marks are dropped; emoji are kept.
-    """
-    decomposed = unicodedata.normalize("NFKD", text.translate(_PUNCTUATION).lower())
-    stripped = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
-    return " ".join(stripped.split())
+# One normalisation of reply text for opt-out detection and triage alike.
+normalise = optout.normalise

@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from outreach import optout
+
 
 def _words(text: str) -> frozenset[str]:
     return frozenset(text.split())
@@ -41,45 +43,8 @@ _WEEKDAY = r"luni|marti|miercuri|joi|vineri|sambata|duminica"
 
 CUES: tuple[Cue, ...] = (
     # --- unsubscribe: weight 5, decided before anything else ----------------------------
-    _cue(
-        r"dezabonare|dezabonez|dezabonati|dezabonam|dezabona|dezaboneaza|dezabonat|"
-        r"unsubscribe|unsubscribed|unsub|optout|opt (me )?out",
-        "unsubscribe",
-        5,
-    ),
-    _cue(
-        r"(nu|n) (ma |ne |mi |imi )?mai (trimiteti|trimite|scrieti|scrie|sunati|suna|"
-        r"contactati|contacta|deranjati|deranja|spamati)",
-        "unsubscribe",
-        5,
-    ),
-    _cue(r"(nu|n) (ma|ne) (contactati|deranjati)", "unsubscribe", 5),
-    _cue(
-        r"(nu|n) (mai )?(vreau|vrem|doresc|dorim) (sa (mai )?)?(primesc|primim|fiu contactat\w*|"
-        r"fiu sunat\w*|mesaje|sms|emailuri|e mailuri|oferte)",
-        "unsubscribe",
-        5,
-    ),
-    _cue(
-        r"(stergeti|sterge|scoateti|scoate|eliminati) (ma|ne|mi|numarul|datele|adresa)|"
-        r"(ma|ne) (stergeti|scoateti|eliminati) (din|de pe|de la)",
-        "unsubscribe",
-        5,
-    ),
-    _cue(
-        r"(remove|delete|take) (me|us|my (number|email|details|data|contact))|"
-        r"(do not|dont|never) (contact|message|text|email|call|write to) (me|us)|"
-        r"no more (messages|emails|texts|calls)|leave (me|us) alone|lasati (ma|ne) in pace|"
-        r"stop (spam|mesaje|mesajele|mesajelor|sms|messages|messaging|texting|emailing|"
-        r"emails|contacting|sending|writing)|"
-        r"(opriti|oprire|opreste|opriti va cu) (\w+ )?(mesaje|mesajele|mesajelor|trimiterea|sms|"
-        r"spam|spamul|notificarile|apelurile)|ajunge cu (mesajele|mesaje|sms|spam|apelurile)|"
-        r"(dont|do not|no longer) (want|wish) (to )?(receive |get )?(any )?(more )?(messages|"
-        r"emails|texts|sms|calls)|(retrag|retrageti|retragem|revoc|revocati) (\w+ ){0,2}"
-        r"(consimtamantul|acordul)|withdraw (my |our )?consent",
-        "unsubscribe",
-        5,
-    ),
+    # The opt-out vocabulary is outreach.optout's: one list for both detectors.
+    *(_cue(pattern, "unsubscribe", 5) for pattern in optout.STOP_PATTERNS),
     # --- out_of_office: weight 4 ----------------------------------------------------------
     _cue(
         r"(?P<h>concediu|concediul)|raspuns automat|mesaj automat|auto ?reply|"
@@ -503,8 +468,8 @@ YES_FILLER = YES | _words(
 NO = _words("nu no nope nah pass")
 NO_FILLER = NO | _words("multumesc multumim mersi multam merci thanks thank you va rog")
 
-CLAUSE_SPLIT = re.compile(r"[.!?;:\n()]+|,|\s-\s|\b(?:dar|insa|but|however|though)\b")
-TOKEN = re.compile(r"[a-z0-9]+")
+CLAUSE_SPLIT = optout.CLAUSE_SPLIT
+TOKEN = optout.TOKEN
 PHONE = re.compile(r"(?<!\d)(?:\+?40|0)\s?7\d{2}[\s.-]?\d{3}[\s.-]?\d{3}(?!\d)")
 EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.]+")
 

@@ -21,9 +21,8 @@ from cerniq.provider_errors import (
     RejectedRequest,
     SendResult,
 )
-from whatsapp.backends import WhatsAppBackend
+from whatsapp.backends import MAX_TEXT, WhatsAppBackend
 
-MAX_TEXT = 2000  # TimelinesAI's limit for `text`
 CLOCK_DRIFT = timedelta(minutes=5)
 _E164 = re.compile(r"^\+[1-9][0-9]{6,14}$")
 

@@ -51,13 +51,12 @@ from cerniq.provider_errors import (
     RejectedRequest,
     SendResult,
 )
-from whatsapp.backends import WhatsAppBackend
+from whatsapp.backends import MAX_TEXT, WhatsAppBackend
 
 logger = logging.getLogger(__name__)
 
 API_BASE = "https://app.timelines.ai/integrations/api"
 USER_AGENT = "CerniqOutreach/0.1 (+https://cerniq.app)"
-MAX_TEXT = 2000  # TimelinesAI's limit for `text` (TL-OAS)
 DEFAULT_RETRY_AFTER = 60  # seconds, for a 429 without Retry-After
 FIND_SENT_MAX_PAGES = 3  # 50 messages a page
 # `after` is widened by the largest UTC offset, because TimelinesAI's docs do not say in which

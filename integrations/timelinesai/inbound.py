@@ -9,16 +9,13 @@ from django.db import IntegrityError, transaction
 
 from cerniq.models import Tenant
 from hitl.replies import process_reply
+from integrations.timelinesai.receiver import NotYetKnown
 from outreach.models import Channel, Lead, Message
 from whatsapp.models import Phone
 
 log = logging.getLogger(__name__)
 
 API_ORIGIN = "public api"
-
-
-class NotYetKnown(RuntimeError):
-    """Our own send came back before we recorded it; processing is retried."""
 
 
 def find_lead(tenant: Tenant, *, chat_id: str, phone: str) -> Lead | None:

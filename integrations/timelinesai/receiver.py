@@ -32,6 +32,11 @@ from cerniq.webhooks import MalformedPayload, Receiver, tenant_for_url_token
 
 log = logging.getLogger(__name__)
 
+
+class NotYetKnown(RuntimeError):
+    """Our own send came back before we recorded it; processing is retried."""
+
+
 MESSAGE_EVENTS = frozenset({"message:received:new", "message:sent:new"})
 ACCOUNT_EVENTS = frozenset(
     {
@@ -316,6 +321,7 @@ class TimelinesAIReceiver(Receiver):
     auth_failure_status = 404  # like TimelinesAI's own receiver: a wrong secret is "not found"
 
     HANDLED_EVENTS = MESSAGE_EVENTS | ACCOUNT_EVENTS
+    RETRY_LATER = (NotYetKnown,)
     IGNORED_EVENTS = frozenset(
         {
             # Fires for every message in both directions, duplicating message:received:new

@@ -14,6 +14,7 @@ from hitl import review
 from hitl.review import ReviewError
 from hitl.takeover import TakeoverError, hand_back, send_as_operator, take_over
 from outreach.dispatch import dispatch_due
+from outreach.manual import SendRefused, queue_reply, send_manual
 from outreach.models import Enrollment, Journey, Message, Priority, Stage, StageTransition
 from outreach.sending import send_message
 from tests.factories import make_message, make_outreach_world, make_user
@@ -127,6 +128,19 @@ def test_only_the_holder_writes_to_a_taken_over_lead(lead, operator):
     assert not Message.objects.filter(lead=lead, is_manual=True).exists()
 
 
+def test_the_guard_is_in_queue_reply_for_every_caller(lead, operator):
+    """Pages, the review queue and automation all queue through outreach.manual, which
+    refuses anyone but the holder, and automation altogether, while a lead is taken over."""
+    take_over(lead, operator)
+    colleague = make_user(lead.tenant, username="maria")
+    with pytest.raises(SendRefused, match="took over this conversation on"):
+        send_manual(lead, "Bună ziua", user=colleague)
+    with pytest.raises(SendRefused, match="automation is off"):
+        queue_reply(lead, "Mulțumim!", reason="AI auto-reply", is_manual=False)
+    assert not Message.objects.filter(lead=lead, status=Message.Status.QUEUED).exists()
+    assert send_manual(lead, "Bună ziua", user=operator).sent_by == operator
+
+
 def test_a_refused_operator_message_is_a_takeover_error(lead, operator):
     take_over(lead, operator)
     with pytest.raises(TakeoverError, match="empty"):
@@ -137,7 +151,7 @@ def test_review_approval_is_refused_to_others_during_a_takeover(lead, operator):
     item = review.open_item(lead, reason="reply", priority=Priority.HIGH, draft="Bună ziua!")
     take_over(lead, operator)
     colleague = make_user(lead.tenant, username="maria")
-    with pytest.raises(ReviewError, match="has taken over this conversation"):
+    with pytest.raises(ReviewError, match="took over this conversation on"):
         review.approve_draft(item, colleague)
     message = review.approve_draft(item, operator)
     assert message.sent_by == operator

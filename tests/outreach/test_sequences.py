@@ -8,7 +8,15 @@ import time_machine
 
 from outreach import sequences, stages
 from outreach.models import Enrollment, Journey, Message, Stage
-from outreach.sequences import EnrollmentError, StepSpec, advance_after_send, enroll, replace_steps
+from outreach.sequences import (
+    EnrollmentError,
+    StepSpec,
+    VersionSpec,
+    advance_after_send,
+    enroll,
+    replace_steps,
+    save_versions,
+)
 from tests.factories import make_lead, make_message, make_outreach_world, make_template
 from whatsapp.models import QuotaUsage
 
@@ -122,3 +130,35 @@ def test_lead_without_journey_in_tenant_is_skipped(world, other_tenant):
     stranger = make_lead(other_tenant)
     result = sequences.enroll_many([stranger], world["sequence"])
     assert result.enrolled == 0 and result.skipped == {"not in this workspace": 1}
+
+
+def test_editing_a_used_versions_text_makes_a_new_version_and_keeps_the_results(tenant):
+    template = make_template(tenant, name="Oferta")
+    used = template.versions.get()
+    make_message(make_lead(tenant), template_version=used)
+    fresh = save_versions(template, [VersionSpec(body="Salut {{company_name}}", weight=10)])[0]
+    saved = save_versions(
+        template,
+        [
+            VersionSpec(id=used.pk, body="Bună ziua, text nou", weight=90),
+            VersionSpec(id=fresh.pk, body="Hei {{company_name}}", weight=20),
+        ],
+    )
+    rows = list(template.versions.order_by("version").values_list("version", "body", "is_active"))
+    assert rows == [
+        (1, used.body, False),  # retired: its messages and results keep their text
+        (2, "Hei {{company_name}}", True),  # never used: edited in place
+        (3, "Bună ziua, text nou", True),
+    ]
+    assert [v.version for v in saved] == [3, 2]
+
+
+def test_changing_only_weight_or_state_of_a_used_version_stays_in_place(tenant):
+    template = make_template(tenant, name="Pondere")
+    version = template.versions.get()
+    make_message(make_lead(tenant), template_version=version)
+    save_versions(
+        template,
+        [VersionSpec(id=version.pk, body=version.body, subject=version.subject, weight=5)],
+    )
+    assert list(template.versions.values_list("version", "weight", "is_active")) == [(1, 5, True)]

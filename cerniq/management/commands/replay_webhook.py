@@ -10,6 +10,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from cerniq import integrations
 from cerniq.models import Tenant
+from cerniq.webhooks import get_receiver
 
 
 def fixture_dir(provider: str) -> Path:
@@ -64,27 +65,33 @@ class Command(BaseCommand):
         **options: Any,
     ) -> None:
         try:
-            token = Tenant.objects.values_list("webhook_token", flat=True).get(slug=tenant)
+            tenant_row = Tenant.objects.get(slug=tenant)
         except Tenant.DoesNotExist:
             raise CommandError(f"Unknown tenant {tenant!r} (give its slug).") from None
         path = resolve_fixture(fixture, provider)
         body = path.read_bytes()
-        base = url.rstrip("/")
-        endpoint = f"{base}/webhooks/{provider}/{token}/"
-        shown = f"{base}/webhooks/{provider}/{token[:4]}…/"  # the token is a secret
+        # Delivered as the provider would: its URL token and/or its signature headers.
+        token, headers = get_receiver(provider).delivery(tenant_row, body)
+        intake = f"{url.rstrip('/')}/webhooks/{provider}/"
+        endpoint = f"{intake}{token}/" if token else intake
+        shown = f"{intake}{token[:4]}…/" if token else intake  # the token is a secret
         try:
             response = requests.post(
                 endpoint,
                 data=body,
-                headers={"Content-Type": "application/json", "User-Agent": "cerniq-replay"},
+                headers={
+                    "Content-Type": "application/json",
+                    "User-Agent": "cerniq-replay",
+                    **headers,
+                },
                 timeout=timeout,
             )
         except requests.ConnectionError as exc:
             raise CommandError(
-                f"Cannot connect to {base} ({type(exc).__name__}). Is the server running? "
+                f"Cannot connect to {url} ({type(exc).__name__}). Is the server running? "
                 "(make run, or manage.py run)"
             ) from None
         except requests.Timeout:
-            raise CommandError(f"No answer from {base} within {timeout:g}s.") from None
+            raise CommandError(f"No answer from {url} within {timeout:g}s.") from None
         self.stdout.write(f"POST {shown} ({path.name}, {len(body)} bytes)")
         self.stdout.write(f"{response.status_code} {response.text}")

@@ -16,6 +16,7 @@ from django.db.models import Case, F, PositiveIntegerField, Value, When
 from django.db.models.functions import Greatest, Now
 from django.utils import timezone
 
+from cerniq.models import Tenant
 from whatsapp.models import DEFAULT_DAILY_LIMIT, Phone, QuotaUsage
 
 
@@ -32,10 +33,11 @@ class QuotaStatus:
         return max(self.limit - self.used, 0)
 
 
-def quota_day(phone: Phone, at: datetime | None = None) -> date:
-    """The quota day is the calendar day in the phone's tenant's time zone, not UTC's."""
+def quota_day(tenant: Tenant, at: datetime | None = None) -> date:
+    """The quota day: the calendar day in the tenant's time zone, not UTC's (the one
+    definition; dispatch, manual sends, releases, the dashboard and the admin use it)."""
     moment = timezone.now() if at is None else at
-    return timezone.localdate(moment, ZoneInfo(phone.tenant.time_zone))
+    return timezone.localdate(moment, ZoneInfo(tenant.time_zone))
 
 
 def reserve_new_contact(phone: Phone, day: date) -> bool:

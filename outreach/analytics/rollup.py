@@ -1,26 +1,4 @@
-"""Analytics: the daily roll-up of messages into DailyStats / TemplateDailyStats, and the
-report the analytics page reads from them.
-
-Definitions (one place for all of them):
-
-- A tenant's *day* is its local calendar day (``Tenant.time_zone``), the same day the
-  dashboard and the phone quotas use.
-- *Sent*: an outbound message in SENT/DELIVERED/READ whose ``sent_at`` falls in the day
-  (the dashboard's definition). A *new contact* is a sent message matching
-  ``FIRST_CONTACT``; a *follow-up* is any other sent automated (not manual) message.
-- *Delivered* / *read*: ``delivered_at`` / ``read_at`` in the day (events of the day,
-  whatever day the message went out). *Failed*: FAILED or DEAD_LETTER, *bounces*:
-  BOUNCED, dated by ``failed_at`` (else ``sent_at``, else ``created_at``).
-- *Reply*: every inbound message received (``created_at``) in the day, as on the
-  dashboard. An *opt-out* is a reply whose routing decision starts with "opt-out".
-- *Positive reply*: a reply the AI triage scored at ``sentiment >= POSITIVE_SENTIMENT``
-  (50: also the threshold above which hitl.routing answers with an AI reply) or classified
-  with an interested intent (``POSITIVE_INTENTS``). Opt-outs are never positive:
-  their analysis holds the decision only, no triage.
-- *Attribution*: a reply counts for the template version of the last automated (not
-  manual) outbound message sent to the same lead at or before the reply, on any channel;
-  when that message has no template version (an AI reply, an opt-out confirmation) or
-  there is none, the reply is attributed to no version.
+"""The daily roll-up of messages into DailyStats / TemplateDailyStats.
 
 `rollup_day` replaces the tenant's rows of one day in one transaction, so running it
 again gives the same rows; it issues a fixed number of queries whatever the volume.
@@ -29,8 +7,8 @@ again gives the same rows; it issues a fixed number of queries whatever the volu
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass, field
-from datetime import date, datetime, time, timedelta
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
 
 from django.db import transaction
 from django.db.models import (
@@ -47,46 +25,21 @@ from django.db.models import (
 from django.db.models.functions import Coalesce, Least
 
 from cerniq.models import Tenant
-from outreach.hours import SendingWindow
+from outreach.analytics.definitions import (
+    DAILY_FIELDS,
+    FAILED_STATUSES,
+    FIRST_CONTACT,
+    INBOUND,
+    OPT_OUT,
+    POSITIVE,
+    day_bounds,
+)
 from outreach.models import (
-    POSITIVE_SENTIMENT,
     SENT_STATUSES,
-    Channel,
     DailyStats,
     Message,
     TemplateDailyStats,
     TemplateVersion,
-)
-
-FAILED_STATUSES = (Message.Status.FAILED, Message.Status.DEAD_LETTER)
-POSITIVE_INTENTS = ("interested", "meeting_request")
-MAX_RANGE_DAYS = 366
-
-# A first contact: a WhatsApp message that cost a new-contact slot, or the first step of
-# an email sequence. Everything else automated is a follow-up.
-FIRST_CONTACT = Q(quota_cost=1) | (~Q(channel=Channel.WHATSAPP) & Q(step__position=1))
-
-INBOUND = Q(direction=Message.Direction.INBOUND)
-OPT_OUT = INBOUND & Q(analysis__decision__startswith="opt-out")
-# An opt-out reply carries no triage (replies._opt_out replaces its analysis), so it can
-# never match POSITIVE.
-POSITIVE = INBOUND & (
-    Q(analysis__triage__sentiment__gte=POSITIVE_SENTIMENT)
-    | Q(analysis__triage__intent__in=POSITIVE_INTENTS)
-)
-
-# The counters of a DailyStats row, in model order.
-DAILY_FIELDS = (
-    "sent",
-    "new_contacts",
-    "follow_ups",
-    "delivered",
-    "read",
-    "replies",
-    "positive_replies",
-    "bounces",
-    "opt_outs",
-    "failed",
 )
 
 
@@ -108,19 +61,6 @@ class RollupCounts:
             f"{self.template_rows} template rows; sent {self.sent}, replies {self.replies}, "
             f"positive {self.positive_replies}"
         )
-
-
-def day_bounds(tenant: Tenant, day: date) -> tuple[datetime, datetime]:
-    """The first instant of the tenant's local day and of the next one."""
-    tz = SendingWindow.for_tenant(tenant).tz
-    return (
-        datetime.combine(day, time.min, tzinfo=tz),
-        datetime.combine(day + timedelta(days=1), time.min, tzinfo=tz),
-    )
-
-
-def local_today(tenant: Tenant, now: datetime) -> date:
-    return SendingWindow.for_tenant(tenant).local_date(now)
 
 
 def _in(field_name: str, start: datetime, end: datetime) -> Q:
@@ -326,173 +266,3 @@ def rollup_range(tenant: Tenant, start: date, end: date) -> list[RollupCounts]:
 
 
 # --- The report (the analytics page) ----------------------------------------------------
-
-
-def rate(part: int, whole: int) -> float | None:
-    return round(100 * part / whole, 1) if whole else None
-
-
-@dataclass
-class ChannelSeries:
-    channel: str
-    label: str
-    sent: list[int] = field(default_factory=list)
-    replies: list[int] = field(default_factory=list)
-    positive_replies: list[int] = field(default_factory=list)
-
-    @property
-    def total_sent(self) -> int:
-        return sum(self.sent)
-
-    @property
-    def total_replies(self) -> int:
-        return sum(self.replies)
-
-    @property
-    def total_positive(self) -> int:
-        return sum(self.positive_replies)
-
-    @property
-    def reply_rate(self) -> float | None:
-        return rate(self.total_replies, self.total_sent)
-
-    @property
-    def positive_rate(self) -> float | None:
-        return rate(self.total_positive, self.total_sent)
-
-
-@dataclass(frozen=True)
-class ResultRow:
-    """A row of the template or phone table: sums over the range."""
-
-    key: int
-    name: str
-    detail: str
-    channel: str
-    sent: int
-    replies: int
-    positive_replies: int
-    new_contacts: int = 0
-    follow_ups: int = 0
-
-    @property
-    def channel_label(self) -> str:
-        return str(Channel(self.channel).label)
-
-    @property
-    def reply_rate(self) -> float | None:
-        return rate(self.replies, self.sent)
-
-    @property
-    def positive_rate(self) -> float | None:
-        return rate(self.positive_replies, self.sent)
-
-
-@dataclass(frozen=True)
-class Report:
-    start: date
-    end: date
-    days: list[date]
-    channels: list[ChannelSeries]
-    templates: list[ResultRow]
-    phones: list[ResultRow]
-
-    @property
-    def daily_rows(self) -> list[dict]:
-        """One table row per day: each channel's (sent, replies, positive) that day."""
-        return [
-            {
-                "day": day,
-                "cells": [(c.sent[i], c.replies[i], c.positive_replies[i]) for c in self.channels],
-            }
-            for i, day in enumerate(self.days)
-        ]
-
-    def chart_data(self) -> dict:
-        """The series for the charts, JSON-ready (the template passes it via json_script)."""
-        return {
-            "days": [day.isoformat() for day in self.days],
-            "channels": [
-                {
-                    "channel": c.channel,
-                    "label": c.label,
-                    "sent": c.sent,
-                    "replies": c.replies,
-                    "positive_replies": c.positive_replies,
-                }
-                for c in self.channels
-            ],
-        }
-
-
-def analytics_report(tenant: Tenant, start: date, end: date) -> Report:
-    """Everything the analytics page shows for [start, end], from the roll-up tables only:
-    three queries whatever the range or the number of rows."""
-    if end < start:
-        raise ValueError(f"end {end} is before start {start}")
-    days = days_between(start, end)
-    index = {day: i for i, day in enumerate(days)}
-    channels = {
-        value: ChannelSeries(value, str(label), [0] * len(days), [0] * len(days), [0] * len(days))
-        for value, label in Channel.choices
-    }
-    for row in DailyStats.objects.filter(
-        tenant=tenant, day__gte=start, day__lte=end, phone__isnull=True
-    ).values("day", "channel", "sent", "replies", "positive_replies"):
-        series = channels.get(row["channel"])
-        if series is None:
-            continue
-        i = index[row["day"]]
-        series.sent[i] = row["sent"]
-        series.replies[i] = row["replies"]
-        series.positive_replies[i] = row["positive_replies"]
-
-    templates = [
-        ResultRow(
-            key=row["template_version"],
-            name=row["template_version__template__name"],
-            detail=f"v{row['template_version__version']}",
-            channel=row["channel"],
-            sent=row["sent"],
-            replies=row["replies"],
-            positive_replies=row["positive"],
-        )
-        for row in TemplateDailyStats.objects.filter(tenant=tenant, day__gte=start, day__lte=end)
-        .order_by()
-        .values(
-            "template_version",
-            "template_version__template__name",
-            "template_version__template_id",
-            "template_version__version",
-            "channel",
-        )
-        .annotate(sent=Sum("sent"), replies=Sum("replies"), positive=Sum("positive_replies"))
-        .order_by("template_version__template__name", "template_version__version", "channel")
-    ]
-    phones = [
-        ResultRow(
-            key=row["phone"],
-            name=row["phone__number"],
-            detail=row["phone__label"],
-            channel=row["channel"],
-            sent=row["sent"],
-            replies=row["replies"],
-            positive_replies=row["positive"],
-            new_contacts=row["new"],
-            follow_ups=row["follow"],
-        )
-        for row in DailyStats.objects.filter(
-            tenant=tenant, day__gte=start, day__lte=end, phone__isnull=False
-        )
-        .order_by()
-        .values("phone", "phone__number", "phone__label", "channel")
-        .annotate(
-            sent=Sum("sent"),
-            replies=Sum("replies"),
-            positive=Sum("positive_replies"),
-            new=Sum("new_contacts"),
-            follow=Sum("follow_ups"),
-        )
-        .order_by("phone__number", "channel")
-    ]
-    return Report(start, end, days, list(channels.values()), templates, phones)

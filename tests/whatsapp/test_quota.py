@@ -14,7 +14,9 @@ from django.conf import settings
 from django.core.cache import cache
 from django.db import OperationalError, connection, transaction
 
-from outreach.quota import (
+from tests.factories import make_phone, make_tenant
+from whatsapp.models import Phone, QuotaUsage
+from whatsapp.quota import (
     QuotaStatus,
     quota_day,
     release,
@@ -23,8 +25,6 @@ from outreach.quota import (
     status,
     status_many,
 )
-from tests.factories import make_phone, make_tenant
-from whatsapp.models import Phone, QuotaUsage
 
 DAY = date(2026, 3, 4)
 T = TypeVar("T")
@@ -110,25 +110,25 @@ def test_quota_day_is_the_tenants_local_day(phone: Phone) -> None:
     """Winter Bucharest is UTC+2: 21:59:59Z is still the 4th, 22:00:00Z is already the 5th."""
     before = datetime(2026, 3, 4, 21, 59, 59, tzinfo=UTC)
     after = datetime(2026, 3, 4, 22, 0, 0, tzinfo=UTC)
-    assert quota_day(phone, before) == date(2026, 3, 4)
-    assert quota_day(phone, after) == date(2026, 3, 5)
-    assert quota_day(phone, datetime(2026, 7, 4, 21, 0, tzinfo=UTC)) == date(2026, 7, 5)
+    assert quota_day(phone.tenant, before) == date(2026, 3, 4)
+    assert quota_day(phone.tenant, after) == date(2026, 3, 5)
+    assert quota_day(phone.tenant, datetime(2026, 7, 4, 21, 0, tzinfo=UTC)) == date(2026, 7, 5)
 
 
 def test_quota_day_uses_the_phones_tenant_zone(db) -> None:
-    lisbon_phone = make_phone(make_tenant(time_zone="Europe/Lisbon"))
-    assert quota_day(lisbon_phone, datetime(2026, 3, 4, 22, 30, tzinfo=UTC)) == date(2026, 3, 4)
-    assert isinstance(quota_day(lisbon_phone), date)
+    lisbon = make_phone(make_tenant(time_zone="Europe/Lisbon")).tenant
+    assert quota_day(lisbon, datetime(2026, 3, 4, 22, 30, tzinfo=UTC)) == date(2026, 3, 4)
+    assert isinstance(quota_day(lisbon), date)
 
 
 def test_quota_day_rejects_naive_datetimes(phone: Phone) -> None:
     with pytest.raises(ValueError):
-        quota_day(phone, datetime(2026, 3, 4, 12))  # noqa: DTZ001 - the point of the test
+        quota_day(phone.tenant, datetime(2026, 3, 4, 12))  # noqa: DTZ001 - the point of the test
 
 
 def test_next_local_day_starts_at_zero(phone: Phone) -> None:
-    today = quota_day(phone, datetime(2026, 3, 4, 21, 59, 59, tzinfo=UTC))
-    tomorrow = quota_day(phone, datetime(2026, 3, 4, 22, 0, 0, tzinfo=UTC))
+    today = quota_day(phone.tenant, datetime(2026, 3, 4, 21, 59, 59, tzinfo=UTC))
+    tomorrow = quota_day(phone.tenant, datetime(2026, 3, 4, 22, 0, 0, tzinfo=UTC))
     while reserve_new_contact(phone, today):
         pass
     assert status(phone, today) == QuotaStatus(used=5, limit=5)

@@ -1,0 +1,60 @@
+"""The definitions every figure shares (see the package docstring): what counts as sent,
+a new contact, a reply, a positive reply, an opt-out, and the tenant's local day."""
+
+from __future__ import annotations
+
+from datetime import date, datetime, time, timedelta
+
+from django.db.models import Q
+
+from cerniq.models import Tenant
+from outreach.hours import SendingWindow
+from outreach.models import POSITIVE_SENTIMENT, Channel, Message
+
+FAILED_STATUSES = (Message.Status.FAILED, Message.Status.DEAD_LETTER)
+POSITIVE_INTENTS = ("interested", "meeting_request")
+MAX_RANGE_DAYS = 366
+
+# A first contact: a WhatsApp message that cost a new-contact slot, or the first step of
+# an email sequence. Everything else automated is a follow-up.
+FIRST_CONTACT = Q(quota_cost=1) | (~Q(channel=Channel.WHATSAPP) & Q(step__position=1))
+
+INBOUND = Q(direction=Message.Direction.INBOUND)
+OPT_OUT = INBOUND & Q(analysis__decision__startswith="opt-out")
+# An opt-out reply carries no triage (replies._opt_out replaces its analysis), so it can
+# never match POSITIVE.
+POSITIVE = INBOUND & (
+    Q(analysis__triage__sentiment__gte=POSITIVE_SENTIMENT)
+    | Q(analysis__triage__intent__in=POSITIVE_INTENTS)
+)
+
+# The counters of a DailyStats row, in model order.
+DAILY_FIELDS = (
+    "sent",
+    "new_contacts",
+    "follow_ups",
+    "delivered",
+    "read",
+    "replies",
+    "positive_replies",
+    "bounces",
+    "opt_outs",
+    "failed",
+)
+
+
+def day_bounds(tenant: Tenant, day: date) -> tuple[datetime, datetime]:
+    """The first instant of the tenant's local day and of the next one."""
+    tz = SendingWindow.for_tenant(tenant).tz
+    return (
+        datetime.combine(day, time.min, tzinfo=tz),
+        datetime.combine(day + timedelta(days=1), time.min, tzinfo=tz),
+    )
+
+
+def local_today(tenant: Tenant, now: datetime) -> date:
+    return SendingWindow.for_tenant(tenant).local_date(now)
+
+
+def rate(part: int, whole: int) -> float | None:
+    return round(100 * part / whole, 1) if whole else None
