@@ -34,6 +34,7 @@ from outreach.models import (
     TemplateVersion,
 )
 from whatsapp import quota
+from whatsapp.allocation import choose_phone
 from whatsapp.models import Phone
 
 log = logging.getLogger(__name__)
@@ -262,27 +263,25 @@ def _plan_one(
 
 
 def _allocate_phone(plan: _Plan, batch: _Batch, window: SendingWindow, now: datetime) -> str:
-    """Sticky phone when the lead already has a chat on it; else the phone with most quota."""
-    usable = {p.pk for p in batch.phones}
-    if not usable:
+    """The phone for this plan by whatsapp.allocation's rule, against the batch's quota."""
+    if not batch.phones:
         return "no active WhatsApp phone"
     journey = plan.journey
-    chat = batch.chats.get(journey.lead_id)
-    if chat and chat[0] in usable:
-        plan.phone_id, plan.chat_id, plan.new_contact = chat[0], chat[1], False
-        return ""
-    candidates = [pk for pk in usable if batch.remaining.get(pk, 0) > 0]
-    if not candidates:
+    chat_phone, chat_id = batch.chats.get(journey.lead_id, (None, ""))
+    chosen = choose_phone(
+        [p.pk for p in batch.phones],
+        batch.remaining,
+        chat_phone=chat_phone,
+        assigned_phone=journey.assigned_phone_id,
+    )
+    if chosen is None:
         journey.next_action_at = window.next_day_opening(now)
         return "WhatsApp quota exhausted"
-    sticky = journey.assigned_phone_id
-    phone_id = (
-        sticky
-        if sticky in candidates
-        else max(candidates, key=lambda pk: (batch.remaining[pk], -pk))
-    )
-    batch.remaining[phone_id] -= 1
-    plan.phone_id, plan.new_contact = phone_id, True
+    plan.phone_id, plan.new_contact = chosen.phone_id, chosen.new_contact
+    if chosen.new_contact:
+        batch.remaining[chosen.phone_id] -= 1
+    else:
+        plan.chat_id = chat_id
     return ""
 
 

@@ -15,9 +15,10 @@ from django.utils.translation import gettext as _
 
 from cerniq.tenancy import display_name
 from outreach.delivery import enqueue_message
-from outreach.models import Channel, Journey, Lead, Message
+from outreach.models import SENT_STATUSES, Channel, Journey, Lead, Message
 from outreach.spintax import CHANNEL_LIMITS
 from whatsapp import quota
+from whatsapp.allocation import choose_phone
 from whatsapp.models import Phone
 
 MAX_WHATSAPP_TEXT = CHANNEL_LIMITS[Channel.WHATSAPP]
@@ -53,33 +54,30 @@ def check_takeover(journey: Journey, user: AbstractBaseUser | None) -> None:
 
 
 def _phone_for(lead: Lead, journey: Journey) -> tuple[Phone, bool]:
-    """The lead's sticky phone when usable, else the active phone with most quota left.
-    Returns (phone, new_contact)."""
-    usable = Phone.objects.usable().filter(tenant_id=lead.tenant_id)
+    """The phone for this lead (whatsapp.allocation's rule) and whether it is a new contact."""
+    phones = {p.pk: p for p in Phone.objects.usable().filter(tenant_id=lead.tenant_id)}
     chat_phone = (
         Message.objects.filter(
             lead=lead,
             channel=Channel.WHATSAPP,
             direction=Message.Direction.OUTBOUND,
-            status__in=[Message.Status.SENT, Message.Status.DELIVERED, Message.Status.READ],
+            status__in=SENT_STATUSES,
         )
         .order_by("-created_at")
         .values_list("phone_id", flat=True)
         .first()
     )
-    for candidate in (chat_phone, journey.assigned_phone_id):
-        phone = usable.filter(pk=candidate).first() if candidate else None
-        if phone is not None:
-            return phone, candidate != chat_phone
     day = quota.quota_day(lead.tenant)
-    phones = list(usable)
-    status = quota.status_many(
-        [p.pk for p in phones], day, limits={p.pk: p.daily_limit for p in phones}
+    status = quota.status_many(phones, day, limits={pk: p.daily_limit for pk, p in phones.items()})
+    chosen = choose_phone(
+        phones,
+        {pk: s.remaining for pk, s in status.items()},
+        chat_phone=chat_phone,
+        assigned_phone=journey.assigned_phone_id,
     )
-    best = max(phones, key=lambda p: (status[p.pk].remaining, -p.pk), default=None)
-    if best is None or status[best.pk].remaining <= 0:
+    if chosen is None:
         raise SendRefused(_("No active WhatsApp phone has quota left today for a new contact."))
-    return best, True
+    return phones[chosen.phone_id], chosen.new_contact
 
 
 def send_manual(
