@@ -29,7 +29,7 @@ log = logging.getLogger(__name__)
 
 AI_REQUESTS_PER_MINUTE = 60
 AI_LIMIT_KEY = "ai-triage-{tenant_id}"
-REPLYING_STAGES = (Stage.COLD, Stage.CONTACTED_WA, Stage.CONTACTED_EMAIL)
+REPLYING_STAGES = stages.AUTOMATED  # a reply moves these to WARM_REPLY
 
 
 def analyse(lead: Lead, text: str):
