@@ -47,10 +47,6 @@ def gap_for(tenant: Tenant, rng: random.Random | None = None) -> timedelta:
     return timedelta(seconds=tenant.pacing_min_seconds + jitter)
 
 
-def average_gap(tenant: Tenant) -> timedelta:
-    return timedelta(seconds=tenant.pacing_min_seconds + tenant.pacing_jitter_seconds / 2)
-
-
 # --- the lease --------------------------------------------------------------------------
 
 
