@@ -177,8 +177,9 @@ def dispatch_due(
         messages = _write(tenant, plans, journeys, batch, window, now, result)
         # WhatsApp: one planned run per phone picks its messages up in turn (pacing);
         # email: one actor run per message.
+        # (after commit: the phone row is not held locked while the batch commits)
         for phone_id in sorted({m.phone_id for m in messages if m.phone_id}):
-            pacing.wake(phone_id, now)
+            transaction.on_commit(partial(pacing.wake, phone_id, now))
         for message in messages:
             if not message.phone_id:
                 transaction.on_commit(partial(enqueue_message, message))

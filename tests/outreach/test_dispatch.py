@@ -10,6 +10,7 @@ import time_machine
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from outreach import pacing
 from outreach.dispatch import dispatch_due
 from outreach.models import (
     Channel,
@@ -40,15 +41,17 @@ def dispatch(tenant, **kwargs):
 
 
 def test_first_messages_are_queued_with_keys_and_quota(
-    tenant, monday, django_capture_on_commit_callbacks
+    tenant, monday, django_capture_on_commit_callbacks, monkeypatch
 ):
     world = make_outreach_world(tenant, leads=6)
-    with django_capture_on_commit_callbacks() as callbacks:
+    runs: list[int] = []
+    monkeypatch.setattr(pacing, "_enqueue_run", lambda phone_id, at: runs.append(phone_id))
+    with django_capture_on_commit_callbacks(execute=True):
         result = dispatch(tenant)
     assert result.dispatched == {Channel.WHATSAPP: 6}
     messages = Message.objects.filter(tenant=tenant)
     # One planned run per phone picks its messages up in turn: 3 runs, not 6 enqueues.
-    assert messages.count() == 6 and len(callbacks) == 3
+    assert messages.count() == 6 and sorted(runs) == sorted(p.pk for p in world["phones"])
     assert Phone.objects.filter(tenant=tenant, wake_at__isnull=False).count() == 3
     for message in messages:
         assert message.status == Message.Status.QUEUED
