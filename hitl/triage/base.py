@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from datetime import date
 
@@ -37,9 +38,14 @@ class TriageResult:
     keywords: tuple[str, ...] = ()  # trigger keywords found (normalised), e.g. "pret"
 
 
-class TriageBackend:
-    needs_credentials: bool = True
+class TriageBackend(ABC):
+    """The interface of an `ai.triage` backend (the offline rules, an OpenAI-compatible
+    model): the one method the reply path calls."""
 
+    needs_credentials: bool = True
+    is_sandbox: bool = False
+
+    @abstractmethod
     def analyse(
         self,
         text: str,
@@ -48,7 +54,7 @@ class TriageBackend:
         company_name: str = "",
         today: date | None = None,
     ) -> TriageResult:
-        raise NotImplementedError
+        """Intent, sentiment, language, keywords and a draft reply for one inbound text."""
 
 
 # One normalisation of reply text for opt-out detection and triage alike.
