@@ -42,6 +42,7 @@ format: install
 bench: install
 	$(PY) bench/import_leads.py
 	$(PY) bench/pages.py
+	$(PY) bench/send_pipeline.py
 
 ## Romanian catalogue: collect the marked strings into locale/ro (translate new/fuzzy entries), compile the .mo.
 I18N_IGNORE := -i $(VENV) -i var -i bench -i tests
