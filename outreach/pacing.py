@@ -101,17 +101,21 @@ def release_unused(phone_id: int) -> None:
 # --- planned runs -----------------------------------------------------------------------
 
 
-def wake(phone_id: int, at: datetime | None = None) -> bool:
+def wake(phone_id: int, at: datetime | None = None, *, after_gap: bool = False) -> bool:
     """Make sure a run of the phone is planned no later than `at` (now by default), or
     than the end of its pacing gap when that is later.
 
     Adds a run only when none is planned at or before `at` (or the planned one is lost).
     Inside a transaction the run is enqueued once it commits. True if a run was added.
+    `after_gap`: the caller's `at` already lies after the phone's pacing gap.
     """
     now = timezone.now()
-    # Nothing can go out before the phone's gap ends: plan for then, not before.
-    resting_until = Phone.objects.filter(pk=phone_id).values_list("next_send_at", flat=True)
-    at = max(at or now, now, resting_until.first() or now)
+    at = max(at or now, now)
+    if not after_gap:  # nothing goes out before the phone's gap ends: plan for then
+        resting_until = (
+            Phone.objects.filter(pk=phone_id).order_by().values_list("next_send_at", flat=True)
+        )
+        at = max(at, resting_until.first() or at)
     planned = (
         Phone.objects.filter(pk=phone_id)
         .filter(Q(wake_at__isnull=True) | Q(wake_at__gt=at) | Q(wake_at__lt=now - WAKE_GRACE))
@@ -154,7 +158,7 @@ def run_phone(phone_id: int) -> str:
         result = f"message {message_id}: {outcome.kind} {outcome.detail}"
     at = next_run_at(phone_id, window)
     if at is not None:
-        wake(phone_id, at)
+        wake(phone_id, at, after_gap=True)
     return result
 
 

@@ -174,7 +174,7 @@ def record_sent(message: Message, transport: Transport, result: SendResult) -> N
             status=Enrollment.Status.ACTIVE,
         ).first()
         if enrollment:
-            sequences.advance_after_send(enrollment, message.step, now)
+            sequences.advance_after_send(enrollment, message.step, now, journey)
 
 
 # --- recovery ---------------------------------------------------------------------------

@@ -230,10 +230,13 @@ def step_after(enrollment: Enrollment, position: int) -> SequenceStep | None:
     )
 
 
-def advance_after_send(enrollment: Enrollment, step: SequenceStep, sent_at: datetime) -> None:
-    """Record that `step` went out; schedule the next step or complete the enrollment."""
+def advance_after_send(
+    enrollment: Enrollment, step: SequenceStep, sent_at: datetime, journey: Journey | None = None
+) -> None:
+    """Record that `step` went out; schedule the next step or complete the enrollment.
+    `journey`: the lead's journey when the caller holds it already (locked)."""
     following = step_after(enrollment, step.position)
-    journey = Journey.objects.get(lead_id=enrollment.lead_id)
+    journey = journey or Journey.objects.get(lead_id=enrollment.lead_id)
     enrollment.current_step = step.position
     journey.sequence_step = step.position
     if following is None:
