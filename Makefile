@@ -28,8 +28,11 @@ run: seed
 		$(PY) manage.py run $(ADDR)
 
 ## The test suite: SQLite + StubBroker by default; Postgres + Redis when DATABASE_URL/REDIS_URL are set.
+## In parallel: one pytest-xdist worker per CPU (at most 4), each with its own test database
+## and Redis database (tests/devenv.py); `make test TEST_WORKERS=0` runs it in one process.
+TEST_WORKERS ?= auto
 test: install
-	$(PY) -m pytest
+	$(PY) -m pytest -n $(TEST_WORKERS) --maxprocesses 4 --dist loadgroup
 
 lint: install
 	$(VENV)/bin/ruff check .

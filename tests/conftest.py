@@ -5,6 +5,17 @@ import pytest
 from tests.factories import make_tenant, make_user
 
 
+@pytest.fixture(autouse=True, scope="session")
+def fast_password_hasher():
+    """Hash passwords with MD5 in tests: PBKDF2's million iterations cost about 0.2 s per
+    user created or logged in. Production keeps Django's default hashers
+    (tests/cerniq/test_password_hashing.py checks both)."""
+    from django.test import override_settings
+
+    with override_settings(PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"]):
+        yield
+
+
 @pytest.fixture
 def tenant(db):
     return make_tenant(name="Agro Demo", slug="agro-demo")

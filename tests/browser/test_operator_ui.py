@@ -10,6 +10,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from django.db import connections
 
 from hitl import review
 from hitl.models import ReviewItem
@@ -54,6 +55,11 @@ def browser_page(monkeypatch):
         )
         page = browser.new_page(viewport={"width": 1366, "height": 768}, locale="en-US")
         yield page
+        # While Playwright's event loop runs in this thread, Django keeps the test's database
+        # connections apart from the thread's usual ones (asgiref's Local turns context-local):
+        # close them here, or they outlive the test database (PostgreSQL refuses to drop it,
+        # SQLite leaves its -wal/-shm files behind).
+        connections.close_all()
         browser.close()
 
 
