@@ -14,6 +14,8 @@ COPY outreach outreach
 COPY whatsapp whatsapp
 COPY email_channels email_channels
 COPY hitl hitl
+COPY console console
+COPY integrations integrations
 RUN pip install .
 
 COPY . .

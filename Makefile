@@ -34,9 +34,11 @@ TEST_WORKERS ?= auto
 test: install
 	$(PY) -m pytest -n $(TEST_WORKERS) --maxprocesses 4 --dist loadgroup
 
+## ruff, and the one-way dependencies between the apps (.importlinter, docs/architecture.md).
 lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/lint-imports
 
 format: install
 	$(VENV)/bin/ruff check --fix .

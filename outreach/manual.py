@@ -114,7 +114,11 @@ def queue_reply(
         raise SendRefused(
             _("WhatsApp messages are limited to %(n)d characters.") % {"n": MAX_WHATSAPP_TEXT}
         )
-    journey = Journey.objects.select_for_update().select_related("taken_over_by").get(lead=lead)
+    journey = (
+        Journey.objects.select_for_update(of=("self",))
+        .select_related("taken_over_by")
+        .get(lead=lead)
+    )
     if journey.whatsapp_opted_out and not allow_opted_out:
         raise SendRefused(_("This lead opted out of WhatsApp; nothing can be sent to it there."))
     check_takeover(journey, user if is_manual else None)
