@@ -19,11 +19,13 @@ from django.utils import timezone
 from django_dramatiq import apps as django_dramatiq_apps
 from dramatiq.rate_limits import WindowRateLimiter
 
+from cerniq.models import Tenant
 from outreach import optout, sequences, stages
 from outreach.hours import SendingWindow
 from outreach.manual import SendRefused, queue_reply
 from outreach.models import Channel, Enrollment, Journey, Lead, Message, Stage
 from outreach.sequences import OPT_OUT_CONFIRMATION_PREFIX
+from outreach.suppression import channel_address, suppress
 
 log = logging.getLogger(__name__)
 
@@ -76,6 +78,22 @@ def process_reply(lead: Lead, message: Message) -> str:
         stopped = stop_company(lead)
         decision = _route(lead, message, result)
         _remember(message, result, decision, company_stopped=stopped)
+    return decision
+
+
+def process_unknown_sender(tenant: Tenant, message: Message) -> str:
+    """A message from someone who is no lead of ours: kept, and a "stop" is honoured for
+    the address itself (the suppression list), so no lead imported later with it is
+    contacted. Nothing is sent back: we never wrote to this address."""
+    if not message.counterpart or not optout.is_opt_out(message.body or ""):
+        decision = "unknown sender: kept"
+    else:
+        address = channel_address(
+            message.channel, phone=message.counterpart, email=message.counterpart
+        )
+        suppress(tenant, **address, reason="stop from an unknown sender", message=message)
+        decision = "opt-out: unknown sender suppressed"
+    Message.objects.filter(pk=message.pk).update(analysis={"decision": decision})
     return decision
 
 

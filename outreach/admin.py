@@ -27,10 +27,12 @@ from outreach.models import (
     Sequence,
     SequenceStep,
     StageTransition,
+    Suppression,
     Template,
     TemplateDailyStats,
     TemplateVersion,
 )
+from outreach.suppression import flag_journeys
 
 SKIPPED_SHOWN = 20  # reasons listed in the "skipped" message; the rest are counted
 
@@ -451,3 +453,18 @@ class ImportJobAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
+
+
+@admin.register(Suppression)
+class SuppressionAdmin(admin.ModelAdmin):
+    """Addresses that asked us to stop. Adding one here opts the leads carrying it out too."""
+
+    list_display = ("__str__", "tenant", "reason", "created_at")
+    list_select_related = ("tenant",)
+    list_filter = ("tenant",)
+    search_fields = ("phone", "email", "reason")
+    readonly_fields = ("source_message", "created_at")
+
+    def save_model(self, request: HttpRequest, obj: Suppression, form: Any, change: bool) -> None:
+        super().save_model(request, obj, form, change)
+        flag_journeys(obj.tenant_id, phones=[obj.phone], emails=[obj.email])

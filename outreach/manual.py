@@ -17,6 +17,7 @@ from cerniq.tenancy import display_name
 from outreach.delivery import enqueue_message
 from outreach.models import SENT_STATUSES, Channel, Journey, Lead, Message
 from outreach.spintax import CHANNEL_LIMITS
+from outreach.suppression import is_suppressed
 from whatsapp import quota
 from whatsapp.allocation import choose_phone
 from whatsapp.models import Phone
@@ -124,6 +125,8 @@ def queue_reply(
     check_takeover(journey, user if is_manual else None)
     if not lead.phone:
         raise SendRefused(_("This lead has no phone number."))
+    if not allow_opted_out and is_suppressed(lead.tenant_id, phone=lead.phone):
+        raise SendRefused(_("This phone number asked us to stop; nothing can be sent to it."))
     phone, new_contact = _phone_for(lead, journey)
     day = None
     if new_contact:

@@ -694,3 +694,45 @@ class ImportJob(models.Model):
         if not self.total_rows:
             return 0
         return min(99, 100 * self.processed_rows // self.total_rows)
+
+
+class Suppression(models.Model):
+    """A phone number or email address that asked us to stop, whoever it belongs to.
+
+    Journey flags stop one lead; this stops the address itself: a "stop" from someone who
+    is not a lead, a lead deleted and imported again, two leads sharing a number. Import,
+    dispatch, manual sends and the send path all honour it (outreach.suppression)."""
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="suppressions")
+    phone = models.CharField(max_length=16, blank=True, help_text="E.164")
+    email = models.EmailField(blank=True)
+    reason = models.CharField(max_length=255)
+    source_message = models.ForeignKey(
+        Message, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.CheckConstraint(
+                condition=(Q(phone="") & ~Q(email="")) | (~Q(phone="") & Q(email="")),
+                name="suppression_one_address",
+            ),
+            models.CheckConstraint(
+                condition=Q(phone="") | Q(phone__regex=E164_REGEX), name="suppression_phone_e164"
+            ),
+            models.UniqueConstraint(
+                fields=["tenant", "phone"], condition=~Q(phone=""), name="suppression_unique_phone"
+            ),
+            models.UniqueConstraint(
+                fields=["tenant", "email"], condition=~Q(email=""), name="suppression_unique_email"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.phone or self.email
+
+    def save(self, *args, **kwargs) -> None:
+        self.email = self.email.strip().lower()  # compared lowercased everywhere
+        super().save(*args, **kwargs)

@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from outreach import sequences
 from outreach.models import Channel, Journey, Lead, Message
+from outreach.suppression import channel_address, suppress
 
 # Typographic quotes and dashes to ASCII, before diacritics are stripped.
 _PUNCTUATION = str.maketrans(
@@ -117,4 +118,7 @@ def opt_out(lead: Lead, channel: str, *, trigger: Message | None = None) -> bool
         fields = ["email_opted_out", "email_opted_out_at"]
     journey.save(update_fields=[*fields, "updated_at"])
     sequences.stop(lead.pk, "opt-out")
+    address = channel_address(channel, phone=lead.phone, email=lead.email)
+    if any(address.values()):  # the address itself: no other lead carrying it is contacted
+        suppress(lead.tenant_id, **address, reason=f"opt-out of lead {lead.pk}", message=trigger)
     return first

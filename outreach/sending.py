@@ -120,6 +120,8 @@ def why_not_send(message: Message, transport: Transport | None = None) -> str:
     confirmation = is_opt_out_confirmation(message)
     if transport.opted_out(journey) and not confirmation:
         return f"lead opted out of {transport.label}"
+    if not confirmation and transport.suppressed(message):
+        return "the recipient's address is on the suppression list"
     if not message.is_manual:
         if journey.taken_over_by_id:
             return "lead is taken over by an operator"

@@ -19,6 +19,7 @@ from email_channels.backends import EmailBackend
 from outreach import pacing
 from outreach.models import Channel, Journey, Lead, Message, Stage
 from outreach.replanning import take_phone_offline
+from outreach.suppression import channel_address, is_suppressed
 from whatsapp.backends import WhatsAppBackend
 from whatsapp.models import Phone
 
@@ -43,6 +44,13 @@ class Transport:
     def blocker(self, message: Message, journey: Journey) -> str:
         """What else stops this send now ("" when nothing does)."""
         return ""
+
+    def suppressed(self, message: Message) -> bool:
+        """The recipient's address is on the tenant's suppression list."""
+        address = channel_address(
+            self.channel, phone=message.counterpart, email=message.counterpart
+        )
+        return is_suppressed(message.tenant_id, **address)
 
     def acquire(self, message: Message, now: datetime) -> datetime | None:
         """Take what a send holds; None when taken, else when to try again."""

@@ -24,6 +24,7 @@ from outreach.models import (
     Sequence,
     SequenceStep,
     StageTransition,
+    Suppression,
     Template,
     TemplateDailyStats,
     TemplateVersion,
@@ -165,6 +166,9 @@ def make_one_of_everything(tenant: Tenant) -> dict[str, Any]:
             message=inbound,
             reason="sentiment 30",
             sla_due_at=timezone.now() + timedelta(hours=24),
+        ),
+        "suppression": Suppression.objects.create(
+            tenant=tenant, phone=f"+4079{next(_seq):07d}", reason="stop from an unknown sender"
         ),
         "campaign": EmailCampaign.objects.create(
             tenant=tenant, name="Cold Q1", external_id=f"camp-{next(_seq)}"

@@ -8,7 +8,7 @@ import logging
 from django.db import IntegrityError, transaction
 
 from cerniq.models import Tenant
-from hitl.replies import process_reply
+from hitl.replies import process_reply, process_unknown_sender
 from integrations.timelinesai.receiver import NotYetKnown
 from outreach.models import Channel, Lead, Message
 from whatsapp.models import Phone
@@ -81,6 +81,7 @@ def handle_received(tenant: Tenant, msg) -> None:
         return
     if lead is None:
         log.info("reply from an unknown sender kept as message %s", message.pk)
+        process_unknown_sender(tenant, message)
         return
     if not message.body.strip():
         return  # attachment-only: kept in the conversation, nothing to triage

@@ -18,6 +18,7 @@ from outreach.importing.cleaning import Progress, _Row, _validate
 from outreach.importing.reading import IMPORT_FIELDS, Record
 from outreach.importing.report import ImportReport, RowError
 from outreach.models import Journey, Lead, Stage
+from outreach.suppression import flag_imported
 
 BATCH_SIZE = 1000
 FETCH_CHUNK = 900  # ids per `pk__in` query: under SQLite's 999 bound-parameter limit
@@ -162,7 +163,7 @@ def _pending_updates(tenant: Tenant, matches: list[tuple[int, _Row]]) -> list[_U
     return updates
 
 
-def _create(tenant: Tenant, rows: list[_Row], source: str) -> None:
+def _create(tenant: Tenant, rows: list[_Row], source: str) -> list[int]:
     """New leads, each with its COLD journey."""
     leads = [
         Lead(tenant=tenant, source=source, custom_fields=row.custom, **row.values) for row in rows
@@ -170,6 +171,7 @@ def _create(tenant: Tenant, rows: list[_Row], source: str) -> None:
     Lead.objects.bulk_create(leads, batch_size=BATCH_SIZE)
     journeys = [Journey(tenant=tenant, lead=lead, stage=Stage.COLD) for lead in leads]
     Journey.objects.bulk_create(journeys, batch_size=BATCH_SIZE)
+    return [lead.pk for lead in leads]
 
 
 def _update(tenant: Tenant, updates: list[_Update]) -> None:
@@ -243,9 +245,11 @@ def _import(
         plan = _match(rows, _Index.load(tenant))
         updates = _pending_updates(tenant, plan.matches)
         if not dry_run:
-            _create(tenant, plan.creates, source)
+            created_ids = _create(tenant, plan.creates, source)
             if updates:
                 _update(tenant, updates)
+            # An address that asked us to stop stays stopped for whichever lead carries it.
+            flag_imported(tenant.pk, [*created_ids, *(lead_id for lead_id, _, _ in updates)])
     if progress is not None:
         progress(processed)
     rejected.extend(plan.duplicates)
