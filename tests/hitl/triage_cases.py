@@ -39,6 +39,19 @@ class Case(NamedTuple):
     intent: str
     band: str  # "positive" | "neutral" | "negative"
     language: str  # "ro" | "en"
+    # Added with the held-out set (tests/hitl/triage_heldout.py, issue #10); None means "as
+    # the intent says", so the cases above keep their four fields.
+    optout: bool | None = None  # the reply asks us to stop (default: intent "unsubscribe")
+    complaint: bool | None = None  # a grievance a person must see (default: intent "complaint")
+    tags: tuple[str, ...] = ()  # "mixed" (RO/EN), "sarcasm", "time" (a concrete meeting time)…
+
+    @property
+    def wants_out(self) -> bool:
+        return self.intent == "unsubscribe" if self.optout is None else self.optout
+
+    @property
+    def complains(self) -> bool:
+        return self.intent == "complaint" if self.complaint is None else self.complaint
 
 
 P, N, X = "positive", "neutral", "negative"
