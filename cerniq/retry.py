@@ -15,6 +15,7 @@ from datetime import timedelta
 from cerniq.provider_errors import (
     PermanentProviderError,
     ProviderError,
+    ProviderTimeout,
     QuotaExceeded,
     RateLimited,
 )
@@ -36,8 +37,22 @@ class Decision:
         return self.retry_in is None and not self.next_day
 
 
+def error_class(error: ProviderError) -> str:
+    """The row of the table an error belongs to: each row counts its own retries."""
+    if isinstance(error, PermanentProviderError):
+        return "permanent"
+    if isinstance(error, QuotaExceeded):
+        return "quota"
+    if isinstance(error, RateLimited):
+        return "rate_limited"
+    if isinstance(error, ProviderTimeout):
+        return "timeout"
+    return "unavailable"  # 5xx, refused or dropped connections
+
+
 def decide(error: ProviderError, attempts: int) -> Decision:
-    """`attempts` counts the calls made so far, the failed one included."""
+    """`attempts` counts the failures of this error's class so far, this one included
+    (`error_class`): five 429s allow five more tries whatever timeouts came before."""
     retries_done = attempts - 1
     name = type(error).__name__
     if isinstance(error, PermanentProviderError):

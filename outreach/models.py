@@ -497,6 +497,9 @@ class Message(models.Model):
     # An attempt ended without knowing whether the provider took it (timeout, some 5xx):
     # look for it at the provider before sending again.
     needs_reconcile = models.BooleanField(default=False)
+    # Failures so far per class of the retry table ({"timeout": 2, "rate_limited": 1}):
+    # each class has its own budget (cerniq.retry).
+    retries = models.JSONField(default=dict, blank=True)
     # Inbound replies: the AI triage and the routing decision, with its reason.
     analysis = models.JSONField(null=True, blank=True)
     error = models.TextField(blank=True)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from django.db import transaction
 from django.db.models import F
@@ -181,36 +181,66 @@ def record_sent(message: Message, transport: Transport, result: SendResult) -> N
 
 # --- recovery ---------------------------------------------------------------------------
 
+# How long an uncertain attempt is looked for at the provider before it counts as not
+# sent. TimelinesAI sends asynchronously: it queues each account's sends and spaces them
+# by ~2 s (providers.md §1, "Send is asynchronous", "WhatsApp send pace"); accepted sends
+# were seen in the chat history 40 s later. Our pacing leaves an account a few queued
+# sends at most, so five minutes is several times the worst lag seen. The polls back off.
+RECONCILE_DEADLINE = timedelta(minutes=5)
+RECONCILE_POLLS = tuple(timedelta(seconds=s) for s in (15, 45, 105, 225))
+
+
+def _next_poll(started: datetime, now: datetime) -> datetime:
+    due = [started + offset for offset in RECONCILE_POLLS if started + offset > now]
+    return min(due) if due else started + RECONCILE_DEADLINE
+
+
+def _attempt_start(message: Message) -> datetime:
+    return message.attempt_started_at or message.updated_at
+
 
 def _look_for_attempt(message: Message, transport: Transport) -> SendResult | Outcome | None:
-    """Ask the provider whether an earlier attempt of this message went out."""
+    """Ask the provider whether an earlier attempt of this message went out. When it
+    cannot say (its API fails), look again later; past the deadline, hold the message
+    for a person: neither resent nor its quota given back."""
     try:
         return transport.find_earlier(message)
-    except PermanentProviderError as error:
-        return _give_up(message, transport, error, f"cannot reconcile: {_describe(error)}")
     except ProviderError as error:
-        at = timezone.now() + retry.BACKOFF_BASE
+        now = timezone.now()
+        deadline = _attempt_start(message) + RECONCILE_DEADLINE
+        if isinstance(error, PermanentProviderError) or now >= deadline:
+            detail = f"outcome unknown, cannot reconcile ({_describe(error)}); held, not resent"
+            return _give_up(message, transport, error, detail, keep_quota=True)
+        at = min(now + retry.BACKOFF_BASE, deadline)
         return _defer(message, f"reconcile failed: {error}", at, kind="retry")
 
 
 def _find_earlier_attempt(message: Message, transport: Transport) -> Outcome | None:
-    """After an uncertain failure: record the earlier attempt if it did go out."""
+    """After an uncertain failure: record the earlier attempt if it went out, keep looking
+    until the deadline, then let the send go on (or give up if its retries are spent)."""
     found = _look_for_attempt(message, transport)
-    if found is None:
-        Message.objects.filter(pk=message.pk).update(needs_reconcile=False)
-        return None
     if isinstance(found, Outcome):
         return found
-    record_sent(message, transport, found)
-    return Outcome("reconciled", found.provider_message_id)
+    if found is not None:
+        record_sent(message, transport, found)
+        return Outcome("reconciled", found.provider_message_id)
+    now, started = timezone.now(), _attempt_start(message)
+    if now < started + RECONCILE_DEADLINE:
+        return _defer(message, "not at the provider yet; looking again", _next_poll(started, now))
+    Message.objects.filter(pk=message.pk).update(needs_reconcile=False)
+    if spent := (message.retries or {}).get(SPENT):
+        detail = f"{spent}; not at the provider after {RECONCILE_DEADLINE}"
+        return _give_up(message, transport, ProviderTimeout(spent), detail)
+    return None
 
 
 def _recover(message: Message, transport: Transport) -> Outcome:
     """A SENDING row: its attempt may have gone out. Look at the provider, never resend.
 
     Found → SENT (no second call). Not found while the attempt could still be in flight
-    → look again when its lease ends. Not found after that → the attempt is lost, and it
-    counts as an uncertain failure under the retry rule (back-off, then dead letter).
+    → look again when its lease ends. Not found after that → the attempt counts as an
+    uncertain failure under the retry table: looked for until the reconcile deadline,
+    then sent again if retries remain, else a dead letter.
     """
     found = _look_for_attempt(message, transport)
     if isinstance(found, Outcome):
@@ -220,44 +250,58 @@ def _recover(message: Message, transport: Transport) -> Outcome:
         transport.count_found(message)
         return Outcome("reconciled", found.provider_message_id)
     now = timezone.now()
-    lease_end = (message.attempt_started_at or message.updated_at) + transport.attempt_lease
+    lease_end = _attempt_start(message) + transport.attempt_lease
     if now < lease_end:
         return Outcome("deferred", "earlier attempt may still be in flight", lease_end)
     lost = ProviderTimeout("attempt lost (its worker stopped); the provider has no trace of it")
-    return _failed(message, transport, lost, looked=True)
+    return _failed(message, transport, lost)
 
 
 # --- failures ---------------------------------------------------------------------------
 
+SPENT = "spent"  # Message.retries key: why the retries ran out (reconciling before giving up)
 
-def _failed(
-    message: Message,
-    transport: Transport,
-    error: ProviderError,
-    *,
-    looked: bool = False,
-) -> Outcome:
-    """Apply the retry table: again later (QUEUED, due at `retry_at`), or give up."""
-    decision = retry.decide(error, message.attempts)
-    if decision.give_up:
-        return _give_up(message, transport, error, _describe(error))
+
+def _failed(message: Message, transport: Transport, error: ProviderError) -> Outcome:
+    """Apply the retry table, each error class counting its own retries: again later
+    (QUEUED, due at `retry_at`), or give up. An uncertain failure is looked for at the
+    provider first, also on the last attempt: it may have gone out."""
+    kind = retry.error_class(error)
+    retries = {**(message.retries or {})}
+    retries[kind] = retries.get(kind, 0) + 1
+    decision = retry.decide(error, retries[kind])
+    uncertain = error.uncertain or message.needs_reconcile
     now = timezone.now()
-    if decision.next_day:
+    if decision.give_up and not uncertain:
+        return _give_up(message, transport, error, _describe(error))
+    if decision.give_up:
+        retries[SPENT] = decision.reason
+        at = _next_poll(now, now)
+    elif decision.next_day:
         at = SendingWindow.for_tenant(message.tenant).next_day_opening(now)
     else:
         at = now + decision.retry_in
-    # After an uncertain failure the next run looks for this attempt at the provider first.
-    reconcile = (message.needs_reconcile or error.uncertain) and not looked
     Message.objects.filter(pk=message.pk, status=Message.Status.SENDING).update(
         status=Message.Status.QUEUED,
         error=_describe(error)[:ERROR_LIMIT],
-        needs_reconcile=reconcile,
+        needs_reconcile=uncertain,
+        retries=retries,
         scheduled_for=at,
     )
+    if decision.give_up:
+        return Outcome("retry", f"{decision.reason}; looking for it at the provider first", at)
     return Outcome("retry", decision.reason, at)
 
 
-def _give_up(message: Message, transport: Transport, error: ProviderError, detail: str) -> Outcome:
+def _give_up(
+    message: Message,
+    transport: Transport,
+    error: ProviderError,
+    detail: str,
+    *,
+    keep_quota: bool = False,
+) -> Outcome:
+    """A final outcome. `keep_quota`: the send may have gone out, so its slot stays used."""
     if isinstance(error, AccountDisconnected):
         # Not this message's fault: it goes back to dispatch with the account's other work.
         with transaction.atomic():
@@ -271,7 +315,7 @@ def _give_up(message: Message, transport: Transport, error: ProviderError, detai
         Message.objects.filter(pk=message.pk).update(
             status=final, error=detail[:ERROR_LIMIT], failed_at=timezone.now()
         )
-        if message.quota_cost and message.phone_id:
+        if message.quota_cost and message.phone_id and not keep_quota:
             release(message.phone_id, sequences.reservation_day(message))
         if invalid:
             transport.recipient_invalid(message)

@@ -45,6 +45,7 @@ class FakeEmail(EmailBackend):
         self.calls = 0
         self.sent: dict[str, SendResult] = {}
         self.fail_with: ProviderError | None = None
+        self.fail_lookups_with: ProviderError | None = None
 
     def send(
         self,
@@ -64,4 +65,6 @@ class FakeEmail(EmailBackend):
         return self.sent[idempotency_key]
 
     def find_sent(self, *, idempotency_key: str, to: str, since: datetime) -> SendResult | None:
+        if self.fail_lookups_with is not None:
+            raise self.fail_lookups_with
         return self.sent.get(idempotency_key)

@@ -15,14 +15,16 @@ from typing import Any
 import pytest
 import responses
 import time_machine
+from django.utils import timezone
 
-from cerniq.provider_errors import QuotaExceeded
+from cerniq.provider_errors import ProviderUnavailable, QuotaExceeded, RateLimited
 from cerniq.providers import get_backend
 from outreach.dispatch import dispatch_due
 from outreach.models import Channel, Enrollment, Journey, Message, Stage
-from outreach.sending import send_message
+from outreach.sending import RECONCILE_DEADLINE, send_message
 from tests.factories import make_outreach_world, make_user
 from tests.whatsapp.conftest import BASE, MONDAY_10, api_body
+from whatsapp.models import QuotaUsage
 
 SEND_URL = f"{BASE}/messages"
 TUESDAY_9 = MONDAY_10.replace(day=24, hour=9)
@@ -73,7 +75,20 @@ class Harness:
         if self.channel == "whatsapp":
             self.provider.get(f"{BASE}/chats", json=api_body("chats_empty.json"))
 
+    def lookups_fail(self) -> None:
+        if self.channel == "whatsapp":
+            self.provider.get(f"{BASE}/chats", status=500, json=api_body("error_internal.json"))
+        else:
+            self.provider.fail_lookups_with = ProviderUnavailable("503 Service Unavailable")
+
     # --- what it saw ----------------------------------------------------------------
+    @property
+    def quota_at_start(self) -> int:
+        return self.message.quota_cost  # dispatch took one slot for a WhatsApp first message
+
+    def quota_used(self) -> int:
+        return sum(QuotaUsage.objects.values_list("used", flat=True))
+
     @property
     def send_calls(self) -> int:
         if self.channel == "whatsapp":
@@ -139,10 +154,13 @@ def reload(message: Message) -> Message:
     return message
 
 
-def crashed_while_sending(message: Message) -> None:
+def crashed_while_sending(message: Message, retries: dict | None = None) -> None:
     """The worker took the row and called the provider, then died before recording."""
     Message.objects.filter(pk=message.pk).update(
-        status=Message.Status.SENDING, attempts=1, attempt_started_at=MONDAY_10
+        status=Message.Status.SENDING,
+        attempts=1 + sum((retries or {}).values()),
+        attempt_started_at=MONDAY_10,
+        retries=retries or {},
     )
 
 
@@ -181,26 +199,67 @@ def test_a_sending_row_the_provider_has_not_seen_follows_the_retry_rule(path, cl
     assert reload(path.message).status == Message.Status.SENDING
     clock.shift(timedelta(minutes=3))
     lost = send_message(path.message.pk)
-    # The lost attempt is the first failure of the retry table: back off 15 s, no resend now.
+    # The lost attempt is the first timeout of the retry table: back off 15 s, no resend now.
     assert lost.kind == "retry" and lost.retry_at == MONDAY_10 + timedelta(minutes=3, seconds=15)
-    assert path.send_calls == 0
     message = reload(path.message)
     assert message.status == Message.Status.QUEUED and message.scheduled_for == lost.retry_at
-    assert "attempt lost" in message.error
+    assert "attempt lost" in message.error and message.needs_reconcile
+    assert message.retries == {"timeout": 1}
+    # The provider queues sends: it is looked for until the deadline before a resend.
     clock.shift(timedelta(seconds=15))
+    still = send_message(path.message.pk)
+    assert still.kind == "deferred" and still.retry_at == MONDAY_10 + timedelta(seconds=225)
+    assert path.send_calls == 0
+    clock.move_to(MONDAY_10 + RECONCILE_DEADLINE)
     path.accepts()
     assert send_message(path.message.pk).kind == "sent"
     assert path.send_calls == 1 and reload(path.message).attempts == 2
 
 
-def test_a_lost_attempt_after_the_last_retry_is_a_dead_letter(path, clock):
-    crashed_while_sending(path.message)
-    Message.objects.filter(pk=path.message.pk).update(attempts=4)
+def test_an_uncertain_last_attempt_the_provider_has_is_recorded_not_dead_lettered(path, clock):
+    crashed_while_sending(path.message, retries={"timeout": 3})
     clock.shift(timedelta(minutes=3))
     path.has_no_trace()
+    looking = send_message(path.message.pk)
+    assert looking.kind == "retry" and "looking for it at the provider first" in looking.detail
+    assert reload(path.message).status == Message.Status.QUEUED
+    clock.shift(timedelta(minutes=1))
+    path.holds_the_earlier_attempt()  # it shows up in the chat history late
+    assert send_message(path.message.pk).kind == "reconciled"
+    message = reload(path.message)
+    assert message.status == Message.Status.SENT and path.send_calls == 0
+    assert path.quota_used() == path.quota_at_start
+
+
+def test_a_lost_attempt_after_the_last_retry_is_a_dead_letter(path, clock):
+    crashed_while_sending(path.message, retries={"timeout": 3})
+    clock.shift(timedelta(minutes=3))
+    path.has_no_trace()
+    assert send_message(path.message.pk).kind == "retry"
+    clock.move_to(MONDAY_10 + RECONCILE_DEADLINE)
     assert send_message(path.message.pk).kind == "dead"
-    assert reload(path.message).status == Message.Status.DEAD_LETTER
+    message = reload(path.message)
+    assert message.status == Message.Status.DEAD_LETTER and "not at the provider" in message.error
     assert path.send_calls == 0
+    assert path.quota_used() == 0  # confirmed not sent: its slot goes back
+
+
+def test_when_the_provider_cannot_say_the_message_is_held_not_resent(path, clock):
+    crashed_while_sending(path.message, retries={"timeout": 3})
+    clock.shift(timedelta(minutes=3))
+    path.lookups_fail()
+    outcomes = []
+    while timezone.now() < MONDAY_10 + RECONCILE_DEADLINE + timedelta(minutes=1):
+        outcome = send_message(path.message.pk)
+        outcomes.append(outcome.kind)
+        if outcome.retry_at is None:
+            break
+        clock.move_to(outcome.retry_at)
+    assert outcomes[-1] == "dead" and set(outcomes[:-1]) == {"retry"}
+    message = reload(path.message)
+    assert message.status == Message.Status.DEAD_LETTER and "held, not resent" in message.error
+    assert path.send_calls == 0
+    assert path.quota_used() == path.quota_at_start  # it may have gone out: the slot stays used
 
 
 def stop_by_takeover(path, tenant):
@@ -260,3 +319,18 @@ def test_outside_the_window_the_message_waits_for_the_opening(path, clock):
     assert outcome.kind == "deferred" and outcome.retry_at == TUESDAY_9
     assert reload(path.message).scheduled_for == TUESDAY_9
     assert path.send_calls == 0
+
+
+def test_each_error_class_counts_its_own_retries(path):
+    """Three timeouts spent the timeout budget; 429s after them still get their own five
+    (one shared counter would give up here: six failed calls so far)."""
+    Message.objects.filter(pk=path.message.pk).update(
+        retries={"timeout": 3, "rate_limited": 2}, attempts=6
+    )
+    if path.channel == "whatsapp":
+        path.provider.post(SEND_URL, status=429, json=api_body("error_rate_limited.json"))
+    else:
+        path.provider.fail_with = RateLimited("Too Many Requests")
+    outcome = send_message(path.message.pk)
+    assert outcome.kind == "retry" and outcome.retry_at == MONDAY_10 + timedelta(seconds=60)
+    assert reload(path.message).retries == {"timeout": 3, "rate_limited": 3}

@@ -8,6 +8,7 @@ from datetime import timedelta
 import pytest
 import requests
 import responses
+from django.utils import timezone
 
 from cerniq.models import Alert
 from outreach.models import Enrollment, Journey, Lead, Message
@@ -80,20 +81,27 @@ def test_after_a_timeout_a_send_that_went_through_is_not_repeated(queued, clock)
 @responses.activate
 def test_server_error_retries_three_times_then_dead_letters(queued, clock):
     responses.post(SEND_URL, status=500, json=api_body("error_internal.json"))
-    # A 500 on a send may hide an accepted message: each retry looks for it first.
+    # A 500 on a send may hide an accepted message: it is looked for before each resend,
+    # over the reconcile window (TimelinesAI queues sends), and before giving up.
     lookups = responses.get(f"{BASE}/chats", json=api_body("chats_empty.json"))
-    delays = []
-    for _ in range(4):
+    delays, outcomes = [], []
+    while len(outcomes) < 40:
         outcome = send_message(queued.pk)
-        if outcome.retry_at:
-            delays.append(outcome.retry_at - MONDAY_10)
-            assert reload(queued).status == "QUEUED"
+        outcomes.append(outcome.kind)
+        if outcome.retry_at is None:
+            break
+        if outcome.kind == "retry":
+            delays.append(outcome.retry_at - timezone.now())
+        clock.move_to(outcome.retry_at)
         Phone.objects.update(next_send_at=None)
-    assert delays == [timedelta(seconds=s) for s in (15, 30, 60)]
-    assert lookups.call_count == 3
+    assert delays[:3] == [timedelta(seconds=s) for s in (15, 30, 60)]
+    assert outcomes.count("sent") == 0 and outcomes[-1] == "dead"
     message = reload(queued)
     assert message.status == "DEAD_LETTER" and message.attempts == 4
-    assert used_quota() == 0  # the slot went back
+    assert message.retries["unavailable"] == 4 and "not at the provider" in message.error
+    assert lookups.call_count >= 4
+    assert len(responses.calls) - lookups.call_count == 4  # four POSTs, never a fifth
+    assert used_quota() == 0  # confirmed not sent: the slot went back
 
 
 @responses.activate
