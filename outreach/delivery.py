@@ -52,7 +52,10 @@ def enqueue_again(message_id: int, at: datetime | None) -> None:
 def requeue_stale(older_than: timedelta) -> tuple[int, int]:
     """Recover outbound work whose broker message was lost (e.g. Redis flushed).
 
-    Returns (messages re-enqueued, phones given a run). Safe to run any time: a send
+    A row says when its broker message is due (`scheduled_for`, rewritten whenever a run
+    defers it: the window, a retry, pacing), and a phone when its planned run is
+    (`wake_at`). So only work overdue by `older_than` is lost; work waiting on purpose is
+    never copied. Returns (messages re-enqueued, phones given a run). Safe any time: a send
     claims its row first and a phone run takes its lease, so a duplicate is a no-op.
     """
     now = timezone.now()
@@ -67,6 +70,10 @@ def requeue_stale(older_than: timedelta) -> tuple[int, int]:
     )
     count = 0
     for message in unpaced.iterator():
+        # Due again now: the next reconciler run (a minute later) does not copy it again.
+        Message.objects.filter(pk=message.pk, status=Message.Status.QUEUED).update(
+            scheduled_for=now
+        )
         enqueue_message(message, at=now)
         count += 1
     phones = pacing.phones_needing_a_run(now)

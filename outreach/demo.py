@@ -117,6 +117,18 @@ def _valid_cui(rng: random.Random) -> str:
     return base + ro_cui.calc_check_digit(base)
 
 
+def _distinct(name: str, seen: set[str]) -> str:
+    """The name, or once the patterns run out (a few thousand), a numbered branch of it:
+    "Agro Popescu 2 SRL". Numbering, not redrawing, so any count ends."""
+    if name not in seen:
+        return name
+    core, legal = (name.rsplit(" ", 1) + [""])[:2] if name.endswith((" SRL", " SA")) else (name, "")
+    number = 2
+    while (candidate := f"{core} {number} {legal}".strip()) in seen:
+        number += 1
+    return candidate
+
+
 def company_rows(count: int = 300, seed: int = 2026) -> Iterator[dict[str, str]]:
     """`count` distinct companies as CSV-like rows (the lead import's columns)."""
     rng = random.Random(seed)
@@ -128,12 +140,14 @@ def company_rows(count: int = 300, seed: int = 2026) -> Iterator[dict[str, str]]
         county = rng.choice(list(COUNTIES))
         place = rng.choice(COUNTIES[county])
         surname = rng.choice(_SURNAMES)
-        name = rng.choice(_NAME_PATTERNS).format(surname=surname, place=place)
+        name = _distinct(
+            rng.choice(_NAME_PATTERNS).format(surname=surname, place=place), seen_names
+        )
         cui = _valid_cui(rng)
         has_phone = rng.random() < 0.85
         phone = f"07{rng.choice('2345')}{rng.randint(0, 9_999_999):07d}" if has_phone else ""
-        if name in seen_names or cui in seen_cuis or (phone and phone in seen_phones):
-            continue
+        if cui in seen_cuis or (phone and phone in seen_phones):
+            continue  # a random collision: rare, the next draw differs
         seen_names.add(name)
         seen_cuis.add(cui)
         seen_phones.add(phone)

@@ -69,3 +69,17 @@ def test_seed_demo_refuses_production_without_flag(settings):
     settings.DEBUG = False
     with pytest.raises(CommandError, match="DEBUG is off"):
         seed()
+
+
+def test_company_rows_end_for_any_count_with_distinct_companies():
+    """Once the name patterns run out (about 680 companies used to hang) names are
+    numbered, so `seed_demo --companies N` finishes for any N."""
+    from outreach.demo import company_rows
+
+    rows = list(company_rows(3000))
+    assert len(rows) == 3000
+    for key in ("company_name", "cui"):
+        assert len({row[key] for row in rows}) == 3000, key
+    emails = [row["email"] for row in rows if row["email"]]
+    assert len(set(emails)) == len(emails)
+    assert any(" 2 SRL" in row["company_name"] for row in rows)

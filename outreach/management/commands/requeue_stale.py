@@ -2,8 +2,10 @@
 still QUEUED/SENDING (email: the message; WhatsApp: its phone's planned run), and webhook
 events still RECEIVED.
 
-Cron: */10 * * * *. Safe: sends and event processing claim their row first, so a
-duplicate broker message is a no-op.
+Cron: every minute, so lost work runs again within about three minutes. Rows say when
+their broker message is due, so only overdue work is re-enqueued (nothing waiting on
+purpose is copied). Safe: sends and event processing claim their row first, so a duplicate
+broker message is a no-op.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ class Command(BaseCommand):
     help = "Re-enqueue outbound messages and webhook events that should have run by now."
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--minutes", type=int, default=15, help="late by more than this")
+        parser.add_argument("--minutes", type=int, default=2, help="overdue by more than this")
 
     def handle(self, *args: Any, minutes: int, **opts: Any) -> None:
         older_than = timedelta(minutes=minutes)
