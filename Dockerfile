@@ -26,4 +26,4 @@ RUN SECRET_KEY=build-only DATABASE_URL=sqlite:////tmp/build.sqlite3 \
 RUN useradd --create-home --uid 1000 cerniq && mkdir -p /app/var && chown cerniq /app/var
 USER cerniq
 EXPOSE 8000
-CMD ["gunicorn", "cerniq.wsgi", "--bind", "0.0.0.0:8000", "--workers", "3", "--timeout", "30"]
+CMD ["gunicorn", "-c", "gunicorn.conf.py", "cerniq.wsgi", "--bind", "0.0.0.0:8000", "--workers", "3", "--timeout", "30"]

@@ -1,24 +1,131 @@
-"""Log filter that masks phone numbers and email addresses (the security contract)."""
+"""Masks for everything we log (the security contract): phone numbers, email addresses and
+the tenants' webhook tokens, in messages, their arguments, tracebacks and stacks.
+
+`MaskPIIFilter` goes on every handler (settings.LOGGING, and gunicorn's loggers through
+`cerniq.gunicorn_logging`): it renders the message once, masked, so no %-argument can carry
+a secret past it, and caches a masked traceback on the record for whatever formatter comes
+next. `MaskingFormatter` masks its whole output as well, for the handlers we format.
+"""
 
 from __future__ import annotations
 
 import logging
 import re
+from urllib.parse import quote, unquote_plus
 
 _EMAIL = re.compile(r"([A-Za-z0-9._%+-])[A-Za-z0-9._%+-]*@([A-Za-z0-9.-]+\.[A-Za-z]{2,})")
 _PHONE = re.compile(r"(?<![\w-])(\+?\d{3})\d{4,}(\d{3})(?![\w-])")
 
+# /webhooks/<provider>/<token>: the token is a tenant's secret for providers that sign
+# nothing (cerniq/urls.py). It ends at a slash, a query string, or the end of the URL.
+_WEBHOOK_TOKEN = re.compile(r"(/webhooks/[-\w]+/)([^/\s?#\"'<>]+)", re.IGNORECASE)
+# A query string in a logged URL or request line: `?` up to whitespace or a quote.
+_QUERY = re.compile(r"\?([^\s\"'<>#]+)")
+# In a query value (a search box): the part before an @, any run of 6+ digits (part of a
+# phone, spaced or not). Company CUIs are masked too; they are not worth the special case.
+_EMAIL_LOCAL = re.compile(r"([^\s@*])[^\s@]*@")
+_DIGIT_RUN = re.compile(r"\+?\d(?:[\s().-]*\d){5,}")
+_MASK = "***"
+
 
 def mask_pii(text: str) -> str:
-    """`+40712345678` → `+40***678`, `ion.pop@agro.ro` → `i***@agro.ro`."""
+    """`+40712345678` → `+407***678`, `ion.pop@agro.ro` → `i***@agro.ro`."""
     text = _EMAIL.sub(r"\1***@\2", text)
     return _PHONE.sub(r"\1***\2", text)
 
 
+def _mask_token(match: re.Match) -> str:
+    token = match[2]
+    if token.endswith(_MASK):  # masked already
+        return match[0]
+    return match[1] + (token[:4] if len(token) > 8 else "") + _MASK
+
+
+def _mask_query_value(value: str) -> str:
+    value = _EMAIL_LOCAL.sub(r"\1***@", mask_pii(value))
+    return _DIGIT_RUN.sub(_MASK, value)
+
+
+def _mask_query(match: re.Match) -> str:
+    parts = match[1].split("&")
+    for n, part in enumerate(parts):
+        key, sep, value = part.partition("=")
+        if not sep:
+            continue
+        decoded = unquote_plus(value)
+        masked = _mask_query_value(decoded)
+        if masked != decoded:
+            parts[n] = f"{key}={quote(masked, safe='*@+')}"
+    return "?" + "&".join(parts)
+
+
+def mask_query_string(query: str) -> str:
+    """A bare query string (`q=%2B40722999888&sort=name`) with its values masked."""
+    return _mask_query(_QUERY.match("?" + query))[1:] if query else query
+
+
+def mask_log_text(text: str) -> str:
+    """`text` with webhook tokens (`/webhooks/timelinesai/AbCd***`), phones and emails
+    masked; in query strings, after URL-decoding, partial phones and emails too."""
+    if "/webhooks/" in text or "/WEBHOOKS/" in text.upper():
+        text = _WEBHOOK_TOKEN.sub(_mask_token, text)
+    if "?" in text:
+        text = _QUERY.sub(_mask_query, text)
+    return mask_pii(text)
+
+
+class _MaskedRequest:
+    """The request Django attaches to `django.request` records, shown masked (`%(request)s`)
+    and otherwise itself."""
+
+    __slots__ = ("_request",)
+
+    def __init__(self, request) -> None:
+        object.__setattr__(self, "_request", request)
+
+    def __getattr__(self, name: str):
+        return getattr(self._request, name)
+
+    def __repr__(self) -> str:
+        return mask_log_text(repr(self._request))
+
+    __str__ = __repr__
+
+
+_TRACEBACKS = logging.Formatter()
+
+
 class MaskPIIFilter(logging.Filter):
+    """Masks the record in place; never drops it. Put it on handlers (or on loggers that
+    do not propagate, as gunicorn's): a logger's filters skip records from its children."""
+
     def filter(self, record: logging.LogRecord) -> bool:
-        message = record.getMessage()
-        masked = mask_pii(message)
-        if masked != message:
-            record.msg, record.args = masked, None
+        try:
+            message = record.getMessage()
+        except Exception:  # wrong arguments: keep what was logged, masked, not a crash
+            message = f"{record.msg} {record.args!r}"
+        record.msg, record.args = mask_log_text(message), None
+        if record.exc_info and not record.exc_text:
+            # Formatters reuse exc_text when it is set: they all get the masked one.
+            record.exc_text = _TRACEBACKS.formatException(record.exc_info)
+        if record.exc_text:
+            record.exc_text = mask_log_text(record.exc_text)
+        if record.stack_info:
+            record.stack_info = mask_log_text(record.stack_info)
+        request = getattr(record, "request", None)
+        if request is not None and not isinstance(request, _MaskedRequest):
+            record.request = _MaskedRequest(request)
         return True
+
+
+class MaskingFormatter(logging.Formatter):
+    """A formatter whose output is masked whole: message, extras, traceback and stack."""
+
+    def formatException(self, ei) -> str:  # noqa: N802 (logging's name)
+        return mask_log_text(super().formatException(ei))
+
+    def formatStack(self, stack_info: str) -> str:  # noqa: N802
+        return mask_log_text(super().formatStack(stack_info))
+
+    def format(self, record: logging.LogRecord) -> str:
+        return mask_log_text(super().format(record))

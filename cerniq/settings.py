@@ -161,7 +161,7 @@ WHATSAPP_PHONE_QUEUES = env.int("WHATSAPP_PHONE_QUEUES", default=20)
 PERIODIC_JOBS: list[dict[str, str]] = [
     {"name": "heartbeat", "cron": "* * * * *", "actor": "cerniq.tasks.record_heartbeat"},
     {"name": "dispatch", "cron": "*/5 * * * *", "actor": "outreach.tasks.dispatch_all_tenants"},
-    {"name": "requeue-stale", "cron": "*/10 * * * *", "command": "requeue_stale"},
+    {"name": "requeue-stale", "cron": "* * * * *", "command": "requeue_stale"},
     {"name": "check-sla", "cron": "* * * * *", "command": "check_sla"},
     {"name": "rollup-stats", "cron": "*/15 * * * *", "command": "rollup_stats"},
     *integrations.periodic_jobs(INTEGRATIONS),
@@ -265,7 +265,12 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "filters": {"mask_pii": {"()": "cerniq.logging.MaskPIIFilter"}},
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    "formatters": {
+        "plain": {
+            "class": "cerniq.logging.MaskingFormatter",
+            "format": "%(asctime)s %(levelname)s %(name)s %(message)s",
+        }
+    },
     "handlers": {
         "console": {
             "class": "logging.StreamHandler",
@@ -274,5 +279,13 @@ LOGGING = {
         }
     },
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
-    "loggers": {"django.db.backends": {"level": "WARNING"}},
+    "loggers": {
+        "django.db.backends": {"level": "WARNING"},
+        # Django's defaults give "django" a console handler of its own in DEBUG (and
+        # mail_admins, idle without ADMINS) and runserver's access log ("django.server") an
+        # unfiltered one: both would print webhook tokens and searched phones. Theirs go
+        # through ours instead.
+        "django": {"handlers": [], "level": "INFO", "propagate": True},
+        "django.server": {"handlers": [], "level": "INFO", "propagate": True},
+    },
 }

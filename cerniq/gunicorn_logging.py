@@ -1,0 +1,30 @@
+"""gunicorn's logger with our masks (gunicorn.conf.py selects it): webhook tokens, phone
+numbers and emails never reach its access or error log.
+
+gunicorn's loggers do not propagate to the root logger, so settings.LOGGING does not reach
+them; the mask filter goes on the loggers themselves. It renders each line once, masked,
+whatever `access_log_format` says. The bare query string atoms (`%(q)s`,
+`%({query_string}e)s`), which carry no `?` for the line mask to find, are masked first.
+"""
+
+from __future__ import annotations
+
+from gunicorn.glogging import Logger
+
+from cerniq.logging import MaskPIIFilter, mask_query_string
+
+
+class MaskingLogger(Logger):
+    _mask = MaskPIIFilter()
+
+    def setup(self, cfg) -> None:
+        super().setup(cfg)  # also on HUP: addFilter ignores a filter it already has
+        self.error_log.addFilter(self._mask)
+        self.access_log.addFilter(self._mask)
+
+    def atoms(self, resp, req, environ, request_time) -> dict:
+        atoms = super().atoms(resp, req, environ, request_time)
+        for key in ("q", "{query_string}e"):
+            if atoms.get(key):
+                atoms[key] = mask_query_string(atoms[key])
+        return atoms
