@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import secrets
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.db.models import F, Q, QuerySet
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_http_methods, require_POST
 
 from cerniq.tenancy import TenantScope, scope_for
 from outreach import sequences, stages
@@ -34,6 +37,14 @@ DEFAULT_SORT = "name"
 
 # Filters read from the query string (all optional).
 FILTER_KEYS = ("q", "stage", "county", "channel", "phone", "sequence", "review", "opted_out")
+
+# The search box takes phone numbers and emails, which must not sit in URLs (access logs,
+# browser history, Referer headers). The filter form is POSTed; the search text is kept in
+# the session and the URL carries ?s=<opaque key> in its place. A ?q= link still works,
+# but the page's own links (pages, sorting, back from bulk actions) carry the key.
+SEARCH_KEY = "s"
+SESSION_SEARCHES = "lead_searches"  # {key: search text}, the latest few, oldest first
+KEEP_SEARCHES = 20
 
 
 def _int(value: str | None) -> int | None:
@@ -182,11 +193,61 @@ def _with_labels(leads: list[Lead]) -> list[Lead]:
     return list(leads)
 
 
+def _search_key(request: HttpRequest, text: str) -> str:
+    """The session's key for the search `text` (the same key for the same text)."""
+    searches = request.session.get(SESSION_SEARCHES, {})
+    for key, known in searches.items():
+        if known == text:
+            return key
+    key = secrets.token_urlsafe(6)
+    searches[key] = text
+    for oldest in list(searches)[:-KEEP_SEARCHES]:
+        del searches[oldest]
+    request.session[SESSION_SEARCHES] = searches
+    return key
+
+
+def _params(request: HttpRequest) -> tuple[QueryDict, QueryDict, bool]:
+    """(the filters to apply, the query string for the page's own links, whether ?s= named
+    a search this session does not know: another browser's, or an expired session's)."""
+    params, links = request.GET.copy(), request.GET.copy()
+    text = (params.get("q") or "").strip()
+    key = params.pop(SEARCH_KEY, [None])[-1]
+    links.pop("q", None)
+    if text:
+        links[SEARCH_KEY] = _search_key(request, text)
+        return params, links, False
+    if key:
+        found = request.session.get(SESSION_SEARCHES, {}).get(key)
+        if found is None:
+            links.pop(SEARCH_KEY)
+            return params, links, True
+        params["q"] = found
+    return params, links, False
+
+
+def _search_url(request: HttpRequest) -> str:
+    """Where the POSTed filter form leads: its filled-in fields, the search as a key."""
+    query = QueryDict(mutable=True)
+    for name in (*FILTER_KEYS, "sort"):
+        value = (request.POST.get(name) or "").strip()
+        if not value:
+            continue
+        if name == "q":
+            query[SEARCH_KEY] = _search_key(request, value)
+        else:
+            query[name] = value
+    url = reverse("outreach:leads")
+    return f"{url}?{query.urlencode()}" if query else url
+
+
 def _context(request: HttpRequest, scope: TenantScope) -> dict:
-    params = request.GET
+    params, links, expired = _params(request)
+    if expired:
+        messages.warning(request, _("This search has expired; search again."))
     sort, order = _sort(params)
     page = _page(scope, params, sort, order)
-    kept = params.copy()
+    kept = links.copy()
     kept.pop("page", None)
     without_sort = kept.copy()
     without_sort.pop("sort", None)
@@ -197,6 +258,7 @@ def _context(request: HttpRequest, scope: TenantScope) -> dict:
         "filters": {key: params.get(key, "") for key in FILTER_KEYS},
         "query_without_page": kept.urlencode(),
         "query_without_sort": without_sort.urlencode(),
+        "return_query": links.urlencode(),
         "stages": Stage.choices,
         "channels": Channel.choices,
         "phones": list(scope.queryset(Phone).order_by("number").only("pk", "number", "label")),
@@ -216,8 +278,10 @@ def _context(request: HttpRequest, scope: TenantScope) -> dict:
 
 
 @login_required
-@require_GET
+@require_http_methods(["GET", "POST"])
 def lead_list(request: HttpRequest) -> HttpResponse:
+    if request.method == "POST":  # the filter form: back here by GET, no search in the URL
+        return redirect(_search_url(request))
     scope = scope_for(request)
     return render(request, "outreach/leads.html", _context(request, scope))
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import html as html_lib
+import re
 from datetime import timedelta
 
 import pytest
@@ -105,6 +107,109 @@ def test_search_by_name_cui_phone_email(logged_in, tenant):
     assert _rows(logged_in, "?q=722999") == {b.pk}
     assert _rows(logged_in, "?q=LIVADA") == {c.pk}
     assert _rows(logged_in, "?q=nothing-like-this") == set()
+
+
+# --- a searched phone stays out of URLs ----------------------------------------------
+
+SEARCHED = ("40722999", "722999")  # any part of the searched phone
+
+
+def _ids(html: str) -> list[int]:
+    return [int(part.split('"')[0]) for part in html.split('data-lead="')[1:]]
+
+
+def _urls(html: str) -> list[str]:
+    """Every URL the page links or submits to, and the bulk form's return query."""
+    found = re.findall(r'(?:href|action)="([^"]*)"', html)
+    found += re.findall(r'name="return_query" value="([^"]*)"', html)
+    return [html_lib.unescape(url) for url in found]
+
+
+def _link(html: str, pattern: str) -> str:
+    """The page's own link (?...) matching `pattern`, as a URL to GET."""
+    return LIST + next(
+        url for url in _urls(html) if url.startswith("?") and re.search(pattern, url)
+    )
+
+
+def test_the_search_form_posts_and_the_phone_stays_out_of_the_url(logged_in, tenant):
+    match = make_lead(tenant, name="Legume Sud SRL", phone="+40722999888")
+    make_lead(tenant, name="Alt SRL", phone="+40733111222")
+    page = logged_in.get(LIST).content.decode()
+    assert re.search(r'<form class="block filters" method="post"', page)
+    response = logged_in.post(
+        LIST, {"q": " +40722999888 ", "stage": "COLD", "county": "", "sort": "-name"}
+    )
+    assert response.status_code == 302
+    location = response["Location"]
+    assert location.startswith(LIST + "?") and "s=" in location
+    assert "stage=COLD" in location and "sort=-name" in location and "county" not in location
+    assert not any(part in location for part in SEARCHED)
+    html = logged_in.get(location, HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert _ids(html) == [match.pk]
+    assert 'value="+40722999888"' in html  # the search box still shows the search
+    urls = _urls(html)
+    assert not [url for url in urls if any(part in url for part in SEARCHED)]
+    assert [url for url in urls if "sort=" in url and "s=" in url]  # sorting keeps it
+    # The same search again gives the same address.
+    assert (
+        logged_in.post(LIST, {"q": "+40722999888", "stage": "COLD", "sort": "-name"})["Location"]
+        == location
+    )
+
+
+def test_the_search_form_needs_the_csrf_token(operator, tenant):
+    strict = Client(enforce_csrf_checks=True)
+    strict.force_login(operator)
+    assert strict.post(LIST, {"q": "+40722999888"}).status_code == 403
+
+
+def test_pages_sorting_and_bulk_actions_keep_the_search(logged_in, tenant, monkeypatch):
+    monkeypatch.setattr("console.views.leads.PER_PAGE", 1)
+    alfa = make_lead(tenant, name="Alfa SRL", phone="+40722999001")
+    beta = make_lead(tenant, name="Beta SRL", phone="+40722999002")
+    make_lead(tenant, name="Gama SRL", phone="+40744000000")
+    first = logged_in.get(logged_in.post(LIST, {"q": "722999"})["Location"]).content.decode()
+    assert _ids(first) == [alfa.pk] and "Page 1 of 2" in first
+    second = logged_in.get(_link(first, r"page=2")).content.decode()
+    assert _ids(second) == [beta.pk]
+    by_name_desc = logged_in.get(_link(first, r"sort=-name")).content.decode()
+    assert _ids(by_name_desc) == [beta.pk]
+    for html in (second, by_name_desc):
+        assert not [url for url in _urls(html) if any(part in url for part in SEARCHED)]
+    return_query = re.search(r'name="return_query" value="([^"]*)"', second)[1]
+    response = logged_in.post(
+        "/outreach/leads/bulk/",
+        {"ids": [beta.pk], "action": "pause", "return_query": html_lib.unescape(return_query)},
+    )
+    assert Journey.objects.get(lead=beta).stage == Stage.PAUSED
+    back = response["Location"]
+    assert "s=" in back and "page=2" in back and not any(part in back for part in SEARCHED)
+    assert _ids(logged_in.get(back).content.decode()) == [beta.pk]
+
+
+def test_a_q_link_still_searches_and_the_page_links_do_not_repeat_it(
+    logged_in, tenant, monkeypatch
+):
+    monkeypatch.setattr("console.views.leads.PER_PAGE", 1)
+    alfa = make_lead(tenant, name="Alfa SRL", phone="+40722999001")
+    beta = make_lead(tenant, name="Beta SRL", phone="+40722999002")
+    html = logged_in.get(LIST + "?q=722999&sort=name").content.decode()
+    assert _ids(html) == [alfa.pk]
+    assert not [url for url in _urls(html) if any(part in url for part in SEARCHED)]
+    assert _ids(logged_in.get(_link(html, r"page=2")).content.decode()) == [beta.pk]
+
+
+def test_a_search_address_from_another_session_has_expired(logged_in, operator, tenant):
+    match = make_lead(tenant, phone="+40722999888")
+    other = make_lead(tenant, phone="+40733111222")
+    location = logged_in.post(LIST, {"q": "722999", "stage": "COLD"})["Location"]
+    elsewhere = Client()
+    elsewhere.force_login(operator)  # the same operator, another browser
+    html = elsewhere.get(location, HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "This search has expired; search again." in html
+    assert set(_ids(html)) == {match.pk, other.pk}  # the other filters still apply
+    assert 'name="q" value=""' in html
 
 
 def test_sorting(logged_in, tenant):
