@@ -105,7 +105,8 @@ class WebhookEvent(models.Model):
     )
     provider = models.CharField(max_length=32, choices=integrations.all_provider_choices)
     event_type = models.CharField(max_length=100, blank=True)
-    # The provider's natural key for dedupe; empty for malformed bodies (never processed).
+    # The provider's natural key for dedupe; empty for malformed bodies, and for bodies
+    # refused by the provider's schema (MALFORMED too: never processed, never replayed).
     provider_event_id = models.CharField(max_length=255, blank=True)
     raw_body = models.BinaryField()
     headers = models.JSONField(default=dict, blank=True)
@@ -130,7 +131,12 @@ class WebhookEvent(models.Model):
                 name="webhookevent_processed_only_if_verified",
             ),
         ]
-        indexes = [models.Index(fields=["status", "received_at"], name="webhookevent_status_idx")]
+        indexes = [
+            models.Index(fields=["status", "received_at"], name="webhookevent_status_idx"),
+            # A tenant's events of one type (a receiver scoping a dedupe key with the last
+            # event of another type: cerniq.webhooks.Receiver.dedupe_key).
+            models.Index(fields=["tenant", "event_type"], name="webhookevent_tenant_type_idx"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.provider}:{self.event_type} {self.provider_event_id}"

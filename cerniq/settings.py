@@ -167,6 +167,10 @@ PERIODIC_JOBS: list[dict[str, str]] = [
     *integrations.periodic_jobs(INTEGRATIONS),
 ]
 
+# Largest webhook body taken in, per provider key (bytes; 413 above it). Unnamed providers
+# use their receiver's own cap (TimelinesAI: 512 KiB). "timelinesai=262144;resend=65536".
+WEBHOOK_MAX_BODY_BYTES = env.dict("WEBHOOK_MAX_BODY_BYTES", cast={"value": int}, default={})
+
 # --- Providers ------------------------------------------------------------------------
 # Each alias names a backend class and its options (Django's STORAGES shape). The
 # integrations' own aliases (`whatsapp.timelinesai`, `whatsapp.sandbox`, …) come from their

@@ -9,6 +9,14 @@ The request path never calls a provider and never runs domain code: it reads the
 body, authenticates, stores a `WebhookEvent` row (raw bytes, a few headers) and answers.
 Every request that passes authentication leaves a row, even a malformed one (stored
 as MALFORMED, never processed), so nothing a provider sent us is lost.
+
+What passes the door is strict JSON (`parse_payload`): UTF-8, no NaN/Infinity, no
+duplicated key, no NUL or lone surrogate in any string or key, nesting bounded, the body
+no larger than the receiver's cap. The receiver's `identify` then checks the event against
+the provider's documented schema. A body refused for a field is answered
+`400 {"error": "invalid payload", "field": "message.message_uid", "problem": "not a UUID"}`
+and kept as a MALFORMED row: refused and malformed are one thing here (neither is ever
+processed or replayed; the row is evidence of what was sent, the error says why).
 """
 
 from __future__ import annotations
@@ -52,11 +60,21 @@ _TOKEN_MAX = Tenant._meta.get_field("webhook_token").max_length
 
 
 class MalformedPayload(ValueError):
-    """The body cannot be understood: stored as MALFORMED, answered 400, never processed."""
+    """The body cannot be understood or breaks the provider's contract: stored as
+    MALFORMED, answered 400, never processed.
 
-    def __init__(self, message: str, *, event_type: str = "") -> None:
+    With `field` (a path such as "message.attachments[0].size") and `problem`, the answer
+    names them: {"error": "invalid payload", "field": ..., "problem": ...}."""
+
+    def __init__(
+        self, message: str = "", *, event_type: str = "", field: str = "", problem: str = ""
+    ) -> None:
+        if field and not message:
+            message = f"invalid payload: {field}: {problem}"
         super().__init__(message)
         self.event_type = event_type
+        self.field = field
+        self.problem = problem
 
 
 class Receiver:
@@ -69,20 +87,37 @@ class Receiver:
     # so the provider does not retry them.
     IGNORED_EVENTS: frozenset[str] = frozenset()
     IGNORED_PREFIXES: tuple[str, ...] = ()
-    # Exceptions `handle` raises on purpose so the event is processed again later (it
-    # arrived before what it refers to): expected, not a bug.
-    RETRY_LATER: tuple[type[Exception], ...] = ()
     # Status answered when authenticate() fails. Signing providers: 401.
     auth_failure_status: int = 401
+    # Largest body taken in (bytes; 413 above it), unless settings.WEBHOOK_MAX_BODY_BYTES
+    # names this provider. None: only Django's DATA_UPLOAD_MAX_MEMORY_SIZE applies.
+    MAX_BODY_BYTES: int | None = None
+    # Deepest nesting of objects and arrays accepted (the body itself is level 1).
+    MAX_DEPTH: int = 32
 
     def authenticate(self, request: Request, raw: bytes, token: str | None) -> Tenant | None:
         """The tenant this request is for, or None when it is not genuine."""
         raise NotImplementedError
 
     def identify(self, payload: dict[str, Any]) -> tuple[str, str]:
-        """(event_type, natural dedupe key). Raises MalformedPayload when required fields
-        are missing. The key may be "" for events that are not handled (never deduped)."""
+        """(event_type, natural dedupe key). Raises MalformedPayload (with the field and
+        the problem) when a handled event breaks the provider's schema: it is checked here,
+        before anything is stored as accepted. The key may be "" for events that are not
+        handled (never deduped)."""
         raise NotImplementedError
+
+    def dedupe_key(self, tenant: Tenant, event_type: str, key: str, payload: dict[str, Any]) -> str:
+        """The key a handled event is stored under, knowing its tenant: `identify`'s key by
+        default. A provider that sends nothing telling one occurrence of an event from a
+        later one (no id, no time of its own) can scope the key here with what is already
+        stored, so a retry stays a duplicate and a later occurrence is a new event."""
+        return key
+
+    def max_body_bytes(self) -> int | None:
+        from django.conf import settings
+
+        configured = getattr(settings, "WEBHOOK_MAX_BODY_BYTES", None) or {}
+        return configured.get(self.provider) or self.MAX_BODY_BYTES
 
     def handle(self, event: WebhookEvent, payload: dict[str, Any]) -> bool:
         """Act on a stored event (in a worker). True when handled, False when ignored.
@@ -133,16 +168,107 @@ def tenant_for_url_token(token: str | None) -> Tenant | None:
     return candidate
 
 
-def parse_payload(raw: bytes) -> dict[str, Any]:
-    """The body as a JSON object, or MalformedPayload("malformed JSON: ...")."""
+def _no_constants(name: str) -> Any:
+    raise ValueError(f"{name} is not allowed in JSON")
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise ValueError(f"duplicate key {_shown(key)!r}")
+            seen.add(key)
+    return result
+
+
+def parse_payload(raw: bytes, *, max_depth: int = Receiver.MAX_DEPTH) -> dict[str, Any]:
+    """The body as a JSON object, or MalformedPayload.
+
+    Strict: the bytes are UTF-8 (no other encoding guessed), NaN/Infinity and duplicated
+    keys are refused ("malformed JSON: ..."); then no string or key holds a NUL or a lone
+    surrogate and nesting stays within `max_depth` (MalformedPayload naming the field)."""
     try:
-        payload = json.loads(raw)
+        payload = json.loads(
+            raw.decode("utf-8"), parse_constant=_no_constants, object_pairs_hook=_unique_keys
+        )
     except (ValueError, RecursionError) as exc:  # JSONDecodeError, UnicodeDecodeError
         detail = str(exc) or type(exc).__name__
         raise MalformedPayload(f"malformed JSON: {detail}") from None
     if not isinstance(payload, dict):
         raise MalformedPayload(f"malformed JSON: expected an object, got {type(payload).__name__}")
+    check_strings_and_depth(payload, max_depth=max_depth)
     return payload
+
+
+_PATH_LIMIT = 200
+
+
+def _shown(key: str) -> str:
+    """A key as it may appear in an answer or a log line: printable, bounded."""
+    text = "".join(ch if ch.isprintable() and ch != "\x00" else "?" for ch in key[:64])
+    return text + ("…" if len(key) > 64 else "")
+
+
+def _path_text(path: tuple[str | int, ...]) -> str:
+    text = ""
+    for part in path:
+        text += (
+            f"[{part}]" if isinstance(part, int) else (f".{_shown(part)}" if text else _shown(part))
+        )
+    return text[:_PATH_LIMIT] or "(body)"
+
+
+def _string_problem(value: str) -> str:
+    if "\x00" in value:
+        return "contains a NUL character"
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return "contains a lone surrogate"
+    return ""
+
+
+def check_strings_and_depth(payload: Any, *, max_depth: int) -> None:
+    """MalformedPayload(field=..., problem=...) for a NUL or a lone surrogate in any string
+    or key (PostgreSQL and UTF-8 refuse both, so the worker would fail on them every time),
+    or for objects and arrays nested deeper than `max_depth`."""
+    event_type = payload.get("event_type") if isinstance(payload, dict) else None
+    event_type = (
+        event_type if isinstance(event_type, str) and not _string_problem(event_type) else ""
+    )
+    event_type = event_type[:_EVENT_TYPE_MAX]
+    stack: list[tuple[Any, tuple[str | int, ...]]] = [(payload, ())]
+    while stack:
+        value, path = stack.pop()
+        if isinstance(value, str):
+            problem = _string_problem(value)
+            if problem:
+                raise MalformedPayload(
+                    field=_path_text(path), problem=problem, event_type=event_type
+                )
+            continue
+        if isinstance(value, dict):
+            items: Any = value.items()
+        elif isinstance(value, list):
+            items = enumerate(value)
+        else:
+            continue
+        if len(path) + 1 > max_depth:
+            raise MalformedPayload(
+                field=_path_text(path),
+                problem=f"objects and arrays nested deeper than {max_depth} levels",
+                event_type=event_type,
+            )
+        for key, item in items:
+            if isinstance(key, str):
+                problem = _string_problem(key)
+                if problem:
+                    raise MalformedPayload(
+                        field=_path_text(path), problem=f"a key {problem}", event_type=event_type
+                    )
+            stack.append((item, (*path, key)))
 
 
 def _checked_identity(receiver: Receiver, payload: dict[str, Any]) -> tuple[str, str]:
@@ -151,11 +277,16 @@ def _checked_identity(receiver: Receiver, payload: dict[str, Any]) -> tuple[str,
         raise MalformedPayload("missing event type")
     if len(event_type) > _EVENT_TYPE_MAX or "\x00" in event_type:
         raise MalformedPayload("event type is too long or contains NUL")
-    if len(key) > _EVENT_ID_MAX or "\x00" in key:
-        raise MalformedPayload("event id is too long or contains NUL", event_type=event_type)
+    _checked_key(key, event_type)
     if receiver.is_handled(event_type) and not key:
         raise MalformedPayload("no event id to deduplicate on", event_type=event_type)
     return event_type, key
+
+
+def _checked_key(key: str, event_type: str = "") -> str:
+    if len(key) > _EVENT_ID_MAX or "\x00" in key:
+        raise MalformedPayload("event id is too long or contains NUL", event_type=event_type)
+    return key
 
 
 # --- Intake ----------------------------------------------------------------------------
@@ -214,6 +345,9 @@ class WebhookIntakeView(APIView):
         receiver = get_receiver(provider)
         if receiver is None:
             return Response({"error": "not found"}, status=404)
+        limit = receiver.max_body_bytes()
+        if limit is not None and len(raw) > limit:
+            return Response({"error": "payload too large"}, status=413)
         tenant = receiver.authenticate(request, raw, token)
         if tenant is None:
             log.warning(
@@ -230,11 +364,15 @@ class WebhookIntakeView(APIView):
             "verified": True,
         }
         try:
-            payload = parse_payload(raw)
+            payload = parse_payload(raw, max_depth=receiver.MAX_DEPTH)
             event_type, key = _checked_identity(receiver, payload)
+            if key and receiver.is_handled(event_type):
+                key = _checked_key(
+                    receiver.dedupe_key(tenant, event_type, key, payload), event_type
+                )
         except MalformedPayload as exc:
             message = str(exc)
-            if not message.startswith("malformed JSON:"):
+            if not message.startswith(("malformed JSON:", "invalid payload:")):
                 message = f"malformed payload: {message}"
             event_type = exc.event_type[:_EVENT_TYPE_MAX].replace("\x00", "")
             with transaction.atomic():
@@ -247,6 +385,9 @@ class WebhookIntakeView(APIView):
                     **row,
                 )
             log.warning("webhook %s: %s (event %s)", provider, message, event.pk)
+            if exc.field:
+                answer = {"error": "invalid payload", "field": exc.field, "problem": exc.problem}
+                return Response(answer, status=400)
             return Response({"error": message}, status=400)
 
         if receiver.is_handled(event_type):
@@ -327,7 +468,7 @@ def process_event(event_id: int) -> str:
         receiver = get_receiver(event.provider)
         if receiver is None:
             raise LookupError(f"no webhook receiver for provider {event.provider!r}")
-        payload = parse_payload(bytes(event.raw_body))
+        payload = parse_payload(bytes(event.raw_body), max_depth=receiver.MAX_DEPTH)
         with transaction.atomic():
             handled = receiver.handle(event, payload)
             outcome = Status.PROCESSED if handled else Status.IGNORED
