@@ -46,6 +46,10 @@ from whatsapp.quota import release
 log = logging.getLogger(__name__)
 
 ERROR_LIMIT = 2000
+# A provider's echo of a send that no row of ours matched yet (WhatsApp's
+# `message:sent:new`) is stored as an outbound row with this key true in `raw_response`;
+# the send that owns the provider id adopts it in `record_sent` (`adopt_echo`).
+ECHO_MARK = "provider_echo"
 
 
 @dataclass(frozen=True)
@@ -145,14 +149,18 @@ def why_not_send(message: Message, transport: Transport | None = None) -> str:
 def record_sent(message: Message, transport: Transport, result: SendResult) -> None:
     """SENT, plus everything a send changes: journey, stage, sequence, template results."""
     now = timezone.now()
+    echo = adopt_echo(message, result.provider_message_id)
+    # Only a thread we learnt: the row may have learnt its chat meanwhile (a webhook), and
+    # `message` in memory would not know it.
+    thread = {"provider_thread_id": result.thread_id} if result.thread_id else {}
     Message.objects.filter(pk=message.pk).update(
         status=Message.Status.SENT,
         needs_reconcile=False,
         provider_message_id=result.provider_message_id,
-        provider_thread_id=result.thread_id or message.provider_thread_id,
         raw_response=result.raw,
         sent_at=now,
         error="",
+        **{**echo, **thread},
     )
     message.status = Message.Status.SENT
     journey = Journey.objects.select_for_update().get(lead_id=message.lead_id)
@@ -177,6 +185,32 @@ def record_sent(message: Message, transport: Transport, result: SendResult) -> N
         ).first()
         if enrollment:
             sequences.advance_after_send(enrollment, message.step, now, journey)
+
+
+def adopt_echo(message: Message, provider_message_id: str) -> dict[str, str]:
+    """The provider's echo of this send may be stored already, as its own row (it came back
+    before this send was recorded): remove it, so the send stays one row (ours) and the
+    unique (channel, provider_message_id) holds, and return the chat it taught us.
+    Only rows marked ECHO_MARK of the same tenant are ever taken."""
+    if not provider_message_id:
+        return {}
+    echo = (
+        Message.objects.select_for_update()
+        .filter(
+            tenant_id=message.tenant_id,
+            channel=message.channel,
+            direction=Message.Direction.OUTBOUND,
+            provider_message_id=provider_message_id,
+            **{f"raw_response__{ECHO_MARK}": True},
+        )
+        .exclude(pk=message.pk)
+        .first()
+    )
+    if echo is None:
+        return {}
+    echo.delete()
+    learnt = {"provider_thread_id": echo.provider_thread_id, "provider_url": echo.provider_url}
+    return {name: value for name, value in learnt.items() if value}
 
 
 # --- recovery ---------------------------------------------------------------------------

@@ -1,5 +1,6 @@
-"""TimelinesAI message events → stored messages (seed workers C#11, G): replies from leads,
-and our own sends coming back with their chat."""
+"""TimelinesAI message and chat events → stored messages (seed workers C#11, G): replies
+from leads, our own sends coming back with their chat, and new chats linked to the lead's
+messages from that phone (so follow-ups go into the chat)."""
 
 from __future__ import annotations
 
@@ -9,13 +10,14 @@ from django.db import IntegrityError, transaction
 
 from cerniq.models import Tenant
 from hitl.replies import process_reply, process_unknown_sender
-from integrations.timelinesai.receiver import NotYetKnown
+from integrations.timelinesai.schemas import phone_of_jid
 from outreach.models import Channel, Lead, Message
+from outreach.sending import ECHO_MARK
 from whatsapp.models import Phone
 
 log = logging.getLogger(__name__)
 
-API_ORIGIN = "public api"
+REASON_MAX = Message._meta.get_field("channel_reason").max_length
 
 
 def find_lead(tenant: Tenant, *, chat_id: str, phone: str) -> Lead | None:
@@ -88,25 +90,76 @@ def handle_received(tenant: Tenant, msg) -> None:
     process_reply(lead, message)
 
 
-def handle_sent(tenant: Tenant, msg) -> None:
-    """Our send came back: learn its chat. A send from the phone app is recorded as manual."""
-    ours = Message.objects.filter(
+def _learn_chat(tenant: Tenant, msg) -> int:
+    """Our stored send with this provider id learns its chat; how many rows matched."""
+    return Message.objects.filter(
         tenant=tenant,
         channel=Channel.WHATSAPP,
         direction=Message.Direction.OUTBOUND,
         provider_message_id=msg.message_uid,
-    )
-    if ours.update(provider_thread_id=msg.chat_id or "", provider_url=msg.chat_url or ""):
+    ).update(provider_thread_id=msg.chat_id or "", provider_url=msg.chat_url or "")
+
+
+def handle_sent(tenant: Tenant, msg) -> None:
+    """A send came back (`message:sent:new`): ours learns its chat.
+
+    One we have no row for is stored once as an outbound message, marked as an echo
+    (`outreach.sending.ECHO_MARK`): a send from the phone app or from another tool using
+    the API, or our own send whose row is not written yet. In that last case the send path
+    adopts the echo when it records the same provider id (`outreach.sending.adopt_echo`):
+    one row, ours, with the echo's chat."""
+    if _learn_chat(tenant, msg):
         return
-    if (msg.origin or "").strip().lower() == API_ORIGIN:
-        raise NotYetKnown(f"our send {msg.message_uid} is not recorded yet")
-    _store(
-        tenant,
-        msg,
-        find_lead(tenant, chat_id=msg.chat_id, phone=msg.recipient_phone),
-        direction=Message.Direction.OUTBOUND,
-        status=Message.Status.SENT,
-        counterpart=msg.recipient_phone or "",
-        is_manual=True,
-        channel_reason=f"sent from WhatsApp ({msg.origin or 'phone'})",
+    origin = msg.origin or "WhatsApp"
+    try:
+        with transaction.atomic():
+            Message.objects.create(
+                tenant=tenant,
+                lead=find_lead(tenant, chat_id=msg.chat_id, phone=msg.recipient_phone),
+                channel=Channel.WHATSAPP,
+                direction=Message.Direction.OUTBOUND,
+                status=Message.Status.SENT,
+                body=msg.text or "",
+                phone=_phone_of(tenant, msg.account_phone),
+                counterpart=msg.recipient_phone or "",
+                provider_message_id=msg.message_uid,
+                provider_thread_id=msg.chat_id or "",
+                provider_url=msg.chat_url or "",
+                sent_at=msg.timestamp,
+                is_manual=True,
+                channel_reason=f"sent from {origin}, seen in the provider's echo"[:REASON_MAX],
+                raw_response={
+                    ECHO_MARK: True,
+                    "origin": msg.origin,
+                    "attachments": list(msg.attachments),
+                },
+            )
+    except IntegrityError:
+        # Stored meanwhile: our send recorded this id, or this echo was processed before.
+        _learn_chat(tenant, msg)
+
+
+def handle_chat_new(tenant: Tenant, chat) -> None:
+    """`chat:new`: the chat of a conversation on one of our accounts. The lead's messages
+    from that phone that know no chat yet learn it, so follow-ups are sent into it (the
+    transport sends a follow-up to a known chat). Groups, strangers and accounts that are
+    not our phones change nothing."""
+    if chat.is_group or not chat.contact_phone:
+        return
+    phones = Phone.objects.filter(tenant=tenant)
+    phone = (
+        phones.filter(account_id=chat.account_id).first()
+        or phones.filter(number=phone_of_jid(chat.account_id)).first()
     )
+    lead = Lead.objects.filter(tenant=tenant, phone=chat.contact_phone).first()
+    if phone is None or lead is None:
+        log.info("chat %s: no lead or phone of ours to link it to", chat.chat_id)
+        return
+    Message.objects.filter(
+        tenant=tenant,
+        lead=lead,
+        phone=phone,
+        channel=Channel.WHATSAPP,
+        direction=Message.Direction.OUTBOUND,
+        provider_thread_id="",
+    ).update(provider_thread_id=chat.chat_id, provider_url=chat.chat_url)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import logging
 from datetime import timedelta
 
-from django.db import models
 from django.utils import timezone
 
 from cerniq.provider_errors import ProviderError
@@ -103,14 +102,24 @@ ONLINE_EVENTS = {"whatsapp:account:connected", "whatsapp:account:resumed"}
 
 def handle_account_event(tenant, event) -> None:
     """Account webhooks: disconnected/suspended → offline; (re)connected → active.
-    TimelinesAI reports a ban as a disconnect, so a ban is an OFFLINE phone + alert here."""
+    TimelinesAI reports a ban as a disconnect, so a ban is an OFFLINE phone + alert here.
+
+    Only the tenant's phone whose `account_id` is the event's account id (a JID, checked
+    at the door) is touched: the phone number in the body is never used to find one, so an
+    event naming no account of ours, or another tenant's, changes nothing."""
+    if not event.account_id:
+        return
     phone = (
         Phone.objects.select_related("tenant")
-        .filter(tenant=tenant)
-        .filter(models.Q(account_id=event.account_id) | models.Q(number=event.phone))
+        .filter(tenant=tenant, account_id=event.account_id)
         .first()
     )
     if phone is None:
+        log.info(
+            "account event %s for %s: no phone with that account id",
+            event.event_type,
+            event.account_id,
+        )
         return
     if event.event_type in OFFLINE_EVENTS and phone.status == Phone.Status.ACTIVE:
         take_phone_offline(phone, f"TimelinesAI: {event.event_type.rsplit(':', 1)[-1]}")
