@@ -1,9 +1,11 @@
 """What a reply does, whatever channel it came on (flow 3 of SPEC.md).
 
-Order matters: an opt-out is honoured before anything else; then automation stops for the
-lead (a follow-up already queued never goes out) and for its whole company; then the AI
-triage decides between an automatic answer, a draft to approve and a review item.
-Out-of-office answers are the exception: they only move the next step past the return.
+Order matters: an opt-out is honoured before anything else (and a complaint that comes
+with it is then put in front of a person as an URGENT review item); then automation stops
+for the lead (a follow-up already queued never goes out) and for its whole company; then
+the AI triage decides between an automatic answer, a draft to approve and a review item.
+Out-of-office answers are the exception: they only move the next step past the return, a
+return date read relative to the day the message was written.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 import json
 import logging
 from dataclasses import asdict
-from datetime import datetime, time
+from datetime import date, datetime, time
 
 from django.db import transaction
 from django.db.models import F
@@ -34,11 +36,12 @@ AI_LIMIT_KEY = "ai-triage-{tenant_id}"
 REPLYING_STAGES = stages.AUTOMATED  # a reply moves these to WARM_REPLY
 
 
-def analyse(lead: Lead, text: str):
-    """Triage within the tenant's AI budget (60/min); past it, the offline backend answers."""
+def analyse(lead: Lead, text: str, *, today: date | None = None):
+    """Triage within the tenant's AI budget (60/min); past it, the offline backend answers.
+    `today` is the day the reply was written (return dates are read relative to it)."""
     from hitl.triage import OfflineTriage, triage
 
-    kwargs = {"contact_name": lead.contact_name, "company_name": lead.name}
+    kwargs = {"contact_name": lead.contact_name, "company_name": lead.name, "today": today}
     backend = django_dramatiq_apps.RATE_LIMITER_BACKEND
     limiter = WindowRateLimiter(
         backend,
@@ -55,13 +58,21 @@ def analyse(lead: Lead, text: str):
     )
 
 
+def written_on(lead: Lead, message: Message) -> date:
+    """The day the message was written, in the tenant's time zone (its provider timestamp,
+    else when we stored it): "back on Monday" means the Monday after that day."""
+    when = message.sent_at or message.created_at or timezone.now()
+    return timezone.localtime(when, SendingWindow.for_tenant(lead.tenant).tz).date()
+
+
 def process_reply(lead: Lead, message: Message) -> str:
     """Apply a stored inbound message to its lead. Returns what was decided."""
+    today = written_on(lead, message)
     if optout.is_opt_out(message.body):
-        return _opt_out(lead, message)
-    result = analyse(lead, message.body)
+        return _opt_out(lead, message, today=today)
+    result = analyse(lead, message.body, today=today)
     if result.intent == "unsubscribe":  # worded in a way the phrase list does not know
-        return _opt_out(lead, message)
+        return _opt_out(lead, message, today=today, result=result)
     if result.intent == "out_of_office":
         return _out_of_office(lead, message, result)
     with transaction.atomic():
@@ -118,6 +129,7 @@ def _route(lead: Lead, message: Message, result) -> str:
         sentiment=result.sentiment,
         intent=result.intent,
         keywords=tuple(result.keywords),
+        signals=tuple(result.signals),
     )
     analysis = {"triage": _jsonable(result), "route": asdict(decision)}
     if decision.action == "auto_reply":
@@ -169,7 +181,14 @@ def _remember(message: Message, result, decision: str, **extra: object) -> None:
     )
 
 
-def _opt_out(lead: Lead, message: Message) -> str:
+def is_complaint(result) -> bool:
+    return result.intent == "complaint" or "complaint" in result.signals
+
+
+def _opt_out(lead: Lead, message: Message, *, today: date, result=None) -> str:
+    """Opt the contact out (first, whatever else happens), confirm it once, and when the
+    reply also complains (GDPR, a lawyer, "where did you get my number") put it in front of
+    a person as an URGENT review item."""
     first = optout.opt_out(lead, message.channel, trigger=message)  # this contact only
     if first and message.channel == Channel.WHATSAPP:
         try:
@@ -184,8 +203,38 @@ def _opt_out(lead: Lead, message: Message) -> str:
         except SendRefused as refused:
             log.warning("opt-out confirmation for lead %s not sent: %s", lead.pk, refused)
     decision = "opt-out" + (" (confirmation queued)" if first else " (already opted out)")
-    Message.objects.filter(pk=message.pk).update(analysis={"decision": decision})
+    analysis: dict[str, object] = {}
+    try:
+        result = result or analyse(lead, message.body, today=today)
+    except Exception:  # the opt-out stands; only the complaint check is lost
+        log.exception("triage of opt-out message %s failed", message.pk)
+        result = None
+    if result is not None:
+        analysis["triage"] = _jsonable(result)
+        if is_complaint(result):
+            decision += _complaint_review(lead, message, result)
+    Message.objects.filter(pk=message.pk).update(analysis={**analysis, "decision": decision})
     return decision
+
+
+def _complaint_review(lead: Lead, message: Message, result) -> str:
+    from hitl import review
+    from hitl.models import ReviewItem
+    from outreach.models import Priority
+
+    reason = "complaint with an opt-out: opted out, a person answers the complaint"
+    review.open_item(
+        lead,
+        reason=reason,
+        priority=Priority.URGENT,
+        message=message,
+        kind=ReviewItem.Kind.REPLY,
+        sentiment=result.sentiment,
+        intent=result.intent,
+        analysis={"triage": _jsonable(result)},
+        draft="",
+    )
+    return f"; review {Priority.URGENT}: {reason}"
 
 
 def _out_of_office(lead: Lead, message: Message, result) -> str:
@@ -196,6 +245,10 @@ def _out_of_office(lead: Lead, message: Message, result) -> str:
         back = window.next_opening(
             datetime.combine(result.return_date, time(9, 0), tzinfo=window.tz)
         )
+        if back <= timezone.now():  # back already (a late or replayed delivery)
+            decision = f"out of office until {result.return_date}, already past: sequence continues"
+            _remember(message, result, decision)
+            return decision
         journey = Journey.objects.get(lead=lead)
         if journey.next_action_at is None or journey.next_action_at < back:
             Journey.objects.filter(pk=journey.pk).update(next_action_at=back)

@@ -1,11 +1,18 @@
 """Routing a triaged reply (seed workers J/L): AI reply, approval, or a review item.
 
-| signal                                   | decision                                   |
-| trigger keyword (urgent, preț, avocat …) | review HIGH                                |
-| sentiment < 0                            | review URGENT                              |
-| sentiment 0–49                           | review MEDIUM                              |
-| sentiment ≥ 50                           | AI reply: sent when the tenant allows auto- |
-|                                          | replies for the intent, else an approval   |
+Every rule that applies is weighed and the most urgent one decides:
+
+| signal                                          | decision                            |
+| a complaint (intent, or a complaint signal)     | review URGENT                       |
+| sentiment < 0                                   | review URGENT                       |
+| trigger keyword (urgent, preț, avocat …)        | review HIGH                         |
+| a concrete meeting time ("joi la 10")           | review HIGH: a person confirms it   |
+| sarcasm or irony                                | review MEDIUM at least: never an    |
+|                                                 | automatic answer                    |
+| sentiment 0–49                                  | review MEDIUM                       |
+| sentiment ≥ 50, none of the above               | AI reply: sent when the tenant      |
+|                                                 | allows auto-replies for the intent, |
+|                                                 | else an approval                    |
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ from cerniq.models import Tenant
 from outreach.models import POSITIVE_SENTIMENT, Priority
 
 AUTO_REPLY_THRESHOLD = POSITIVE_SENTIMENT
+_RANK = {Priority.MEDIUM: 1, Priority.HIGH: 2, Priority.URGENT: 3}
 
 
 @dataclass(frozen=True)
@@ -25,15 +33,31 @@ class Route:
     reason: str
 
 
-def route(tenant: Tenant, *, sentiment: int, intent: str, keywords: tuple[str, ...]) -> Route:
-    if keywords:
-        return Route("review", Priority.HIGH, f"trigger keywords: {', '.join(keywords)}")
+def route(
+    tenant: Tenant,
+    *,
+    sentiment: int,
+    intent: str,
+    keywords: tuple[str, ...],
+    signals: tuple[str, ...] = (),
+) -> Route:
+    reviews: list[tuple[str, str]] = []
+    if intent == "complaint" or "complaint" in signals:
+        reviews.append((Priority.URGENT, "complaint"))
     if sentiment < 0:
-        return Route("review", Priority.URGENT, f"negative sentiment {sentiment}")
-    if sentiment < AUTO_REPLY_THRESHOLD:
-        return Route(
-            "review", Priority.MEDIUM, f"sentiment {sentiment} below {AUTO_REPLY_THRESHOLD}"
-        )
+        reviews.append((Priority.URGENT, f"negative sentiment {sentiment}"))
+    if keywords:
+        reviews.append((Priority.HIGH, f"trigger keywords: {', '.join(keywords)}"))
+    if "meeting_time" in signals:
+        reviews.append((Priority.HIGH, "proposes a meeting time: a person confirms it"))
+    if "sarcasm" in signals:
+        reviews.append((Priority.MEDIUM, "sarcasm: never answered automatically"))
+    if 0 <= sentiment < AUTO_REPLY_THRESHOLD:
+        reviews.append((Priority.MEDIUM, f"sentiment {sentiment} below {AUTO_REPLY_THRESHOLD}"))
+    if reviews:
+        top = max(_RANK[priority] for priority, _ in reviews)
+        priority = next(p for p, _ in reviews if _RANK[p] == top)
+        return Route("review", priority, "; ".join(reason for _, reason in reviews))
     allowed = tenant.ai_auto_reply_intents
     if tenant.ai_auto_reply_enabled and (not allowed or intent in allowed):
         return Route(

@@ -36,6 +36,10 @@ class TriageResult:
     fallback_reason: str = ""
     return_date: date | None = None  # out_of_office: the date the person is back, if given
     keywords: tuple[str, ...] = ()  # trigger keywords found (normalised), e.g. "pret"
+    # What routing must know besides the intent, found locally whatever the backend:
+    # "complaint" (the reply complains, even when its intent is an opt-out), "sarcasm"
+    # (never answered automatically), "meeting_time" (proposes a concrete day or hour).
+    signals: tuple[str, ...] = ()
 
 
 class TriageBackend(ABC):
@@ -59,3 +63,18 @@ class TriageBackend(ABC):
 
 # One normalisation of reply text for opt-out detection and triage alike.
 normalise = optout.normalise
+
+# How much of a reply the triage reads: the whole text is stored, its first MAX_TRIAGE_CHARS
+# characters are analysed (the opt-out check reads its start and its end, see
+# outreach.optout.bounded).
+MAX_TRIAGE_CHARS = 4_000
+
+
+def prefix(text: str, limit: int = MAX_TRIAGE_CHARS) -> str:
+    """The part of a reply the triage analyses: its first `limit` characters, cut at a space
+    so that no word is cut into another one."""
+    if len(text) <= limit:
+        return text
+    head = text[:limit]
+    cut = head.rfind(" ")
+    return head[:cut] if cut > limit // 2 else head

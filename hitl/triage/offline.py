@@ -30,9 +30,10 @@ from datetime import date
 from typing import Any
 
 from hitl.triage import rules
-from hitl.triage.base import TriageBackend, TriageResult, normalise
+from hitl.triage.base import TriageBackend, TriageResult, normalise, prefix
 from hitl.triage.dates import parse_return_date
 from hitl.triage.drafts import draft_reply
+from outreach import optout
 
 
 def _close(a: str, b: str) -> bool:
@@ -101,8 +102,9 @@ def _head(match: re.Match[str]) -> int:
     return match.start()
 
 
-def score(norm: str) -> dict[str, float]:
-    """Intent (and "_flag") scores for a normalised text."""
+def score(norm: str, *, stop: bool | None = None) -> dict[str, float]:
+    """Intent (and "_flag") scores for a normalised text. `stop`: whether the reply asks to
+    stop, when the caller already knows (default: `outreach.optout.asks_to_stop(norm)`)."""
     scores: dict[str, float] = defaultdict(float)
     parts = clauses(norm)
     for index, tokens in enumerate(parts):
@@ -129,6 +131,8 @@ def score(norm: str) -> dict[str, float]:
         opener = tokens[0] == "stop" and tokens[1:2] not in (["by"], ["in"], ["over"])
         if opener and (index == 0 or len(tokens) <= 2):  # "STOP", "Stop. Nu mai scrieți"
             scores["unsubscribe"] += 5
+    if optout.asks_to_stop(norm) if stop is None else stop:  # the one opt-out vocabulary
+        scores["unsubscribe"] += 5
     if "?" in norm:
         scores["question"] += 1
     if scores["referral"] >= 3 and (rules.PHONE.search(norm) or rules.EMAIL.search(norm)):
@@ -204,6 +208,28 @@ def find_keywords(norm: str) -> tuple[str, ...]:
     return tuple(sorted(found, key=order.index))
 
 
+def find_signals(norm: str, scores: dict[str, float], intent: str) -> tuple[str, ...]:
+    """What routing must know besides the intent (see TriageResult.signals)."""
+    found = []
+    lines = [" ".join(tokens) for tokens in clauses(norm)]
+    complains = any(rules.COMPLAINT_SIGNAL.search(line) for line in lines)
+    if intent == "complaint" or scores["complaint"] >= 2 or complains:
+        found.append("complaint")
+    if rules.SARCASM_SIGNAL.search(norm) or any(rules.SARCASM_SIGNAL.search(x) for x in lines):
+        found.append("sarcasm")
+    if (intent == "meeting_request" or scores["meeting_request"] >= 3) and any(
+        rules.MEETING_TIME.search(line) for line in lines
+    ):
+        found.append("meeting_time")
+    return tuple(found)
+
+
+def local_signals(text: str, intent: str) -> tuple[str, ...]:
+    """The signals of a reply whose intent another backend decided."""
+    norm = normalise(prefix(text))
+    return find_signals(norm, score(norm), intent)
+
+
 class OfflineTriage(TriageBackend):
     needs_credentials = False  # rules only; talks to nobody
 
@@ -218,8 +244,10 @@ class OfflineTriage(TriageBackend):
         company_name: str = "",
         today: date | None = None,
     ) -> TriageResult:
+        stop = optout.is_opt_out(text)  # the start and the end of a long text
+        text = prefix(text)  # the rest reads a bounded prefix
         norm = normalise(text)
-        scores = score(norm)
+        scores = score(norm, stop=stop)
         intent, confidence = decide(scores)
         language = detect_language(text, norm)
         return_date = None
@@ -241,6 +269,7 @@ class OfflineTriage(TriageBackend):
             backend="offline",
             return_date=return_date,
             keywords=find_keywords(norm),
+            signals=find_signals(norm, scores, intent),
         )
 
 

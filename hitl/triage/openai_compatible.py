@@ -24,8 +24,15 @@ from typing import Any
 
 import requests
 
-from hitl.triage.base import INTENTS, LANGUAGES, TriageBackend, TriageResult, normalise
-from hitl.triage.offline import OfflineTriage, _today, find_keywords
+from hitl.triage.base import (
+    INTENTS,
+    LANGUAGES,
+    TriageBackend,
+    TriageResult,
+    normalise,
+    prefix,
+)
+from hitl.triage.offline import OfflineTriage, _today, find_keywords, local_signals
 
 logger = logging.getLogger(__name__)
 
@@ -191,6 +198,7 @@ class OpenAICompatibleTriage(TriageBackend):
         today: date | None = None,
     ) -> TriageResult:
         today = today or _today()
+        text = prefix(text)  # a bounded prompt; the whole text stays stored
         try:
             answer = self._ask(
                 text, contact_name=contact_name, company_name=company_name, today=today
@@ -205,6 +213,7 @@ class OpenAICompatibleTriage(TriageBackend):
             **answer,
             backend="openai_compatible",
             keywords=find_keywords(normalise(text)),
+            signals=local_signals(text, answer["intent"]),
         )
 
     def _ask(

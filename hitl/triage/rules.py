@@ -42,9 +42,8 @@ _PERSON = (
 _WEEKDAY = r"luni|marti|miercuri|joi|vineri|sambata|duminica"
 
 CUES: tuple[Cue, ...] = (
-    # --- unsubscribe: weight 5, decided before anything else ----------------------------
-    # The opt-out vocabulary is outreach.optout's: one list for both detectors.
-    *(_cue(pattern, "unsubscribe", 5) for pattern in optout.STOP_PATTERNS),
+    # --- unsubscribe: decided before anything else, by outreach.optout.asks_to_stop (the
+    # one opt-out vocabulary; see offline.score) -----------------------------------------
     # --- out_of_office: weight 4 ----------------------------------------------------------
     _cue(
         r"(?P<h>concediu|concediul)|raspuns automat|mesaj automat|auto ?reply|"
@@ -546,4 +545,58 @@ KEYWORDS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("sef", r"sef|seful|sefului|sefa|sefii|boss"),
         ("anulare", r"anular\w*|anulati|anulez|anulam|anulat|cancel\w*"),
     )
+)
+
+
+# --- signals (routing needs them whatever the intent) -------------------------------------
+
+# A complaint, even inside an opt-out: authorities, lawyers, data and consent, harassment,
+# insults, and a request that had to be repeated.
+COMPLAINT_SIGNAL = re.compile(
+    r"\b(?:gdpr|anspdcp|anpc|protectia (datelor|consumatorului)|avocat\w*|lawyer\w*|"
+    r"attorney\w*|politi[ae]\w*|police|reclamati\w*|reclam(ez|am|at)|plang\w*|complain\w*|"
+    r"report\w*|raport(ez|am)|authorit\w*|autoritat\w*|judecat\w*|instant\w*|tribunal\w*|"
+    r"court|sue|suing|legal action|data protection|spam\w*|hartui\w*|harass\w*|ilegal\w*|"
+    r"illegal\w*|abuz\w*|abusive|de unde (aveti|ati luat|ati gasit|ai luat|ai)|"
+    r"cine (v a|ti a|va|ti) dat|who gave you|where did you (get|find)|how did you get|"
+    r"fara (\w+ )?(acord\w*|consimtamant\w*)|without (my |our )?(consent|permission)|"
+    r"(nu|n) (v |va )?(am|mi am) (dat|acordat) (\w+ )?(acord\w*|consimtamant\w*)|"
+    r"never (gave|consented|signed|subscribed|agreed|asked)|"
+    r"(v|va|ti) (am|as) (mai )?(spus|scris|cerut|rugat|zis)|(am|i ve|i have|we ve|we have|"
+    r"i|we) (mai |already |deja )?(cerut|asked|told|requested) (deja |already |before|"
+    r"twice|you)|already (asked|told|requested)|(cate|how many) (ori|times)|"
+    r"(a|pentru a) (doua|treia|patra|cincea|suta|n) oara|(second|third|fourth|fifth|"
+    r"\d+(st|nd|rd|th)) time|(de|for the) (doua|trei|patru|cinci|zece|\d+) (ori|times)|"
+    r"nesimtit\w*|obraznic\w*|escroc\w*|tepar\w*|hoti|bataie de joc|rusine|penibil|"
+    r"disgrace\w*|shame\w*|inacceptabil|unacceptable|inadmisibil|revoltat\w*|harassment)\b"
+)
+
+# Irony and sarcasm: never answered automatically, a person reads them.
+SARCASM_SIGNAL = re.compile(
+    r"[🙄🙃😒😏😂🤣]|\b(?:exact (ce|asta) (\w+ ){0,2}(lipsea|trebuia|voiam|doream|asteptam)|"
+    r"ce noroc( pe mine)?|abia (astept|asteptam)|ca si cum|porcii zboara|descoperit america|"
+    r"mai sa cad|durere de (masea|cap)|yeah right|just what i (needed|wanted)|"
+    r"exactly what i (needed|wanted)|oh (great|wow|joy|wonderful|fantastic|sure)|"
+    r"so exciting|how (original|exciting|lovely)|what a (surprise|treat|joy)|lucky me|"
+    r"nothing better to do|as if|slow clap|thanks a lot for|really appreciated|"
+    r"(super|minunat\w*|perfect|bravo|felicitari|genial|excelent|wow|great|wonderful|"
+    r"amazing|fantastic|love it|sure)\b.{0,50}\b(inca un|inca o|inca vreo|mai trimiteti|"
+    r"al \w+lea|a \w+a oara|another|spam\w*|pe zi|daily|record))\b|\bnot\W*$"
+)
+
+_MONTH_NAMES = (
+    r"ianuarie|februarie|martie|aprilie|mai|iunie|iulie|august|septembrie|octombrie|"
+    r"noiembrie|decembrie|ian|feb|mar|apr|iun|iul|aug|sep|sept|oct|noi|nov|dec|january|"
+    r"february|march|april|may|june|july|september|october|november|december|jan|jun|jul"
+)
+# A concrete day or hour: "joi", "mâine la 10", "pe 14", "15 martie", "10:30", "3pm".
+MEETING_TIME = re.compile(
+    r"\b(?:luni|marti|miercuri|joi|vineri|sambata|duminica|monday|tuesday|wednesday|"
+    r"thursday|friday|saturday|sunday|maine|poimaine|diseara|astazi|azi|today|tomorrow|"
+    r"tonight|this (morning|afternoon|evening)|in seara asta|"
+    r"\d{1,2}[./]\d{1,2}|(pe|on|the) \d{1,2}(st|nd|rd|th|a)?|"
+    rf"\d{{1,2}} ({_MONTH_NAMES})|({_MONTH_NAMES}) \d{{1,2}}|"
+    r"(la|ora|orele|pe la|dupa ora|inainte de ora|at|around|after|before) \d{1,2}([:.]\d{2})?"
+    r"(?! ?(ha|hectare|tone|tona|t|kg|lei|ron|euro|eur|%|km|litri|l|saci)\b)|"
+    r"\d{1,2}[:.]\d{2}|\d{1,2} ?(am|pm)|\d{1,2} ?h)\b"
 )

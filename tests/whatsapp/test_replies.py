@@ -86,7 +86,8 @@ def test_the_same_reply_delivered_twice_is_stored_once(contacted):
         ("Nu sunt interesat, mulțumesc.", "REPLY", "URGENT"),
         ("Cât costă semințele de porumb? Ce preț aveți?", "REPLY", "HIGH"),
         ("Aveți și livrare în județul Iași?", "REPLY", "MEDIUM"),
-        ("Da, sunt interesat, putem vorbi mâine?", "APPROVAL", "MEDIUM"),
+        ("Da, sunt interesat, putem vorbi la telefon?", "APPROVAL", "MEDIUM"),
+        ("Da, sunt interesat, putem vorbi mâine la 10?", "REPLY", "HIGH"),  # a time: a person
     ],
 )
 def test_each_routing_band_creates_the_right_review_item(contacted, text, kind, priority):
