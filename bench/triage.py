@@ -14,16 +14,19 @@ negative replies on the auto-reply path (and sarcasm on it, concrete meeting tim
 HIGH), plus per-language breakdowns. Those are read on the *product path* of a reply, as
 `hitl.replies.process_reply` decides today (keep `product_path` in step with it):
 
-1. `outreach.optout.is_opt_out(text)` → opted out (no review item is opened);
+1. `outreach.optout.is_opt_out(text)` → opted out; the triage still reads it, and a
+   complaint (intent or signal, `hitl.replies.is_complaint`) opens an URGENT review item;
 2. the offline triage; intent "unsubscribe" → opted out the same way;
 3. intent "out_of_office" → the sequence waits (no reply, no review item);
-4. else `hitl.routing.route` for a tenant with auto-replies on for every intent (the most
-   permissive setting): "auto_reply", "approval" (MEDIUM) or "review" URGENT/HIGH/MEDIUM.
+4. else `hitl.routing.route` (keywords and signals) for a tenant with auto-replies on for
+   every intent (the most permissive setting): "auto_reply", "approval" (MEDIUM) or
+   "review" URGENT/HIGH/MEDIUM.
 
 A complaint counts as handled when it is put in front of a person as an URGENT or HIGH
-review item; a complaint that also asks to stop is handled as issue #10 wants it only when
-it is opted out **and** reviewed URGENT. A negative reply is one labelled with a negative
-band, or intent not_interested / unsubscribe / complaint, or as an opt-out or a complaint.
+review item (on the opt-out path too); a complaint that also asks to stop is handled as
+issue #10 wants it only when it is opted out **and** reviewed URGENT. A negative reply is
+one labelled with a negative band, or intent not_interested / unsubscribe / complaint, or as
+an opt-out or a complaint.
 
 The held-out set is never tuned on: only its aggregate figures are printed, never its
 individual misses. Needs Django settings (DEBUG=true is enough), no database, no network.
@@ -49,6 +52,7 @@ import django  # noqa: E402
 django.setup()
 
 from cerniq.models import Tenant  # noqa: E402
+from hitl.replies import is_complaint  # noqa: E402
 from hitl.routing import route  # noqa: E402
 from hitl.triage import INTENTS, OfflineTriage, TriageResult  # noqa: E402
 from outreach import optout  # noqa: E402
@@ -100,15 +104,18 @@ def permissive_tenant() -> Tenant:
 
 
 def product_path(text: str, backend: OfflineTriage, tenant: Tenant) -> ReplyPath:
-    if optout.is_opt_out(text):
-        return ReplyPath(True, "opt_out", "", None)
+    stop = optout.is_opt_out(text)
     result = backend.analyse(text, today=TODAY)
-    if result.intent == "unsubscribe":
-        return ReplyPath(True, "opt_out", "", result)
+    if stop or result.intent == "unsubscribe":
+        return ReplyPath(True, "opt_out", Priority.URGENT if is_complaint(result) else "", result)
     if result.intent == "out_of_office":
         return ReplyPath(False, "out_of_office", "", result)
     decision = route(
-        tenant, sentiment=result.sentiment, intent=result.intent, keywords=tuple(result.keywords)
+        tenant,
+        sentiment=result.sentiment,
+        intent=result.intent,
+        keywords=tuple(result.keywords),
+        signals=tuple(result.signals),
     )
     priority = "" if decision.action == "auto_reply" else str(decision.priority)
     return ReplyPath(False, decision.action, priority, result)
@@ -192,7 +199,7 @@ def measure(cases: tuple[Case, ...], backend: OfflineTriage) -> dict[str, object
         "optout_recall": Ratio(sum(p.opted_out for _, p in labelled_out), len(labelled_out)),
         "optout_precision": Ratio(sum(c.wants_out for c, _ in said_out), len(said_out)),
         "complaint_recall": Ratio(
-            sum(p.action == "review" and p.priority in handled for _, p in complaints),
+            sum(p.action in ("review", "opt_out") and p.priority in handled for _, p in complaints),
             len(complaints),
         ),
         "complaint_stop": Ratio(
