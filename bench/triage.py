@@ -116,6 +116,7 @@ def product_path(text: str, backend: OfflineTriage, tenant: Tenant) -> ReplyPath
         intent=result.intent,
         keywords=tuple(result.keywords),
         signals=tuple(result.signals),
+        confidence=result.confidence,
     )
     priority = "" if decision.action == "auto_reply" else str(decision.priority)
     return ReplyPath(False, decision.action, priority, result)

@@ -130,6 +130,7 @@ def _route(lead: Lead, message: Message, result) -> str:
         intent=result.intent,
         keywords=tuple(result.keywords),
         signals=tuple(result.signals),
+        confidence=result.confidence,
     )
     analysis = {"triage": _jsonable(result), "route": asdict(decision)}
     if decision.action == "auto_reply":

@@ -50,7 +50,7 @@ OPT_OUT_WINDOW = 8_000
 _RO_REACH = (
     r"trimite\w*|trimiti|scrie\w*|scrii|suna|sunati|sunat|contact\w*|deranj\w*|spam\w*|"
     r"insist\w*|hartui\w*|bombard\w*|bate\w* la cap|agas\w*|sacai\w*|adresati|reveniti|"
-    r"indrazni\w*|"
+    r"indrazni\w*|luati (legatura|contact\w*)|apelati|"
     r"(ma |ne )(cautati|cauta)|folositi (\w+ ){0,2}(numar\w*|nr|datele|adresa|contactul)|"
     r"utilizati (\w+ ){0,2}(numar\w*|nr|datele|adresa|contactul)"
 )
@@ -89,7 +89,7 @@ STOP_PATTERNS: tuple[str, ...] = (
     r"primi|aud|auzim|vad|vedem|apar|aparem|figurez|figuram|mesaje\w*|sms\w*|e ?mailuri|"
     r"e ?mail\w*|oferte|ofertele|reclame|publicitate|apeluri|notificari|spam|contact|"
     r"(fiu|fim|mai fiu|mai fim) (contactat\w*|sunat\w*|deranjat\w*|spamat\w*|inclus\w*|"
-    r"trecut\w*|inscris\w*|abonat\w*|in (lista|baza|evidenta)|pe (lista|listele)))",
+    r"trecut\w*|inscris\w*|abonat\w*|abordat\w*|in (lista|baza|evidenta)|pe (lista|listele)))",
     r"(nu|n) mai (doresc|dorim)|(nu|n) mai (vreau|vrem)( nimic|$)|"
     r"(nu|n) (ma|ne) mai (cautati|cauta)|"
     r"(nu|n) (mai )?(vreau|vrem|doresc|dorim) (\w+ ){0,2}(mesaj\w*|sms\w*|oferte|reclame|"
@@ -117,7 +117,9 @@ STOP_PATTERNS: tuple[str, ...] = (
     # ștergeți-mă / scoateți-mi numărul / eliminați datele / ștergerea datelor
     rf"({_RO_ERASE}) ({_RO_REMOVED})\b|(scoat\w*|scoate\w*) ({_RO_REMOVED_SCOATE})\b",
     rf"(ma|ne|il) ({_RO_REMOVE})|(mi|imi) ({_RO_ERASE})|(mi|imi) scoat\w* (\w+ )?({_RO_WHAT})",
-    r"anul\w* (\w+ )?(abonar\w*|abonament\w*)|cancel (my |our |the )?subscription",
+    r"anul\w* (\w+ )?(abonar\w*|abonament\w*|inscrier\w*)|cancel (my |our |the )?"
+    r"subscription|renunt (\w+ )?la (mesaj\w*|abonar\w*|abonament\w*|newsletter\w*|oferte\w*)|"
+    r"(sa )?(ies|iesim) din (lista|listele|baza|evident\w*)",
     r"(scoat\w*|scoate\w*|sterg\w*|elimin\w*|remove|delete|take) (\w+ )?(din|de pe|from|off) "
     r"(lista|listele|baza|evident\w*|agenda|grup\w*|newsletter|your list|the list|your "
     r"(database|mailing|contact|distribution|records|system)|the (database|mailing))|"
@@ -147,8 +149,16 @@ STOP_PATTERNS: tuple[str, ...] = (
     r"(lose|forget) (my|our) (number|email|details|contact)|forget (about )?(me|us)\b",
     r"(be|been|get|got) (removed|deleted|unsubscribed|taken off)",
     # English: don't / never / stop contacting, no more messages, I no longer wish to ...
-    rf"(dont|do not|never|not to|pls dont|please dont) (ever )?({_EN_REACH}) (me|us|this|"
-    r"again|anymore|any more|here|to me|to us|to this)",
+    rf"(dont|do not|never|not to|pls dont|please dont) (ever )?({_EN_REACH})( (me|us|this|"
+    r"again|anymore|any more|here|to me|to us|to this)|$)",
+    r"(dont|do not|no need to|never) (\w+ )?follow ?up|no need to (contact|message|text|"
+    r"email|call|write|reach|follow)|not (to )?be (contacted|messaged|emailed|texted|called|"
+    r"bothered|disturbed)|no point (in )?(messaging|writing|contacting|texting|emailing)|"
+    r"(n are|nu are|nu e|nu este|nu are niciun) rost sa (ma |ne |mi |imi )?(mai )?"
+    r"(ma |ne |mi |imi )?"
+    rf"({_RO_REACH})|degeaba (\w+ )?(ma |ne |mi |imi )?mai ({_RO_REACH})|"
+    r"(nu|n) (mai )?insist\w*|(am )?blocat (numarul|contactul|firma|va)|"
+    r"(blocking|blocked) (you|this|your)|(raportat|reported) (\w+ )?(ca |as )?spam",
     r"(dont|do not|never|not to) (ever )?(call|ring|phone) (me|us|this)( \w+)? (again|"
     r"anymore|any more|ever)",
     rf"(stop|quit|stopped|stopping) (it|this|now|all|pls|please|({_EN_REACH})|call\w*)\b",

@@ -29,8 +29,8 @@ from collections import defaultdict
 from datetime import date
 from typing import Any
 
-from hitl.triage import rules
-from hitl.triage.base import TriageBackend, TriageResult, normalise, prefix
+from hitl.triage import model, rules
+from hitl.triage.base import INTENTS, TriageBackend, TriageResult, normalise, prefix
 from hitl.triage.dates import parse_return_date
 from hitl.triage.drafts import draft_reply
 from outreach import optout
@@ -117,6 +117,7 @@ def score(norm: str, *, stop: bool | None = None) -> dict[str, float]:
                     if state == "negated":
                         if cue.negated:
                             scores[cue.negated] += cue.weight
+                        scores["_negated_" + cue.intent] += cue.weight
                         continue
                     if state == "hedged":
                         scores[cue.intent] += cue.weight / 2
@@ -230,11 +231,53 @@ def local_signals(text: str, intent: str) -> tuple[str, ...]:
     return find_signals(norm, score(norm), intent)
 
 
-class OfflineTriage(TriageBackend):
-    needs_credentials = False  # rules only; talks to nobody
+# How much the rules' answer weighs against the model's probabilities: the rules' intent gets
+# BLEND_WEIGHT × the rules' confidence on top of its probability. Chosen on the old and
+# development sets (bench/train_intent_model.py), never on the held-out set.
+BLEND_WEIGHT = 0.4
+_SHIPPED: Any = object()
+# Intents that irony turns around: "Super, exact ce-mi lipsea 🙄" is no interest at all.
+SARCASM_FLIPS = ("interested", "meeting_request", "other")
 
-    def __init__(self, **options: Any) -> None:  # the OPTIONS of the AI backend are ignored
-        pass
+
+def blend(
+    rule_intent: str,
+    rule_confidence: float,
+    probabilities: dict[str, float],
+    scores: dict[str, float] | None = None,
+):
+    """The intent (never "unsubscribe": opt-outs are the vocabulary's alone) and a
+    confidence in 0..1, from the model's probabilities and the rules' answer.
+
+    The model does not see the scope of a negation ("I don't think we'd be interested"
+    looks like "interested" to character n-grams): an interest or a meeting the rules only
+    found negated is not a candidate."""
+    scores = scores if scores is not None else defaultdict(float)
+    bonus = BLEND_WEIGHT * rule_confidence
+    combined = {
+        intent: probabilities.get(intent, 0.0) + (bonus if intent == rule_intent else 0.0)
+        for intent in INTENTS
+        if intent != "unsubscribe"
+        and not (scores["_negated_" + intent] > 0 and scores[intent] <= 0)
+    }
+    best = max(combined, key=lambda intent: (combined[intent], -INTENTS.index(intent)))
+    return best, round(min(combined[best] / (1 + bonus), 0.95), 2)
+
+
+class OfflineTriage(TriageBackend):
+    """The rules, blended with the shipped intent model (`hitl.triage.model`) when it is
+    there. Talks to nobody."""
+
+    needs_credentials = False
+
+    def __init__(self, *, intent_model: Any = _SHIPPED, **options: Any) -> None:
+        # The OPTIONS of the AI backend are ignored. `intent_model`: an IntentModel, None
+        # for the rules alone, or (default) the model shipped with the package.
+        self._intent_model = intent_model
+
+    @property
+    def intent_model(self):
+        return model.shipped() if self._intent_model is _SHIPPED else self._intent_model
 
     def analyse(
         self,
@@ -249,6 +292,14 @@ class OfflineTriage(TriageBackend):
         norm = normalise(text)
         scores = score(norm, stop=stop)
         intent, confidence = decide(scores)
+        fitted = self.intent_model
+        if fitted is not None and intent not in ("unsubscribe", "out_of_office"):
+            intent, confidence = blend(intent, confidence, fitted.probabilities(text), scores)
+        signals = find_signals(norm, scores, intent)
+        if "sarcasm" in signals and intent in SARCASM_FLIPS:  # a sarcastic "yes" is a "no"
+            intent = "complaint" if "complaint" in signals else "not_interested"
+            confidence = min(confidence, 0.5)
+            signals = find_signals(norm, scores, intent)
         language = detect_language(text, norm)
         return_date = None
         if intent == "out_of_office" or scores["out_of_office"] >= 4:  # "în concediu până..."
@@ -269,7 +320,7 @@ class OfflineTriage(TriageBackend):
             backend="offline",
             return_date=return_date,
             keywords=find_keywords(norm),
-            signals=find_signals(norm, scores, intent),
+            signals=signals,
         )
 
 

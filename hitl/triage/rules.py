@@ -133,6 +133,14 @@ CUES: tuple[Cue, ...] = (
         "complaint",
         2,
     ),
+    _cue(
+        r"(ne|mi|m|v|ati) a?i? ?mintit|lied|lying|(nu|n) corespunde|doesnt match|does not match|"
+        r"(alt|other|wrong|different) (pret|price)|din cauza voastra|because of you|"
+        r"(very |extremely )?poor service|servicii (proaste|slabe)|de tot rasul|"
+        r"not (okay|ok|acceptable|normal)|nu (e|este) (normal|in regula|ok)",
+        "complaint",
+        2,
+    ),
     # --- referral -----------------------------------------------------------------------
     _cue(
         r"(vorbiti|vorbeste|vb|discutati|luati legatura|luati contact|intelegeti va) cu "
@@ -212,6 +220,14 @@ CUES: tuple[Cue, ...] = (
         3,
     ),
     _cue(r"nu eu decid|greseala|eroare|by mistake|mistake", "wrong_person", 2),
+    _cue(
+        r"(m ati|ma|m a|ati) confundat|confuzie|confused me|nu ma (cheama|numesc)|"
+        r"(thats|that is|its|it is) not (my name|me)|my name is not|"
+        r"aici (e|este) (o|un) (?!ferma|firma)\w+|this is (a|an) (?!farm|company)\w+ not|"
+        r"nu iau (eu )?decizi\w*|dont (make|take) (the )?decisions",
+        "wrong_person",
+        3,
+    ),
     _cue(
         r"wrong (number|person|email|address|contact)|not the right (person|contact)|"
         r"(no longer|dont|do not|not) (work|working) (for|at|with|here)|no longer (with|at)|"
@@ -581,7 +597,10 @@ SARCASM_SIGNAL = re.compile(
     r"nothing better to do|as if|slow clap|thanks a lot for|really appreciated|"
     r"(super|minunat\w*|perfect|bravo|felicitari|genial|excelent|wow|great|wonderful|"
     r"amazing|fantastic|love it|sure)\b.{0,50}\b(inca un|inca o|inca vreo|mai trimiteti|"
-    r"al \w+lea|a \w+a oara|another|spam\w*|pe zi|daily|record))\b|\bnot\W*$"
+    r"al \w+lea|a \w+a oara|another|spam\w*|pe zi|daily|record)|(ha ?){2,}|haha\w*|lol|lmao|"
+    r"vai\W+(ce|cat|cata|cati)|(sigur|desigur|bineinteles|evident|normal|super|minunat|"
+    r"grozav|sure|of course|great|right|yeah|wow)\W*(\.\.\.|\.\. ))\b|\bnot\W*$|"
+    r"[\"\u201e\u201c\u00ab][a-z]+[\"\u201d\u201c\u00bb]"
 )
 
 _MONTH_NAMES = (

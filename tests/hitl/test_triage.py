@@ -82,10 +82,13 @@ def accuracy(cases: tuple[Case, ...]) -> tuple[float, float, float]:
 
 
 def test_accuracy_on_the_whole_dataset():
-    # Measured: intent 95.4%, band 96.6%, language 100% (436 replies).
+    # Measured: intent 100%, band 99.5%, language 100% (435 replies). The shipped intent
+    # model (hitl/triage/model.py) is trained on these replies, so this is a regression
+    # guard; the honest figures are the held-out set's (bench/triage.py) and
+    # test_intent_model_on_replies_it_never_saw below. Rules alone measured 95.6%.
     intent, sentiment_band, language = accuracy(CASES)
-    assert intent >= 0.90
-    assert sentiment_band >= 0.90
+    assert intent >= 0.97
+    assert sentiment_band >= 0.95
     assert language >= 0.97
 
 
@@ -100,11 +103,34 @@ def test_accuracy_on_the_replies_the_rules_were_tuned_on():
 
 def test_accuracy_on_unseen_replies():
     # FRESH3 was written against the final rules and never tuned on: the honest estimate
-    # (measured 63.0% / 72.2% / 100%). Keyword rules plateau on new phrasings.
+    # of the rules (measured 63.0% / 72.2% / 100% before issue #10). The intent model is
+    # now trained on it too, so the floor is kept as a guard only.
     intent, sentiment_band, language = accuracy(FRESH3)
     assert intent >= 0.60
     assert sentiment_band >= 0.70
     assert language >= 0.95
+
+
+def test_intent_model_on_replies_it_never_saw():
+    # Trained on the old set only, scored on the development replies of issue #10 (another
+    # hand, other phrasings): measured 92.0% for rules + model against 84.6% for the rules
+    # alone (bench/train_intent_model.py prints the same, and a 5-fold figure).
+    pytest.importorskip("sklearn")
+    import importlib.util
+    from pathlib import Path
+
+    from tests.hitl import triage_dev
+
+    path = Path(__file__).resolve().parents[2] / "bench" / "train_intent_model.py"
+    spec = importlib.util.spec_from_file_location("train_intent_model", path)
+    train = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(train)
+    vectorizer, classifier = train.fit(CASES)
+    model = train.as_model(vectorizer, classifier, CASES)
+    blended = train.accuracy(train.predict(model, triage_dev.CASES), triage_dev.CASES)
+    rules = train.accuracy(train.predict(None, triage_dev.CASES), triage_dev.CASES)
+    assert blended >= 0.88
+    assert blended >= rules + 0.05
 
 
 def test_no_reply_is_wrongly_put_on_the_automatic_answer_path():

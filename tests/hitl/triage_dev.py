@@ -615,3 +615,601 @@ LOOK_ALIKES: tuple[str, ...] = (
     "Dacă mă mai sunați mâine, vorbim detaliat.",
     "If you contact me again next week I'll have the figures.",
 )
+
+# --- a second batch, written to train the intent model: longer replies, signatures,
+# abbreviations, typos, dealers and cooperatives, every intent ---------------------------
+
+MORE_INTERESTED: tuple[Case, ...] = (
+    _c(
+        "Bună ziua, da, ne-ar interesa. Suntem o cooperativă cu 25 de membri în Ialomița.",
+        "interested",
+        P,
+    ),
+    _c(
+        "Buna ziua. Da, as fi interesat de ce aveti pentru rapita. Cu stima, Ion Marin",
+        "interested",
+        P,
+    ),
+    _c("Da, trimiteți pe adresa office@agromar.ro tot ce aveți.", "interested", P),
+    _c("Ma intereseaza partea de consultanta pentru subventii. Astept detalii.", "interested", P),
+    _c(
+        "Da, suntem interesați. Avem magazin agro în Slobozia și căutăm produse noi.",
+        "interested",
+        P,
+    ),
+    _c("Suntem distribuitor zonal, ne-ar interesa să preluăm produsele voastre.", "interested", P),
+    _c("Da, pt ferma noastra ar fi util. Trimite-ti detalii pe mail.", "interested", P),
+    _c("Sunt interesat de drona de stropit, aveti materiale?", "interested", P),
+    _c("Mi-ar plăcea să văd o demonstrație video, aveți ceva pe YouTube?", "interested", P),
+    _c("Da. 300 ha grâu, 200 porumb, 100 floarea-soarelui. Ce ne puteți oferi?", "interested", P),
+    _c("Bună! Am văzut mesajul, sună promițător. Aștept mai multe informații.", "interested", P),
+    _c("Vreau să încerc. Cum mă înscriu?", "interested", P),
+    _c("Da, putem încerca pe o solă anul acesta.", "interested", P),
+    _c("Interesant ce spuneți. Aș vrea să citesc mai mult despre asta.", "interested", P),
+    _c("Ok, sunt deschis. Trimiteți-mi ce aveți și mă uit.", "interested", P),
+    _c("Dacă e ceva care ne scade costurile la motorină, sigur ne interesează.", "interested", P),
+    _c("Am nevoie de îngrășământ pentru toamnă, ce variante aveți?", "interested", P),
+    _c("Suntem în căutarea unui furnizor nou de seminte, trimiteti catalogul.", "interested", P),
+    _c("ne intereseaza, trimiteti pe whatsapp", "interested", P),
+    _c("DA, TRIMITETI DETALII", "interested", P),
+    _c("Salut, da, ma bag. Zi-mi mai multe.", "interested", P),
+    _c(
+        "Bună ziua, am discutat cu asociatul și suntem interesați. Așteptăm oferta scrisă.",
+        "interested",
+        P,
+    ),
+    _c("Yes, we'd like to receive your product sheet.", "interested", P, "en"),
+    _c("Interested — we're a 1,200 ha farm in Constanța. Send info.", "interested", P, "en"),
+    _c("Sure thing, forward me the details.", "interested", P, "en"),
+    _c("Yes. We're looking for a new seed supplier for spring.", "interested", P, "en"),
+    _c(
+        "We're a distributor in the west of Romania, interested in your range.",
+        "interested",
+        P,
+        "en",
+    ),
+    _c("This looks useful. Could you send some case studies?", "interested", P, "en"),
+    _c("Happy to learn more, please share the presentation.", "interested", P, "en"),
+    _c("Da, pls send info, mersi!", "interested", P, "ro", tags=(MIXED,)),
+    _c("Yes, ne interesează pentru sezonul următor.", "interested", P, "ro", tags=(MIXED,)),
+)
+
+MORE_MEETING: tuple[Case, ...] = (
+    _c(
+        "Bună ziua, sunați-mă vă rog după ora 18, ziua sunt pe câmp.",
+        "meeting_request",
+        P,
+        tags=(TIME,),
+    ),
+    _c(
+        "Putem să ne întâlnim la târgul Agraria, pe 20 aprilie?", "meeting_request", P, tags=(TIME,)
+    ),
+    _c(
+        "Vă aștept marți la ora 9 la sediul firmei din Fetești.", "meeting_request", P, tags=(TIME,)
+    ),
+    _c("Hai să vorbim pe zoom joi la 16.", "meeting_request", P, tags=(TIME,)),
+    _c("Sunt liber vineri dimineață, treceți pe la depozit.", "meeting_request", P, tags=(TIME,)),
+    _c("Dați-mi un telefon mâine între 12 și 14.", "meeting_request", P, tags=(TIME,)),
+    _c("Azi după-amiază sunt la birou, puteți suna.", "meeting_request", P, tags=(TIME,)),
+    _c("Miercuri, 15:30, la ferma din Perieți. Vă convine?", "meeting_request", P, tags=(TIME,)),
+    _c("Vorbim luni, pe la 10, că acum sunt la semănat.", "meeting_request", P, tags=(TIME,)),
+    _c(
+        "Ne vedem săptămâna viitoare, joi la 11, la cooperativă.",
+        "meeting_request",
+        P,
+        tags=(TIME,),
+    ),
+    _c("Vă sun eu mâine la prima oră.", "meeting_request", P, tags=(TIME,)),
+    _c("Pot vorbi doar seara, după 20. Sunați atunci.", "meeting_request", P, tags=(TIME,)),
+    _c("Let's talk Tuesday 10am Romanian time.", "meeting_request", P, "en", tags=(TIME,)),
+    _c("Could you call me today after 4pm?", "meeting_request", P, "en", tags=(TIME,)),
+    _c("Thursday the 9th works, let's say 2 o'clock.", "meeting_request", P, "en", tags=(TIME,)),
+    _c("Drop by our warehouse on Friday at 10:00.", "meeting_request", P, "en", tags=(TIME,)),
+    _c("Hai să vorbim, sunați-mă când aveți timp.", "meeting_request", P),
+    _c("Cel mai bine e să ne vedem, la telefon nu se înțelege nimic.", "meeting_request", P),
+    _c("Trimiteți un agent pe la noi, vrem să vedem produsele pe viu.", "meeting_request", P),
+    _c("Putem programa o vizită la fermă?", "meeting_request", P),
+    _c("Aveți un reprezentant în zona Brăila? Să treacă pe la noi.", "meeting_request", P),
+    _c("Vreau să discut cu cineva la telefon, am câteva întrebări.", "meeting_request", P),
+    _c("Mă puteți suna la 0745 333 222?", "meeting_request", P),
+    _c("Sună-mă te rog, e mai ușor.", "meeting_request", P),
+    _c("Let's jump on a call to discuss.", "meeting_request", P, "en"),
+    _c("I'd like to meet one of your reps.", "meeting_request", P, "en"),
+    _c("Can someone come out to the farm to show us?", "meeting_request", P, "en"),
+    _c("Call me, my number is +40 744 555 111.", "meeting_request", P, "en"),
+    _c("Da, hai să vorbim, call me oricând.", "meeting_request", P, "ro", tags=(MIXED,)),
+)
+
+MORE_PRICE: tuple[Case, ...] = (
+    _c(
+        "Bună ziua, cât costă tona de azotat livrată în Călărași? Ne trebuie 40 t.",
+        "price_request",
+        N,
+    ),
+    _c("Ce preț aveți la motorină pentru cantități de 10.000 litri pe lună?", "price_request", N),
+    _c("Dați-mi un preț bun și mai vorbim.", "price_request", N),
+    _c("Cât e hibridul de porumb la sac?", "price_request", N),
+    _c("Care sunt tarifele pentru întocmirea dosarului APIA?", "price_request", N),
+    _c("Ce costuri are abonamentul pentru o cooperativă?", "price_request", N),
+    _c("Trimiteți cotație pentru 5 tone de uree și 3 tone NPK.", "price_request", N),
+    _c("Aveti preturi de dealer? Revindem in magazinul nostru.", "price_request", N),
+    _c("Ce marjă ne lăsați dacă luăm paleți întregi?", "price_request", N),
+    _c("Cât ar veni drona cu tot cu instruire?", "price_request", N),
+    _c("Care e cel mai mic preț la care puteți ajunge?", "price_request", N),
+    _c("Vreau sa stiu cat costa inainte sa discutam.", "price_request", N),
+    _c("Prețul include și transportul?", "price_request", N),
+    _c("Ofertă de preț la erbicid pentru 300 ha, vă rog.", "price_request", N),
+    _c("cat costa", "price_request", N),
+    _c("Pretul?", "price_request", N),
+    _c("Interesant, dar cât costă pe an?", "price_request", N),
+    _c("What do you charge per hectare?", "price_request", N, "en"),
+    _c("Can you quote us for 60 tonnes of AN?", "price_request", N, "en"),
+    _c("Is there a discount if we pay upfront?", "price_request", N, "en"),
+    _c("Please send your dealer price list.", "price_request", N, "en"),
+    _c("How much is shipping to Timiș?", "price_request", N, "en"),
+    _c("Send me prices, apoi vedem.", "price_request", N, "ro", tags=(MIXED,)),
+)
+
+MORE_QUESTION: tuple[Case, ...] = (
+    _c("Bună ziua, ce anume oferiți? Nu am înțeles din mesaj.", "question", N),
+    _c("Sunteți firmă românească sau străină?", "question", N),
+    _c("Ce garanție au utilajele?", "question", N),
+    _c("Semințele sunt tratate?", "question", N),
+    _c("Care e termenul de livrare pentru Vaslui?", "question", N),
+    _c("Puteți factura pe cooperativă?", "question", N),
+    _c("Acceptați plata în rate?", "question", N),
+    _c("Aveți referințe de la alți fermieri?", "question", N),
+    _c("Cum vă găsesc pe internet?", "question", N),
+    _c("Sunteți autorizați ANSVSA?", "question", N),
+    _c("Ce fel de consultanță faceți, doar APIA sau și AFIR?", "question", N),
+    _c("Aplicația merge și pe telefon?", "question", N),
+    _c("Aveți reprezentanță în Moldova?", "question", N),
+    _c("E nevoie de contract pe termen lung?", "question", N),
+    _c("Ce e Cerniq, o aplicație?", "question", N),
+    _c("Cine mi-a dat numele vostru? Adică de unde ne știți?", "question", X),
+    _c("Cum ați obținut datele firmei?", "question", X),
+    _c("Buna, ce vindeti exact? multumesc", "question", N),
+    _c("What's your company's website?", "question", N, "en"),
+    _c("Do you also sell crop protection products?", "question", N, "en"),
+    _c("Are you registered in Romania?", "question", N, "en"),
+    _c("How long have you been in business?", "question", N, "en"),
+    _c("Can you invoice in euro?", "question", N, "en"),
+    _c("How did you find our farm?", "question", X, "en"),
+    _c(
+        "Lucrați și cu fermieri din Bulgaria? We have land there too.", "question", N, tags=(MIXED,)
+    ),
+)
+
+MORE_NOT_INTERESTED: tuple[Case, ...] = (
+    _c("Bună ziua, mulțumesc pentru ofertă, dar nu ne interesează momentan.", "not_interested", X),
+    _c("Nu avem nevoie, cumpărăm de la aceiași de 15 ani.", "not_interested", X),
+    _c("Nu, nu sunt interesat de nimic.", "not_interested", X),
+    _c("Nu ne permitem acum, prețurile la grâu sunt la pământ.", "not_interested", X),
+    _c("Mulțumesc, dar am semnat deja contractul cu alt furnizor.", "not_interested", X),
+    _c("Suntem prea mici pentru așa ceva, lucrăm 20 ha.", "not_interested", X),
+    _c("Nu lucrăm cu firme noi.", "not_interested", X),
+    _c("Nu cumpăr nimic prin WhatsApp.", "not_interested", X),
+    _c("Nu e de noi. O zi bună!", "not_interested", X),
+    _c("Nu am nevoie de consultanta, fac singur dosarele.", "not_interested", X),
+    _c("Lasă, mersi.", "not_interested", X),
+    _c("Nu prea, mulțumesc.", "not_interested", X),
+    _c("Momentan nu, dar mulțumesc că v-ați gândit la noi.", "not_interested", X),
+    _c("Nu suntem in piata pentru asa ceva", "not_interested", X),
+    _c("Am ieșit din agricultură, am dat pământul în arendă.", "not_interested", X),
+    _c("Nu mersi, nu folosim drone.", "not_interested", X),
+    _c("Reveniți în toamnă, acum nu e momentul.", "not_interested", N),
+    _c("Mai vorbim după campanie.", "not_interested", N),
+    _c("Poate la anul, când schimbăm utilajele.", "not_interested", N),
+    _c("Acum nu, suntem în plină recoltare. Scrieți-mi în noiembrie.", "not_interested", N),
+    _c("Thanks, but we're not looking for new suppliers.", "not_interested", X, "en"),
+    _c("No thanks, we do everything in-house.", "not_interested", X, "en"),
+    _c("We're all set for this season.", "not_interested", X, "en"),
+    _c("Not for us, sorry.", "not_interested", X, "en"),
+    _c("Appreciate it, but no.", "not_interested", X, "en"),
+    _c("Perhaps in the autumn, not now.", "not_interested", N, "en"),
+    _c("Not now, maybe after harvest, mersi.", "not_interested", N, "en", tags=(MIXED,)),
+    _c("Ce să zic, super ofertă... dar nu, mersi 🙄", "not_interested", X, tags=(SARCASM,)),
+    _c("Vai, ce generoși sunteți. Nu, mulțumesc.", "not_interested", X, tags=(SARCASM,)),
+    _c(
+        "Oh wow, a salesman on WhatsApp, how original. No.",
+        "not_interested",
+        X,
+        "en",
+        tags=(SARCASM,),
+    ),
+)
+
+MORE_COMPLAINT: tuple[Case, ...] = (
+    _c("Bună ziua. Am primit ieri marfa și lipsesc 10 saci. Cine răspunde?", "complaint", X),
+    _c("Ați livrat uree în loc de azotat. Vreau să se rezolve azi.", "complaint", X),
+    _c("De o lună aștept factura corectată.", "complaint", X),
+    _c("Tractorul cumpărat de la voi stă în service de trei săptămâni.", "complaint", X),
+    _c("Consultantul vostru a greșit dosarul APIA și am pierdut subvenția!", "complaint", X),
+    _c("Mi-ați încasat de două ori abonamentul.", "complaint", X),
+    _c(
+        "Aplicația voastră nu merge de o săptămână și nu răspunde nimeni la suport.", "complaint", X
+    ),
+    _c("Nu e în regulă să promiteți o dată și să livrați în alta.", "complaint", X),
+    _c("Sunt foarte supărat pe cum a decurs livrarea.", "complaint", X),
+    _c("Șoferul vostru a distrus drumul de acces la fermă.", "complaint", X),
+    _c("Am rămas fără motorină în plină campanie din cauza voastră.", "complaint", X),
+    _c("Vreau să vorbesc cu directorul, altfel merg la ANPC.", "complaint", X),
+    _c(
+        "Cine mi-a dat numărul vostru? Adică voi de unde aveți numărul meu? E abuziv.",
+        "complaint",
+        X,
+    ),
+    _c("Mi-ați trimis mesaj la 11 noaptea. Nu se face așa ceva.", "complaint", X),
+    _c("Nu e normal să primesc oferte pe numărul personal.", "complaint", X),
+    _c("Sunteti o firma de tot rasul.", "complaint", X),
+    _c("The product arrived damaged and nobody answers the phone.", "complaint", X, "en"),
+    _c("We were charged the wrong VAT rate.", "complaint", X, "en"),
+    _c("Your team promised delivery on Monday, it's Friday and nothing.", "complaint", X, "en"),
+    _c("Very poor service, we expected better.", "complaint", X, "en"),
+    _c("I want to speak to a manager about my last order.", "complaint", X, "en"),
+    _c("Messaging me on a Sunday is not okay.", "complaint", X, "en"),
+)
+
+MORE_OUT_OF_OFFICE: tuple[Case, ...] = (
+    _c(
+        "Răspuns automat: Mulțumim pentru mesaj. Suntem în concediu până pe 8 ianuarie.",
+        "out_of_office",
+        N,
+    ),
+    _c("Sunt plecat la un târg în Germania, revin pe 25 februarie.", "out_of_office", N),
+    _c("Sunt la spital, revin când mă fac bine.", "out_of_office", N),
+    _c("Nu sunt în țară până în martie, vorbim atunci.", "out_of_office", N),
+    _c("Mesaj automat. Revenim cu un răspuns după 3 mai.", "out_of_office", N),
+    _c(
+        "În perioada 20-27 iulie sunt în concediu. Pentru urgențe: 0722 111 222.",
+        "out_of_office",
+        N,
+    ),
+    _c("Sunt in concediu pana pe 5.11, va raspund dupa.", "out_of_office", N),
+    _c("Firma este închisă de sărbători, redeschidem pe 7 ianuarie.", "out_of_office", N),
+    _c("Biroul e închis azi, revenim luni.", "out_of_office", N),
+    _c("I'm currently out of the office and will return on 18 March.", "out_of_office", N, "en"),
+    _c("Automatic reply: on parental leave until September.", "out_of_office", N, "en"),
+    _c("Away at a trade fair until Friday, limited email access.", "out_of_office", N, "en"),
+    _c("Thanks for your email, I'm on holiday until 2 January.", "out_of_office", N, "en"),
+    _c("Out of office until 10/11, then back to normal.", "out_of_office", N, "en"),
+)
+
+MORE_WRONG_PERSON: tuple[Case, ...] = (
+    _c("Nu mai sunt administratorul firmei, am vândut părțile sociale.", "wrong_person", N),
+    _c("Aici e o pensiune, nu o fermă.", "wrong_person", N),
+    _c("Nu am nicio firmă agricolă, e o confuzie.", "wrong_person", N),
+    _c("Numărul a fost al tatălui meu, care a decedat.", "wrong_person", N),
+    _c("Cred că m-ați confundat cu altcineva.", "wrong_person", N),
+    _c("Nu eu mă ocup de asta și nici nu știu cine.", "wrong_person", N),
+    _c("Firma e în insolvență, nu mai cumpără nimic.", "wrong_person", N),
+    _c("Sunt angajat simplu, nu iau decizii.", "wrong_person", N),
+    _c("Wrong number, this is a private phone.", "wrong_person", N, "en"),
+    _c("I'm not involved in the farm anymore.", "wrong_person", N, "en"),
+    _c("You've got the wrong company.", "wrong_person", N, "en"),
+    _c("I just work here, I don't handle purchases.", "wrong_person", N, "en"),
+)
+
+MORE_REFERRAL: tuple[Case, ...] = (
+    _c("Scrieți-i domnului Popa, e președintele cooperativei: 0721 444 555.", "referral", N),
+    _c("De comenzi se ocupă fiica mea, Ioana, o găsiți la 0744 987 654.", "referral", N),
+    _c("Vorbiți cu agronomul nostru, el știe ce ne trebuie.", "referral", N),
+    _c("Am trimis mesajul la contabilă, vă contactează ea.", "referral", N),
+    _c("Pentru dealeri trebuie să vorbiți cu directorul comercial, dl. Stan.", "referral", N),
+    _c("Luați legătura cu biroul de achiziții: achizitii@cooperativa.ro", "referral", N),
+    _c("Nu eu, ci ginerele meu are ferma. Numărul lui: 0755 222 111.", "referral", N),
+    _c("Sună-l pe Vasile, el e șeful fermei.", "referral", N),
+    _c("Directorul nostru decide, îi transmit eu.", "referral", N),
+    _c("Please contact our agronomist, Mihai, at mihai@farm.ro.", "referral", N, "en"),
+    _c("My partner deals with suppliers, I'll forward this.", "referral", N, "en"),
+    _c("Our procurement team handles this: buy@agrogroup.ro", "referral", N, "en"),
+    _c("Speak to Elena in the office, she orders the fertiliser.", "referral", N, "en"),
+)
+
+MORE_OTHER: tuple[Case, ...] = (
+    _c("Am primit mesajul, mulțumesc.", "other", N),
+    _c("Ok, am notat numărul.", "other", N),
+    _c("Bine, vedem.", "other", N),
+    _c("Revin eu.", "other", N),
+    _c("Mă consult cu soția și vă zic.", "other", N),
+    _c("Craciun fericit si voua!", "other", N),
+    _c("La mulți ani!", "other", N),
+    _c("Cine e?", "question", N),
+    _c("👍👍", "other", N),
+    _c("Salut", "other", N),
+    _c("Mulțumesc pentru informații.", "other", N),
+    _c("Ok, thanks.", "other", N, "en"),
+    _c("Will discuss with my team and revert.", "other", N, "en"),
+    _c("Received, thank you.", "other", N, "en"),
+    _c("Happy Easter!", "other", N, "en"),
+)
+
+CASES += (
+    MORE_INTERESTED
+    + MORE_MEETING
+    + MORE_PRICE
+    + MORE_QUESTION
+    + MORE_NOT_INTERESTED
+    + MORE_COMPLAINT
+    + MORE_OUT_OF_OFFICE
+    + MORE_WRONG_PERSON
+    + MORE_REFERRAL
+    + MORE_OTHER
+)
+
+# --- a third batch: letters with greetings and signatures, dealers and co-ops, colloquial
+# and formal registers ----------------------------------------------------------------
+
+THIRD: tuple[Case, ...] = (
+    # interested
+    _c(
+        "Stimate domn, am primit mesajul dumneavoastră și vă confirm interesul nostru. "
+        "Vă rugăm să ne transmiteți documentația. Cu stimă, Ing. Vasile Dumitru",
+        "interested",
+        P,
+    ),
+    _c(
+        "Buna ziua! Suntem o asociatie de 12 fermieri din zona Tecuci si ne-ar interesa "
+        "oferta voastra. Trimiteti va rog mai multe detalii.",
+        "interested",
+        P,
+    ),
+    _c(
+        "Salut! Da, ne intereseaza. Lucram 600 ha in arenda si vrem sa optimizam costurile.",
+        "interested",
+        P,
+    ),
+    _c(
+        "Magazinul nostru agro ar fi interesat de gama voastră de îngrășăminte foliare.",
+        "interested",
+        P,
+    ),
+    _c("Buna, as vrea sa primesc brosura pe email: gheorghe.agro@yahoo.com", "interested", P),
+    _c("Da! De mult căutam așa ceva.", "interested", P),
+    _c("Sună foarte bine. Aștept oferta.", "interested", P),
+    _c("Da, avem nevoie de sfaturi pentru irigații. Trimiteți informații.", "interested", P),
+    _c("Mă interesează partea de monitorizare prin satelit.", "interested", P),
+    _c("Da, suntem deschiși. Ce ne propuneți concret?", "interested", P),
+    _c("Da, interesați. Cooperativa are 2.000 ha în total.", "interested", P),
+    _c("Am vrea sa vedem si noi produsul.", "interested", P),
+    _c("De acord, trimiteţi-ne propunerea.", "interested", P),
+    _c(
+        "Dear Sir, we are interested in your proposal. Kindly send the details. Regards, "
+        "Andrei Pop, Agro Vest SRL",
+        "interested",
+        P,
+        "en",
+    ),
+    _c("Yes we could use something like this. Details please.", "interested", P, "en"),
+    _c("Sounds like a good fit for our cooperative, send more.", "interested", P, "en"),
+    _c("Yep, interested.", "interested", P, "en"),
+    # meeting
+    _c(
+        "Bună ziua, prefer să discutăm față în față. Vă aștept la fermă în Bărăgan, "
+        "miercuri pe la 10.",
+        "meeting_request",
+        P,
+        tags=(TIME,),
+    ),
+    _c(
+        "Stimată doamnă, vă propun o întâlnire luni, 14 aprilie, ora 11, la sediul nostru.",
+        "meeting_request",
+        P,
+        tags=(TIME,),
+    ),
+    _c(
+        "Sunați-mă mâine dimineață între 7 și 8, după plec la câmp.",
+        "meeting_request",
+        P,
+        tags=(TIME,),
+    ),
+    _c("Joi la 17 e ok pentru un call?", "meeting_request", P, tags=(TIME,)),
+    _c("Hai sa ne vedem maine la 12 la depozit.", "meeting_request", P, tags=(TIME,)),
+    _c("Putem vorbi azi la 3?", "meeting_request", P, tags=(TIME,)),
+    _c(
+        "Avem ședința cooperativei pe 5 martie, veniți să prezentați la ora 10.",
+        "meeting_request",
+        P,
+        tags=(TIME,),
+    ),
+    _c("Pot să vă sun eu sâmbătă la prânz?", "meeting_request", P, tags=(TIME,)),
+    _c("Monday at 9 works for a quick call.", "meeting_request", P, "en", tags=(TIME,)),
+    _c(
+        "Let's meet at the Indagra fair on 30 October at 11am.",
+        "meeting_request",
+        P,
+        "en",
+        tags=(TIME,),
+    ),
+    _c("Vreau să vorbesc cu cineva care se pricepe. Mă sunați?", "meeting_request", P),
+    _c("Veniți să ne faceți o prezentare la cooperativă.", "meeting_request", P),
+    _c("Aș prefera o discuție la telefon. Când puteți?", "meeting_request", P),
+    _c("Puteți să-mi dați un telefon?", "meeting_request", P),
+    _c("Hai să stabilim o întâlnire.", "meeting_request", P),
+    _c("We'd like a demo, when are you available?", "meeting_request", P, "en"),
+    _c("Ring me when you get a moment.", "meeting_request", P, "en"),
+    # price
+    _c(
+        "Stimate domn, vă rog să ne transmiteți o ofertă de preț pentru 25 t de NPK "
+        "16-16-16, livrare Galați. Mulțumesc, Maria Ene, contabil",
+        "price_request",
+        N,
+    ),
+    _c("Buna ziua, cat costa consultanta pe sezon pentru 150 ha?", "price_request", N),
+    _c("Ce preţ are tratamentul la sămânţă?", "price_request", N),
+    _c("Cât luați pe oră cu drona?", "price_request", N),
+    _c("Aveți prețuri mai bune decât Agricover?", "price_request", N),
+    _c("Dacă iau 100 de saci, ce preț îmi faceți?", "price_request", N),
+    _c("Ce reducere aveți pentru membrii cooperativei?", "price_request", N),
+    _c("Cat e transportul pana in Dolj?", "price_request", N),
+    _c("Imi trimiteti lista de preturi pentru revanzatori?", "price_request", N),
+    _c("Interesat, dar depinde de cost. Cât e?", "price_request", N),
+    _c("What's the cost of the annual plan?", "price_request", N, "en"),
+    _c("Could you send pricing for distributors?", "price_request", N, "en"),
+    _c("How much per litre for diesel, 20k litres?", "price_request", N, "en"),
+    # question
+    _c("Bună ziua, puteți să-mi spuneți mai exact ce faceți? Nu e clar din mesaj.", "question", N),
+    _c("Lucrați cu subvenție sau fără?", "question", N),
+    _c("E obligatoriu să am cont pe platformă?", "question", N),
+    _c("Aveți și service pentru utilaje?", "question", N),
+    _c("Din ce țară sunt semințele?", "question", N),
+    _c("Funcționează și pentru legumicultori?", "question", N),
+    _c("Trebuie să am firmă sau merge și ca PFA?", "question", N),
+    _c("Sunteți aceiași care au fost anul trecut la târg?", "question", N),
+    _c("Cine v-a recomandat ferma noastră?", "question", N),
+    _c("De unde știți de mine?", "question", X),
+    _c("Is this an automated message?", "question", N, "en"),
+    _c("Do you have a Romanian office?", "question", N, "en"),
+    _c("What crops does this work for?", "question", N, "en"),
+    # not interested
+    _c(
+        "Stimate domn, vă mulțumim pentru ofertă. Din păcate, în acest moment nu avem "
+        "nevoie de serviciile dumneavoastră. Cu stimă, conducerea",
+        "not_interested",
+        X,
+    ),
+    _c("Nu ne intereseaza, avem agronom angajat.", "not_interested", X),
+    _c("N-am nevoie, mersi frumos.", "not_interested", X),
+    _c("Nu, suntem ok cu ce avem.", "not_interested", X),
+    _c("Nu pot acum, am alte cheltuieli.", "not_interested", X),
+    _c("Nu, nu cred că ne ajută.", "not_interested", X),
+    _c("Nu este cazul.", "not_interested", X),
+    _c("Nu mai cumpărăm îngrășăminte, trecem pe bio.", "not_interested", X),
+    _c("Cooperativa a decis să nu colaboreze cu furnizori noi anul acesta.", "not_interested", X),
+    _c("Poate mai încolo, acum suntem ocupați cu recoltatul.", "not_interested", N),
+    _c("Reveniți la anul pe vremea asta.", "not_interested", N),
+    _c("Dear team, thank you, but we will not be pursuing this.", "not_interested", X, "en"),
+    _c("No interest, thank you.", "not_interested", X, "en"),
+    _c("Nah, we're good.", "not_interested", X, "en"),
+    _c("Not at this time. Try again in spring.", "not_interested", N, "en"),
+    _c("Da, sigur, o să cumpăr imediat… 🙃", "not_interested", X, tags=(SARCASM,)),
+    _c(
+        "Grozav, exact ce îmi trebuia în plină campanie, încă un vânzător.",
+        "not_interested",
+        X,
+        tags=(SARCASM,),
+    ),
+    _c(
+        "Sure, I'll drop everything for your amazing offer. Not.",
+        "not_interested",
+        X,
+        "en",
+        tags=(SARCASM,),
+    ),
+    # complaint
+    _c(
+        "Bună ziua, vă scriu pentru că sunt nemulțumit de ultima livrare: sacii au fost "
+        "umezi și produsul s-a întărit. Aștept o soluție.",
+        "complaint",
+        X,
+    ),
+    _c("Am plătit pentru consultanță și nimeni nu a venit la fermă.", "complaint", X),
+    _c("Sunt dezamăgită de atitudinea agentului vostru.", "complaint", X),
+    _c("Nu e prima oară când întârziați. Suntem foarte nemulțumiți.", "complaint", X),
+    _c("Mi-ați trimis factura de două ori și acum am penalități.", "complaint", X),
+    _c("Reclamație: produsul nu a avut niciun efect.", "complaint", X),
+    _c("Este inadmisibil să-mi scrieți pe numărul personal.", "complaint", X),
+    _c("Ce înseamnă mesajele astea la ora 5 dimineața?!", "complaint", X),
+    _c("We have a serious issue with the last batch you delivered.", "complaint", X, "en"),
+    _c("Your invoice doesn't match the agreed price. Fix it.", "complaint", X, "en"),
+    _c("This is harassment, I get your messages every day.", "complaint", X, "en"),
+    # out of office
+    _c(
+        "Bună ziua, sunt în concediu de odihnă până la data de 18.08. Pentru probleme "
+        "urgente contactați colegul Ion la 0744 000 111.",
+        "out_of_office",
+        N,
+    ),
+    _c("Sunt plecat cu treburi, revin în birou pe 3 iunie.", "out_of_office", N),
+    _c("Mesaj automat: suntem închiși pentru inventar până joi.", "out_of_office", N),
+    _c("Concediu medical până pe 30 aprilie.", "out_of_office", N),
+    _c("I am on annual leave, returning 14 August.", "out_of_office", N, "en"),
+    _c("Auto-reply: away until 5 May. Urgent: office@agrofarm.ro", "out_of_office", N, "en"),
+    # wrong person
+    _c("Nu am firmă, sunt pensionar.", "wrong_person", N),
+    _c("Ați greșit, aici e un service auto.", "wrong_person", N),
+    _c("Acest număr nu aparține firmei Agro Câmpia.", "wrong_person", N),
+    _c("Eu nu lucrez în agricultură, cred că e o greșeală.", "wrong_person", N),
+    _c("Sorry, you've reached the wrong person.", "wrong_person", N, "en"),
+    _c("That farm was sold two years ago.", "wrong_person", N, "en"),
+    # referral
+    _c(
+        "Bună ziua, vă rog să-l contactați pe colegul meu, Radu Ionescu, responsabil "
+        "achiziții, la radu@agrosud.ro.",
+        "referral",
+        N,
+    ),
+    _c("Vorbiți cu dl. Marinescu de la cooperativă, el cumpără pentru toți.", "referral", N),
+    _c("Soțul meu se ocupă, vă dau numărul lui: 0766 111 999.", "referral", N),
+    _c("Întrebați-l pe inginerul Dobre, el are ferma mare din sat.", "referral", N),
+    _c("I've copied our operations manager, she'll reply.", "referral", N, "en"),
+    _c("Please write to my son, Alex, he manages the land now.", "referral", N, "en"),
+    # other
+    _c("Am înțeles, mulțumesc.", "other", N),
+    _c("O să mă uit.", "other", N),
+    _c("Ok, vă țin minte.", "other", N),
+    _c("Mulţumesc, o zi bună!", "other", N),
+    _c("Noted.", "other", N, "en"),
+    _c("I'll consider it.", "other", N, "en"),
+)
+
+CASES += THIRD
+
+# More ways of asking to stop, met while probing the vocabulary.
+MORE_STOPS: tuple[Case, ...] = tuple(
+    _stop(text)
+    for text in (
+        "Vă rog să nu mai luați legătura cu mine.",
+        "Nu mai vreau să fiu abordat.",
+        "Renunț la mesajele voastre.",
+        "Vă rog nu insistați.",
+        "N-are rost să-mi mai scrieți.",
+        "Degeaba îmi mai scrieți.",
+        "Vreau să ies din baza de date.",
+        "Anulați-mi înscrierea.",
+        "Am blocat numărul.",
+        "Raportat ca spam.",
+        "Nu vă mai adresați acestui număr.",
+        "Vă rog nu mai reveniți.",
+        "Anulați abonarea.",
+        "Vă rugăm să ne scoateți din baza dumneavoastră de date.",
+        "Nu sunt de acord să primesc mesaje comerciale.",
+        "Nu accept oferte pe WhatsApp.",
+        "Mă opun prelucrării datelor mele.",
+        "Pentru ultima dată, nu mai scrieți!",
+        "Ieșiți din telefonul meu!",
+        "Nu mai vreau să am de-a face cu voi.",
+    )
+) + tuple(
+    _stop(text, "en")
+    for text in (
+        "Not interested, please do not follow up.",
+        "No need to contact me again.",
+        "Please don't reach out.",
+        "I'd prefer not to be contacted.",
+        "Quit messaging me.",
+        "I want my data deleted.",
+        "Please erase all information you hold about me.",
+        "Don't send anything else to this number.",
+        "This number should not be contacted.",
+        "I do not consent to being contacted.",
+        "Please refrain from contacting me.",
+        "I'd appreciate it if you stopped contacting me.",
+        "Remove.",
+        "No more, please.",
+    )
+)
+CASES += MORE_STOPS
+
+# More irony, in the other ways it is written (laughter, ellipses, quotes).
+MORE_SARCASM: tuple[Case, ...] = (
+    _c("Haha, sigur, o să vă sun mâine. Sau nu.", "not_interested", X, tags=(SARCASM,)),
+    _c("Da... sigur... abia aștept.", "not_interested", X, tags=(SARCASM,)),
+    _c("Ce „ofertă” minunată, mersi.", "not_interested", X, tags=(SARCASM,)),
+    _c("Vai, ce surpriză, încă un mesaj de la voi!", "complaint", X, tags=(SARCASM,)),
+    _c("lol, sure, sign me up for more spam", "complaint", X, "en", tags=(SARCASM,)),
+    _c("Of course... because I asked for this.", "not_interested", X, "en", tags=(SARCASM,)),
+    _c("Hahaha, bună glumă. Nu.", "not_interested", X, tags=(SARCASM,)),
+    _c('Great... another "amazing" deal.', "not_interested", X, "en", tags=(SARCASM,)),
+)
+CASES += MORE_SARCASM
