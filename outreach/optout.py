@@ -50,7 +50,10 @@ OPT_OUT_WINDOW = 8_000
 _RO_REACH = (
     r"trimite\w*|trimiti|scrie\w*|scrii|suna|sunati|sunat|contact\w*|deranj\w*|spam\w*|"
     r"insist\w*|hartui\w*|bombard\w*|bate\w* la cap|agas\w*|sacai\w*|adresati|reveniti|"
-    r"indrazni\w*|luati (legatura|contact\w*)|apelati|"
+    r"indrazni\w*|luati (legatura|contact\w*)|apelati|includ\w*|"
+    r"(expedi|transmit)\w* (\w+ )?(mesaj|ofert|e ?mail|sms|reclam|nimic|spam)\w*|"
+    r"bag\w* (in|pe) (lista|liste|baza|grup|campani)\w*|plictisi\w*|enerv\w*|umple\w*|tracas\w*|"
+    r"fac\w* (spam|oferte|reclam\w*|publicitate)|dati (\w+ )?(mesaj|sms|telefo|apel|e ?mail)\w*|"
     r"(ma |ne )(cautati|cauta)|folositi (\w+ ){0,2}(numar\w*|nr|datele|adresa|contactul)|"
     r"utilizati (\w+ ){0,2}(numar\w*|nr|datele|adresa|contactul)"
 )
@@ -72,7 +75,10 @@ _EN_REACH = (
     r"contact\w*|messag\w*|text\w*|e ?mail\w*|mail\w*|writ\w*|sms\w*|whatsapp\w*|spam\w*|"
     r"bother\w*|pester\w*|harass\w*|reach\w*( out)?|ping\w*|send\w*|sent|bug\w*|annoy\w*"
 )
-_EN_WHAT = r"messages|emails|e mails|texts|sms|calls|offers|spam|marketing|contact|communications?"
+_EN_WHAT = (
+    r"messages|emails|e mails|texts|sms|calls|offers|spam|marketing|contact|communications?|"
+    r"mesaje|mesajele|oferte"
+)
 
 STOP_PATTERNS: tuple[str, ...] = (
     # unsubscribe words (and their usual typos)
@@ -89,7 +95,17 @@ STOP_PATTERNS: tuple[str, ...] = (
     r"primi|aud|auzim|vad|vedem|apar|aparem|figurez|figuram|mesaje\w*|sms\w*|e ?mailuri|"
     r"e ?mail\w*|oferte|ofertele|reclame|publicitate|apeluri|notificari|spam|contact|"
     r"(fiu|fim|mai fiu|mai fim) (contactat\w*|sunat\w*|deranjat\w*|spamat\w*|inclus\w*|"
-    r"trecut\w*|inscris\w*|abonat\w*|abordat\w*|in (lista|baza|evidenta)|pe (lista|listele)))",
+    r"trecut\w*|inscris\w*|abonat\w*|abordat\w*|in (lista|baza|evidenta|legatura|contact)|"
+    r"pe (lista|listele)))",
+    r"(nu )?(mai )?am chef de (\w+ )?(mesaj\w*|ofert\w*|voi|apeluri|reclam\w*|spam\w*)|"
+    r"(nu|n) (mai )?(vreau|vrem|doresc|dorim) (\w+ ){0,2}(newsletter\w*|informar\w*|noutat\w*|"
+    r"promot\w*|campani\w*|marketing|comunicar\w*)|(nu|n) (sunt|suntem) interesat\w* "
+    r"(sa (mai )?(primesc|primim|fiu|fim)|de (\w+ ){0,2}(mesaj\w*|sms\w*|apeluri|newsletter\w*|"
+    r"reclame|publicitate|spam|comunicar\w*))",
+    r"^(va rog )?renuntati( va rog)?$|(nu|n) (va )?(mai )?pierdeti timpul|"
+    r"(?<!nu )uitati de (mine|noi|numarul)|(va |iti |le )?interzic\w*|interzis sa (ma|mi|ne)|"
+    r"nu (va|iti) permit sa|lasa\w* (ma|ne) cu (\w+ )?(ofert\w*|mesaj\w*|reclam\w*|spam\w*|"
+    r"apeluri|voi|asta)|sa nu (va |te )?mai (vad|aud)|sa nu se (mai )?repete",
     r"(nu|n) mai (doresc|dorim)|(nu|n) mai (vreau|vrem)( nimic|$)|"
     r"(nu|n) (ma|ne) mai (cautati|cauta)|"
     r"(nu|n) (mai )?(vreau|vrem|doresc|dorim) (\w+ ){0,2}(mesaj\w*|sms\w*|oferte|reclame|"
@@ -131,7 +147,8 @@ STOP_PATTERNS: tuple[str, ...] = (
     r"(consimtamantul|acordul)|withdraw (\w+ )?consent",
     # lăsați-mă în pace / gata cu mesajele / ajunge cu spam / fără mesaje / încetați / opriți
     r"lasa\w* (ma|ne) in pace|(gata|ajunge) cu (\w+ )?(mesaj\w*|sms\w*|spam\w*|ofert\w*|"
-    r"apel\w*|reclam\w*|voi)|fara (mai multe |alte )?(mesaje|sms\w*|spam|oferte|apeluri|reclame)|"
+    r"apel\w*|reclam\w*|voi)|fara (mai multe |alte )?(contact\w*|mesaje|sms\w*|spam|oferte|"
+    r"apeluri|reclame)|"
     r"incetati\w*|inceteaza\w*|(opri\w*|opres\w*|opreste\w*) (\w+ ){0,2}(mesaj\w*|"
     r"trimiter\w*|sms\w*|spam\w*|notific\w*|apel\w*|campani\w*|ofert\w*|reclam\w*)|"
     r"opriti va",
@@ -162,6 +179,12 @@ STOP_PATTERNS: tuple[str, ...] = (
     r"(dont|do not|never|not to) (ever )?(call|ring|phone) (me|us|this)( \w+)? (again|"
     r"anymore|any more|ever)",
     rf"(stop|quit|stopped|stopping) (it|this|now|all|pls|please|({_EN_REACH})|call\w*)\b",
+    r"(dont|do not) call$|(rather|prefer) not (to )?(receive|get|be contacted|be messaged|hear)|"
+    r"^(thats|that s|that is|its|it s) enough$|^never again$|(count|leave|keep) (me|us) out|"
+    r"respect\w* (my|our) (privacy|wish\w*|decision|request)|respectati (\w+ )?(dorinta|"
+    r"decizia|intimitatea|viata privata)|(dont|do not|stop) wast\w* (your|my) time|"
+    r"reporting (this|you|your)|(not allowed|no right|no permission) to (contact|message|text|"
+    r"email|call|write|use)|"
     r"(dont|do not|never) send (me |us )?(anything|any|nothing|more)|(should|must) not be "
     r"(contacted|messaged|called|texted|emailed)|(not|never) consent\w* to|"
     r"refrain from \w+ing (me|us)",
@@ -189,7 +212,9 @@ _STOP_WORD = re.compile(
     r"(?! (by|in|over|at|on|off|ul|ului|cadru|and go|loss|sign)\b)(?!-ul\b)"
 )
 # The whole text, once every non-letter is gone: "S T O P", "s.t.o.p", "Un-subscribe".
-_SQUEEZED = re.compile(r"^(stop+|unsub\w*|de[sz]abon\w*|opt ?out|remove(me)?|deleteme)$")
+_SQUEEZED = re.compile(
+    r"^(stop+|unsub\w*|de[sz]abon\w*|opt ?out|remove(me)?|deleteme|blocked|blocat)$"
+)
 # Nothing but a stop sign.
 _STOP_SIGNS = re.compile(r"^[\s\W]*[🛑⛔🚫][\s\W🛑⛔🚫]*$")
 
@@ -202,7 +227,8 @@ _CONDITIONAL = re.compile(
     r"e ?mail|mail|apel|telefon)|la (urmatorul|inca un) (mesaj|sms|e ?mail|apel)|"
     r"if (you|u|your \w+|anyone|i|we) (\w+ ){0,3}(contact|message|text|e ?mail|mail|call|"
     r"write|spam|bother|send|ping|reach|get|receive|hear)\w*|"
-    r"(one|1) more (message|text|email|e mail|call|sms)|"
+    r"(one|1) more (message|text|email|e mail|call|sms)|data viitoare|next time|"
+    r"keep (it|this) up|mai incercati|"
     r"(another|next) (message|text|email|e mail|call|sms)|"
     r"(contact|message|text|email|call|write to) (me|us) again|"
     r"mai (\w+ )?(trimite\w*|scrie\w*|suna\w*) (un|o|inca un|inca o) (\w+ )?(mesaj|sms|data|"

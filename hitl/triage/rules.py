@@ -584,7 +584,11 @@ COMPLAINT_SIGNAL = re.compile(
     r"(a|pentru a) (doua|treia|patra|cincea|suta|n) oara|(second|third|fourth|fifth|"
     r"\d+(st|nd|rd|th)) time|(de|for the) (doua|trei|patru|cinci|zece|\d+) (ori|times)|"
     r"nesimtit\w*|obraznic\w*|escroc\w*|tepar\w*|hoti|bataie de joc|rusine|penibil|"
-    r"disgrace\w*|shame\w*|inacceptabil|unacceptable|inadmisibil|revoltat\w*|harassment)\b"
+    r"disgrace\w*|shame\w*|inacceptabil|unacceptable|inadmisibil|revoltat\w*|harassment|"
+    r"interzic\w*|not allowed to|no right to|(nu|n) (aveti|ai) (dreptul|voie)|"
+    r"sa nu se (mai )?repete|(nu|n) (va|iti) permit|am mai (cerut|spus|scris|zis|rugat)|"
+    r"de ce (tot|inca) (primesc|primim|imi scrieti|ne scrieti|trimiteti)|"
+    r"sa nu (va|te) mai (aud|vad|prind))\b"
 )
 
 # Irony and sarcasm: never answered automatically, a person reads them.
@@ -615,7 +619,8 @@ MEETING_TIME = re.compile(
     r"tonight|this (morning|afternoon|evening)|in seara asta|"
     r"\d{1,2}[./]\d{1,2}|(pe|on|the) \d{1,2}(st|nd|rd|th|a)?|"
     rf"\d{{1,2}} ({_MONTH_NAMES})|({_MONTH_NAMES}) \d{{1,2}}|"
-    r"(la|ora|orele|pe la|dupa ora|inainte de ora|at|around|after|before) \d{1,2}([:.]\d{2})?"
+    r"(la|ora|orele|pe la|dupa|dupa ora|inainte de|inainte de ora|intre|at|around|after|"
+    r"before|between) \d{1,2}([:.]\d{2})?"
     r"(?! ?(ha|hectare|tone|tona|t|kg|lei|ron|euro|eur|%|km|litri|l|saci)\b)|"
     r"\d{1,2}[:.]\d{2}|\d{1,2} ?(am|pm)|\d{1,2} ?h)\b"
 )

@@ -666,3 +666,27 @@ def test_triage_uses_the_configured_backend():
     )
     assert json.loads(responses.calls[0].request.body)["model"] == "m-1"
     assert responses.calls[0].request.req_kwargs["timeout"] == 3.0
+
+
+# --- issue #10: complaints, sarcasm and meeting times as routing signals -----------------
+
+
+def test_every_development_complaint_is_flagged_whatever_its_intent():
+    # Complaints that also ask to stop have intent "unsubscribe": the "complaint" signal is
+    # what puts them in front of a person (hitl.replies.is_complaint).
+    from hitl.replies import is_complaint
+    from tests.hitl import triage_dev
+
+    missed = [c.text for c in triage_dev.CASES if c.complains and not is_complaint(analyse(c.text))]
+    assert missed == []
+
+
+def test_sarcasm_and_meeting_time_signals_on_the_development_set():
+    from tests.hitl import triage_dev
+
+    sarcastic = [c for c in triage_dev.CASES if "sarcasm" in c.tags]
+    assert [c.text for c in sarcastic if "sarcasm" not in analyse(c.text).signals] == []
+    plain = CASES + tuple(c for c in triage_dev.CASES if "sarcasm" not in c.tags)
+    assert [c.text for c in plain if "sarcasm" in analyse(c.text).signals] == []
+    timed = [c for c in triage_dev.CASES if "time" in c.tags]
+    assert [c.text for c in timed if "meeting_time" not in analyse(c.text).signals] == []

@@ -614,6 +614,13 @@ LOOK_ALIKES: tuple[str, ...] = (
     "Dacă mai aveți stoc, trimiteți-mi prețul.",
     "Dacă mă mai sunați mâine, vorbim detaliat.",
     "If you contact me again next week I'll have the figures.",
+    "Nu mai expediați comanda până nu plătim.",
+    "Am renunțat la furnizorul vechi, trimiteți oferta.",
+    "Count me in!",
+    "Never again will I buy from the old supplier, send me your offer.",
+    "Data viitoare vă sun eu.",
+    "Nu uitați de mine când aveți oferte!",
+    "Lăsați-mă să mă gândesc.",
 )
 
 # --- a second batch, written to train the intent model: longer replies, signatures,
@@ -1200,6 +1207,74 @@ MORE_STOPS: tuple[Case, ...] = tuple(
     )
 )
 CASES += MORE_STOPS
+
+# Still more, by grammatical form: other verbs of reaching someone, nouns of marketing,
+# prohibitions, "not interested in receiving", warnings about next time.
+MORE_STOPS_2: tuple[Case, ...] = (
+    tuple(
+        _stop(text)
+        for text in (
+            "Nu mai expediați oferte la adresa asta.",
+            "Nu mai transmiteţi mesaje pe acest număr.",
+            "Nu mă mai includeți în campaniile voastre.",
+            "Nu mă mai băgați în listele voastre.",
+            "Nu mă mai plictisiți cu ofertele.",
+            "Nu ne mai enervați.",
+            "Nu-mi mai umpleți telefonul cu reclame.",
+            "Nu mai faceți spam.",
+            "Nu-mi mai faceți oferte.",
+            "Nu mai vreau să fiu în legătură cu firma voastră.",
+            "Nu mai am chef de mesajele voastre.",
+            "Nu vreau newsletter.",
+            "Nu doresc informări comerciale.",
+            "Nu sunt interesat să primesc mesaje de la voi.",
+            "Nu suntem interesați de mesajele voastre pe WhatsApp.",
+            "Renunțați, vă rog.",
+            "Nu vă mai pierdeți timpul cu mine.",
+            "Uitați de mine.",
+            "Fără alte contactări, vă rog.",
+            "Lăsați-mă cu ofertele voastre.",
+            "Vă rog să nu-mi mai dați mesaje.",
+            "Nu-mi mai dați telefoane.",
+        )
+    )
+    + tuple(
+        _gripe_stop(text)
+        for text in (
+            "Vă interzic să mă mai contactați.",
+            "Nu vă permit să-mi folosiți numărul.",
+            "Să nu vă mai aud.",
+            "Să nu se mai repete.",
+            "Data viitoare fac plângere.",
+        )
+    )
+    + tuple(
+        _stop(text, "en")
+        for text in (
+            "Do not call.",
+            "I'd rather not receive these messages.",
+            "I prefer not to be contacted.",
+            "That's enough.",
+            "Please respect my privacy.",
+            "Don't waste your time on me.",
+            "Blocked.",
+            "Never again.",
+            "Count me out.",
+        )
+    )
+    + tuple(
+        _gripe_stop(text, "en")
+        for text in (
+            "I'm reporting this number.",
+            "You're not allowed to contact me.",
+            "You have no right to message me.",
+            "Next time I'll report you.",
+            "Keep it up and I'll report you to the authorities.",
+        )
+    )
+    + (_stop("No more mesaje pls.", "en", tags=(MIXED,)),)
+)
+CASES += MORE_STOPS_2
 
 # More irony, in the other ways it is written (laughter, ellipses, quotes).
 MORE_SARCASM: tuple[Case, ...] = (
