@@ -77,7 +77,7 @@ _EN_REACH = (
 )
 _EN_WHAT = (
     r"messages|emails|e mails|texts|sms|calls|offers|spam|marketing|contact|communications?|"
-    r"mesaje|mesajele|oferte"
+    r"mesaje|mesajele|oferte|msgs?|msj\w*"
 )
 
 STOP_PATTERNS: tuple[str, ...] = (
@@ -98,8 +98,15 @@ STOP_PATTERNS: tuple[str, ...] = (
     r"trecut\w*|inscris\w*|abonat\w*|abordat\w*|in (lista|baza|evidenta|legatura|contact)|"
     r"pe (lista|listele)))",
     r"(nu )?(mai )?am chef de (\w+ )?(mesaj\w*|ofert\w*|voi|apeluri|reclam\w*|spam\w*)|"
+    r"(nu|n) (ma|ne) (mai )?intereseaza (\w+ )?(mesaj\w*|msj\w*|sms\w*|apeluri|reclame|"
+    r"publicitate|newsletter\w*|spam\w*)|fara whatsapp|(nu|not) (pe|on|via) whatsapp|"
+    r"(ma|ne) retrag\w* din|retrag\w* (ma|ne)\b|"
+    r"dezactiv\w* (ma|ne|numarul|(mi |imi |ne )?(abonar\w*|"
+    r"notificar\w*|mesaj\w*))|(numarul|nr|acest numar|this number|my number) (\w+ ){0,3}(nu (e|"
+    r"este|accepta)|is not|isnt|doesnt accept|does not accept) (\w+ ){0,2}(reclam\w*|publicitate|"
+    r"marketing|oferte|mesaje comerciale|spam|advertising|sales|promotions)|"
     r"(nu|n) (mai )?(vreau|vrem|doresc|dorim) (\w+ ){0,2}(newsletter\w*|informar\w*|noutat\w*|"
-    r"promot\w*|campani\w*|marketing|comunicar\w*)|(nu|n) (sunt|suntem) interesat\w* "
+    r"promot\w*|campani\w*|marketing|comunicar\w*|msj\w*)|(nu|n) (mai )?(sunt|suntem) interesat\w* "
     r"(sa (mai )?(primesc|primim|fiu|fim)|de (\w+ ){0,2}(mesaj\w*|sms\w*|apeluri|newsletter\w*|"
     r"reclame|publicitate|spam|comunicar\w*))",
     r"^(va rog )?renuntati( va rog)?$|(nu|n) (va )?(mai )?pierdeti timpul|"
@@ -146,7 +153,8 @@ STOP_PATTERNS: tuple[str, ...] = (
     r"(retrag|retrageti|retragem|revoc|revocati|imi retrag|ne retragem) (\w+ ){0,2}"
     r"(consimtamantul|acordul)|withdraw (\w+ )?consent",
     # lăsați-mă în pace / gata cu mesajele / ajunge cu spam / fără mesaje / încetați / opriți
-    r"lasa\w* (ma|ne) in pace|(gata|ajunge) cu (\w+ )?(mesaj\w*|sms\w*|spam\w*|ofert\w*|"
+    r"lasa\w* (ma|ne) (\w+ )?in pace|(du te|duceti va|mergeti|mars) (\w+ )?(dracu\w*|naiba)|"
+    r"(gata|ajunge) cu (\w+ )?(mesaj\w*|sms\w*|spam\w*|ofert\w*|"
     r"apel\w*|reclam\w*|voi)|fara (mai multe |alte )?(contact\w*|mesaje|sms\w*|spam|oferte|"
     r"apeluri|reclame)|"
     r"incetati\w*|inceteaza\w*|(opri\w*|opres\w*|opreste\w*) (\w+ ){0,2}(mesaj\w*|"
@@ -179,7 +187,12 @@ STOP_PATTERNS: tuple[str, ...] = (
     r"(dont|do not|never|not to) (ever )?(call|ring|phone) (me|us|this)( \w+)? (again|"
     r"anymore|any more|ever)",
     rf"(stop|quit|stopped|stopping) (it|this|now|all|pls|please|({_EN_REACH})|call\w*)\b",
-    r"(dont|do not) call$|(rather|prefer) not (to )?(receive|get|be contacted|be messaged|hear)|"
+    r"(dont|do not) call$|(please|pls|kindly) not (contact|message|text|email|call|write)|"
+    r"not being (contacted|messaged|called|texted|emailed)|take (me|us) out$|"
+    r"^no (contact|messages|calls|spam|texts|emails)( please| pls| thanks| thank you)?$|"
+    r"(not interested in|no interest in) (being (contacted|messaged|called)|(your|these|any) "
+    r"(messages|texts|emails|spam|calls))|"
+    r"(rather|prefer) not (to )?(receive|get|be contacted|be messaged|hear)|"
     r"^(thats|that s|that is|its|it s) enough$|^never again$|(count|leave|keep) (me|us) out|"
     r"respect\w* (my|our) (privacy|wish\w*|decision|request)|respectati (\w+ )?(dorinta|"
     r"decizia|intimitatea|viata privata)|(dont|do not|stop) wast\w* (your|my) time|"
@@ -188,11 +201,16 @@ STOP_PATTERNS: tuple[str, ...] = (
     r"(dont|do not|never) send (me |us )?(anything|any|nothing|more)|(should|must) not be "
     r"(contacted|messaged|called|texted|emailed)|(not|never) consent\w* to|"
     r"refrain from \w+ing (me|us)",
-    r"^(no more|nothing more|enough)( please| pls| thanks| thank you)?$",
+    r"^(no more|nothing more|enough)( please| pls| plz| thanks| thank you)?$|^(pls|plz|please) "
+    r"no more",
     r"(my|our) (personal )?(data|details|number|information|info|e ?mail|contact\w*) "
     r"(deleted|removed|erased)|(delete|erase|remove|wipe) (all|any|everything)( \w+){0,5} "
     r"(about|on|of) (me|us)",
-    rf"(no|nothing) (more|further) ({_EN_WHAT})|enough (with )?(the |your )?({_EN_WHAT})",
+    rf"(no|nothing) (more|further) (\w+ )?({_EN_WHAT})|enough (with )?(the |your )?({_EN_WHAT})",
+    r"(mesaj\w*|ofert\w*|apeluri\w*|sms\w*) (\w+ ){0,2}(nu|n) (sunt|e|este|mai sunt) (dorit\w*|"
+    r"binevenit\w*|solicitat\w*|acceptat\w*)|(nu|n) (mai )?(aveti|primiti) (\w+ )?(acordul|"
+    r"consimtamantul|permisiunea)|refrain from (\w+ ){0,2}(contact\w*|messag\w*|text\w*|"
+    r"e ?mail\w*|call\w*|writ\w*)",
     r"(no longer|dont|do not|never|not) (want|wish|care|like|need)\w* (to )?(be )?"
     r"(receive\w*|receiving|contacted|messaged|emailed|texted|called|hear from|getting|"
     rf"get (any|more|these|your|further|such|{_EN_WHAT})|any (more |further )?({_EN_WHAT})|"

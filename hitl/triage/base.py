@@ -38,7 +38,8 @@ class TriageResult:
     keywords: tuple[str, ...] = ()  # trigger keywords found (normalised), e.g. "pret"
     # What routing must know besides the intent, found locally whatever the backend:
     # "complaint" (the reply complains, even when its intent is an opt-out), "sarcasm"
-    # (never answered automatically), "meeting_time" (proposes a concrete day or hour).
+    # (never answered automatically), "meeting_time" (proposes a concrete day or hour);
+    # offline only, "uncertain" (the intent model overruled the rules: a person approves).
     signals: tuple[str, ...] = ()
 
 

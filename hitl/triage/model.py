@@ -28,6 +28,7 @@ from hitl.triage.base import normalise
 
 MODEL_PATH = Path(__file__).with_name("intent_model.json.gz")
 CHAR_NGRAMS = (2, 5)
+NEGATION_SCOPE = 3  # tokens after a negator that it covers
 
 
 def features(text: str) -> list[str]:
@@ -35,6 +36,7 @@ def features(text: str) -> list[str]:
     spaces, as scikit-learn's "char_wb"), and word unigrams and bigrams of each clause
     (tokens as the rules see them: "don't" → "dont", typos of key words corrected)."""
     from hitl.triage.offline import clauses  # the rules' tokenisation
+    from hitl.triage.rules import NEGATORS
 
     norm = normalise(text)
     found: list[str] = []
@@ -48,6 +50,11 @@ def features(text: str) -> list[str]:
     for tokens in clauses(norm):
         found.extend("w" + token for token in tokens)
         found.extend(f"b{a} {b}" for a, b in zip(["<s>", *tokens], tokens, strict=False))
+        left = 0
+        for token in tokens:  # what a negation covers: "nu sunt interesat" → "!interesat"
+            if left:
+                found.append("!" + token)
+            left = NEGATION_SCOPE if token in NEGATORS else max(left - 1, 0)
     return found
 
 

@@ -107,7 +107,7 @@ def score(norm: str, *, stop: bool | None = None) -> dict[str, float]:
     stop, when the caller already knows (default: `outreach.optout.asks_to_stop(norm)`)."""
     scores: dict[str, float] = defaultdict(float)
     parts = clauses(norm)
-    for index, tokens in enumerate(parts):
+    for tokens in parts:
         line = " ".join(tokens)
         for cue in rules.CUES:
             for match in cue.pattern.finditer(line):
@@ -129,9 +129,6 @@ def score(norm: str, *, stop: bool | None = None) -> dict[str, float]:
             scores["interested"] += 2
         elif words <= rules.NO_FILLER and words & rules.NO:
             scores["not_interested"] += 3
-        opener = tokens[0] == "stop" and tokens[1:2] not in (["by"], ["in"], ["over"])
-        if opener and (index == 0 or len(tokens) <= 2):  # "STOP", "Stop. Nu mai scrieți"
-            scores["unsubscribe"] += 5
     if optout.asks_to_stop(norm) if stop is None else stop:  # the one opt-out vocabulary
         scores["unsubscribe"] += 5
     if "?" in norm:
@@ -292,14 +289,17 @@ class OfflineTriage(TriageBackend):
         norm = normalise(text)
         scores = score(norm, stop=stop)
         intent, confidence = decide(scores)
+        rules_intent = intent
         fitted = self.intent_model
         if fitted is not None and intent not in ("unsubscribe", "out_of_office"):
             intent, confidence = blend(intent, confidence, fitted.probabilities(text), scores)
         signals = find_signals(norm, scores, intent)
+        if intent != rules_intent:  # the model overruled the rules: no automatic answer
+            signals += ("uncertain",)
         if "sarcasm" in signals and intent in SARCASM_FLIPS:  # a sarcastic "yes" is a "no"
             intent = "complaint" if "complaint" in signals else "not_interested"
             confidence = min(confidence, 0.5)
-            signals = find_signals(norm, scores, intent)
+            signals = (*find_signals(norm, scores, intent), "uncertain")
         language = detect_language(text, norm)
         return_date = None
         if intent == "out_of_office" or scores["out_of_office"] >= 4:  # "în concediu până..."

@@ -287,6 +287,13 @@ CUES: tuple[Cue, ...] = (
         "meeting_request",
         2,
     ),
+    _cue(  # a time that suits them: "mai bine după 17", "don't call me before 10"
+        r"(mai bine|preferabil|doar|numai|better|rather|only|best) (dupa|dupa ora|la|la ora|"
+        r"intre|pe la|seara|dimineata|dupa amiaza|after|at|between|in the (morning|afternoon|"
+        r"evening))|(dont|do not|nu) (call|ring|suna\w*)( me| ma)? (before|inainte de) \d+",
+        "meeting_request",
+        3,
+    ),
     _cue(
         rf"{_WEEKDAY}|maine|poimaine|diseara|dimineata|dupa amiaza|la pranz|ora \d+|la \d+|"
         r"\d+ ?(am|pm)|tomorrow|morning|afternoon|tonight|next week|this week|"

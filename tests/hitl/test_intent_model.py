@@ -61,8 +61,13 @@ def test_features_are_diacritics_blind():
 
 
 def test_the_blend_never_decides_an_opt_out():
+    # Opt-outs stay the vocabulary's: as an extra ear the model heard 79 % of the stops in
+    # cross-validation, but read "Please remove the VAT from the quote" as one (0.85).
     probabilities = dict.fromkeys(INTENTS, 0.0) | {"unsubscribe": 0.99, "other": 0.01}
     assert blend("other", 0.35, probabilities)[0] == "other"
+    backend = OfflineTriage()
+    for text in triage_dev.LOOK_ALIKES:
+        assert backend.analyse(text).intent != "unsubscribe", text
 
 
 def test_an_interest_the_rules_only_found_negated_is_not_a_candidate():

@@ -582,46 +582,51 @@ CASES: tuple[Case, ...] = (
     + OTHER
 )
 
-# Replies that look like an opt-out and are not one.
-LOOK_ALIKES: tuple[str, ...] = (
-    "Nu mă sunați, scrieți-mi pe WhatsApp.",
-    "Nu ma sunati ca sunt pe tractor, scrieti-mi aici.",
-    "Stop by our office on Monday.",
-    "Feel free to stop by the farm any time.",
-    "We're a one-stop shop for the co-op, send the catalogue.",
-    "Livrăm nonstop, aveți nevoie de transport?",
-    "Nu mai am nevoie de îngrășăminte anul ăsta, poate la anul.",
-    "Nu mai lucrez la firma aceea.",
-    "Nu mai facem porumb, doar grâu.",
-    "Nu mai avem stoc de semințe, când aduceți?",
-    "Nu mai știu ce am comandat, îmi trimiteți factura?",
-    "Am șters din greșeală mesajul, mai trimiteți oferta?",
-    "Trimiteți-mi din nou oferta, am șters-o.",
-    "Scoateți factura pe firmă, vă rog.",
-    "Please remove the VAT from the quote.",
-    "Can you delete the old order and send a new quote?",
-    "Don't call me before 10, I'm in the field.",
-    "Nu mă sunați dimineața, mai bine după 17.",
-    "Nu am primit oferta, o mai trimiteți?",
-    "Nu vă deranjați cu transportul, venim noi.",
-    "Nu-i problemă, mai scrieți-mi săptămâna viitoare.",
-    "Scrieți-mi în continuare pe email, nu pe WhatsApp.",
-    "Sunt interesat, nu mai am furnizor de motorină.",
-    "Stop-ul de la intersecție e lângă depozit, ne găsiți ușor.",
-    "Da, scrieți-mi, nu vă faceți probleme.",
-    "Nu vreau să pierd oferta, mai e valabilă?",
-    "Nu doresc livrare, vin eu să ridic marfa.",
-    "Dacă mai aveți stoc, trimiteți-mi prețul.",
-    "Dacă mă mai sunați mâine, vorbim detaliat.",
-    "If you contact me again next week I'll have the figures.",
-    "Nu mai expediați comanda până nu plătim.",
-    "Am renunțat la furnizorul vechi, trimiteți oferta.",
-    "Count me in!",
-    "Never again will I buy from the old supplier, send me your offer.",
-    "Data viitoare vă sun eu.",
-    "Nu uitați de mine când aveți oferte!",
-    "Lăsați-mă să mă gândesc.",
+# Replies that look like an opt-out and are not one (also training replies).
+LOOK_ALIKE_CASES: tuple[Case, ...] = (
+    _c("Nu mă sunați, scrieți-mi pe WhatsApp.", "other", N),
+    _c("Nu ma sunati ca sunt pe tractor, scrieti-mi aici.", "other", N),
+    _c("Stop by our office on Monday.", "meeting_request", P, "en", tags=(TIME,)),
+    _c("Feel free to stop by the farm any time.", "meeting_request", P, "en"),
+    _c("We're a one-stop shop for the co-op, send the catalogue.", "interested", P, "en"),
+    _c("Livrăm nonstop, aveți nevoie de transport?", "question", N),
+    _c("Nu mai am nevoie de îngrășăminte anul ăsta, poate la anul.", "not_interested", N),
+    _c("Nu mai lucrez la firma aceea.", "wrong_person", N),
+    _c("Nu mai facem porumb, doar grâu.", "other", N),
+    _c("Nu mai avem stoc de semințe, când aduceți?", "question", N),
+    _c("Nu mai știu ce am comandat, îmi trimiteți factura?", "question", N),
+    _c("Am șters din greșeală mesajul, mai trimiteți oferta?", "interested", P),
+    _c("Trimiteți-mi din nou oferta, am șters-o.", "interested", P),
+    _c("Scoateți factura pe firmă, vă rog.", "other", N),
+    _c("Please remove the VAT from the quote.", "price_request", N, "en"),
+    _c("Can you delete the old order and send a new quote?", "price_request", N, "en"),
+    _c("Don't call me before 10, I'm in the field.", "meeting_request", P, "en", tags=(TIME,)),
+    _c("Nu mă sunați dimineața, mai bine după 17.", "meeting_request", P, tags=(TIME,)),
+    _c("Nu am primit oferta, o mai trimiteți?", "interested", P),
+    _c("Nu vă deranjați cu transportul, venim noi.", "other", N),
+    _c("Nu-i problemă, mai scrieți-mi săptămâna viitoare.", "not_interested", N),
+    _c("Sunt interesat, nu mai am furnizor de motorină.", "interested", P),
+    _c("Stop-ul de la intersecție e lângă depozit, ne găsiți ușor.", "other", N),
+    _c("Da, scrieți-mi, nu vă faceți probleme.", "interested", P),
+    _c("Nu vreau să pierd oferta, mai e valabilă?", "interested", P),
+    _c("Nu doresc livrare, vin eu să ridic marfa.", "other", N),
+    _c("Dacă mai aveți stoc, trimiteți-mi prețul.", "price_request", N),
+    _c("Dacă mă mai sunați mâine, vorbim detaliat.", "meeting_request", P, tags=(TIME,)),
+    _c("If you contact me again next week I'll have the figures.", "other", N, "en"),
+    _c("Nu mai expediați comanda până nu plătim.", "other", N),
+    _c("Am renunțat la furnizorul vechi, trimiteți oferta.", "interested", P),
+    _c("Count me in!", "interested", P, "en"),
+    _c("Never again will I buy from the old supplier, send me your offer.", "interested", P, "en"),
+    _c("Data viitoare vă sun eu.", "other", N),
+    _c("Nu uitați de mine când aveți oferte!", "interested", P),
+    _c("Lăsați-mă să mă gândesc.", "other", N),
+    _c("Nu mă interesează prețul, ci calitatea. Trimiteți fișa tehnică.", "interested", P),
+    _c("Numărul meu nou este 0744 111 222.", "other", N),
+    _c("Nu pe 15, ci pe 16 putem vorbi.", "meeting_request", P, tags=(TIME,)),
+    _c("Take me out to the field and show me the drone.", "meeting_request", P, "en"),
 )
+LOOK_ALIKES: tuple[str, ...] = tuple(case.text for case in LOOK_ALIKE_CASES)
+CASES += LOOK_ALIKE_CASES
 
 # --- a second batch, written to train the intent model: longer replies, signatures,
 # abbreviations, typos, dealers and cooperatives, every intent ---------------------------
@@ -1275,6 +1280,51 @@ MORE_STOPS_2: tuple[Case, ...] = (
     + (_stop("No more mesaje pls.", "en", tags=(MIXED,)),)
 )
 CASES += MORE_STOPS_2
+
+MORE_STOPS_3: tuple[Case, ...] = tuple(
+    _stop(text)
+    for text in (
+        "Acest număr nu acceptă mesaje comerciale.",
+        "Numărul meu nu e pentru publicitate.",
+        "Lăsați-mă dracu' în pace!",
+        "Du-te dracu cu ofertele tale.",
+        "Nu mă interesează mesajele voastre.",
+        "Fără WhatsApp, vă rog.",
+        # a WhatsApp opt-out (the reply came on WhatsApp); email stays open
+        "Scrieți-mi în continuare pe email, nu pe WhatsApp.",
+        "Nu mai sunt interesat să primesc oferte.",
+        "Doresc să mă retrag din lista voastră.",
+        "Retrageți-mă din campanie.",
+        "Dezactivați-mi notificările.",
+        "nu mai trimiteti msj",
+    )
+) + tuple(
+    _stop(text, "en")
+    for text in (
+        "This number is not for marketing.",
+        "I am not interested in your messages.",
+        "Not interested in being contacted.",
+        "Could you please not contact me.",
+        "I would appreciate not being contacted.",
+        "Take me out.",
+        "No contact please.",
+    )
+)
+CASES += MORE_STOPS_3
+
+MORE_STOPS_4: tuple[Case, ...] = (
+    _stop("Nu mai primiți acordul meu pentru mesaje."),
+    _stop("Mesajele voastre nu sunt dorite."),
+    _stop("Vă rog frumos, fără alte oferte pe numărul ăsta."),
+    _stop("Ajunge cu atâtea mesaje pe zi!"),
+    _stop("Nu mai scrieți pe numărul ăsta, e al soției."),
+    _stop("Plz no more msgs", "en"),
+    _stop("No more WhatsApp messages from you.", "en"),
+    _stop("Kindly refrain from further contact.", "en"),
+    _stop("I would like my number removed.", "en"),
+    _stop("Please no further marketing to this number.", "en"),
+)
+CASES += MORE_STOPS_4
 
 # More irony, in the other ways it is written (laughter, ellipses, quotes).
 MORE_SARCASM: tuple[Case, ...] = (

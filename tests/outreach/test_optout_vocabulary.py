@@ -39,7 +39,8 @@ def test_neither_hears_a_stop_that_is_not_one(text):
 
 
 def test_the_triage_reads_the_opt_out_vocabulary_and_normalisation():
-    # No opt-out cue of its own: the triage's "unsubscribe" is outreach.optout's decision.
+    # No opt-out cue of its own, and the intent model never decides one: the triage's
+    # "unsubscribe" is exactly outreach.optout's decision.
     assert not [cue for cue in triage_rules.CUES if cue.intent == "unsubscribe"]
     backend = OfflineTriage()
     for case in triage_cases.CASES + triage_dev.CASES:
