@@ -48,9 +48,11 @@ OPT_OUT_WINDOW = 8_000
 
 # Romanian verbs of reaching someone (second person, imperative or infinitive).
 _RO_REACH = (
-    r"trimite\w*|trimiti|scrie\w*|scrii|suna|sunati|sunat|contact\w*|deranj\w*|spam\w*|"
+    r"trimite\w*|trimet\w*|trimiti|scrie\w*|scrii|suna|sunati|sunat|contact\w*|deranj\w*|spam\w*|"
     r"insist\w*|hartui\w*|bombard\w*|bate\w* la cap|agas\w*|sacai\w*|adresati|reveniti|"
-    r"indrazni\w*|luati (legatura|contact\w*)|apelati|includ\w*|"
+    r"indrazni\w*|luati (legatura|contact\w*)|apelati|includ\w*|adaug\w*|"
+    r"pune\w* (pe|in) (lista|liste|grup)\w*|"
+    r"ocupa\w* (timpul|telefonul)|"
     r"(expedi|transmit)\w* (\w+ )?(mesaj|ofert|e ?mail|sms|reclam|nimic|spam)\w*|"
     r"bag\w* (in|pe) (lista|liste|baza|grup|campani)\w*|plictisi\w*|enerv\w*|umple\w*|tracas\w*|"
     r"fac\w* (spam|oferte|reclam\w*|publicitate)|dati (\w+ )?(mesaj|sms|telefo|apel|e ?mail)\w*|"
@@ -88,19 +90,23 @@ STOP_PATTERNS: tuple[str, ...] = (
     rf"(?<!de ce )(nu|n) (ma |ne |mi |imi |va )?mai (ma |ne |mi |imi )?({_RO_REACH})",
     r"^(va rog |te rog )?nu mai$|sa nu (va |te )?mai prind|iesiti din (telefonul|viata|"
     r"inbox\w*|whatsapp\w*)|(nu|n) (mai )?(vreau|vrem|doresc|dorim) sa (mai )?(am|avem) de a face",
-    r"(nu|n) (ma|ne|mi|imi) (contact\w*|deranj\w*|spam\w*|hartui\w*|bombard\w*|"
+    r"(nu|n) (ma|ne|mi|imi) (contact\w*|deranj\w*|spam\w*|hartui\w*|bombard\w*|adaug\w*|"
     r"trimite\w* (\w+ )?(mesaje|nimic|sms\w*|spam|reclame|oferte))",
     # nu (mai) vreau / doresc să (mai) primesc / fiu contactat / mesaje / oferte ...
-    r"(nu|n) (mai )?(vreau|vrem|doresc|dorim|dori|vrea) (sa )?(mai )?(primesc\w*|primim|"
+    r"(nu|n) (mai )?(vreau|vrem|doresc|dorim|dori|vrea|doreste|vor|doream|voiam|vroiam) (sa )?"
+    r"(mai )?(primesc\w*|"
+    r"primim|primeasca|"
     r"primi|aud|auzim|vad|vedem|apar|aparem|figurez|figuram|mesaje\w*|sms\w*|e ?mailuri|"
     r"e ?mail\w*|oferte|ofertele|reclame|publicitate|apeluri|notificari|spam|contact|"
-    r"(fiu|fim|mai fiu|mai fim) (contactat\w*|sunat\w*|deranjat\w*|spamat\w*|inclus\w*|"
+    r"(fiu|fim|fie|mai fiu|mai fim|mai fie) (contactat\w*|sunat\w*|deranjat\w*|spamat\w*|inclus\w*|"
     r"trecut\w*|inscris\w*|abonat\w*|abordat\w*|in (lista|baza|evidenta|legatura|contact)|"
     r"pe (lista|listele)))",
     r"(nu )?(mai )?am chef de (\w+ )?(mesaj\w*|ofert\w*|voi|apeluri|reclam\w*|spam\w*)|"
     r"(nu|n) (ma|ne) (mai )?intereseaza (\w+ )?(mesaj\w*|msj\w*|sms\w*|apeluri|reclame|"
     r"publicitate|newsletter\w*|spam\w*)|fara whatsapp|(nu|not) (pe|on|via) whatsapp|"
-    r"(ma|ne) retrag\w* din|retrag\w* (ma|ne)\b|"
+    r"(dreptul|dreptului) (la|de) (stergere|a fi uitat)|"
+    r"mai lasati (ma|ne)|(dati|da) (ma|ne|mi|ne) pace|carati va|(ma|ne) retrag\w* din|"
+    r"retrag\w* (ma|ne)\b|"
     r"dezactiv\w* (ma|ne|numarul|(mi |imi |ne )?(abonar\w*|"
     r"notificar\w*|mesaj\w*))|(numarul|nr|acest numar|this number|my number) (\w+ ){0,3}(nu (e|"
     r"este|accepta)|is not|isnt|doesnt accept|does not accept) (\w+ ){0,2}(reclam\w*|publicitate|"
@@ -113,7 +119,11 @@ STOP_PATTERNS: tuple[str, ...] = (
     r"(?<!nu )uitati de (mine|noi|numarul)|(va |iti |le )?interzic\w*|interzis sa (ma|mi|ne)|"
     r"nu (va|iti) permit sa|lasa\w* (ma|ne) cu (\w+ )?(ofert\w*|mesaj\w*|reclam\w*|spam\w*|"
     r"apeluri|voi|asta)|sa nu (va |te )?mai (vad|aud)|sa nu se (mai )?repete",
-    r"(nu|n) mai (doresc|dorim)|(nu|n) mai (vreau|vrem)( nimic|$)|"
+    r"(nu|n) mai (doresc|dorim|doreste)|(nu|n) (mai )?(e|este) (cazul|nevoie) sa (ma |mi |ne )?"
+    r"(mai )?(ma |mi |ne )?(contact\w*|scrie\w*|trimite\w*|deranj\w*|spam\w*|insist\w*)|"
+    r"termina\w* (cu|odata cu) (\w+ )?(mesaj\w*|spam\w*|"
+    r"ofert\w*|voi|apeluri|reclam\w*)|(ma|ne) deranjeaza (\w+ )?(mesaj\w*|apeluri|sms\w*|"
+    r"voi|ofert\w*)|(nu|n) mai (vreau|vrem)( nimic|$)|"
     r"(nu|n) (ma|ne) mai (cautati|cauta)|"
     r"(nu|n) (mai )?(vreau|vrem|doresc|dorim) (\w+ ){0,2}(mesaj\w*|sms\w*|oferte|reclame|"
     r"apeluri|notificari|spam)",
@@ -122,7 +132,7 @@ STOP_PATTERNS: tuple[str, ...] = (
     rf"(nu|n) (mai )?(vreau|vrem|doresc|dorim) sa (ma|ne|mi|imi) (mai )?({_RO_REACH})",
     # refusing, objecting, consent never given
     r"(nu|n) (sunt|suntem) de acord sa (mai )?(primesc|primim|fiu|fim|ma|mi|imi|ne)|"
-    r"(nu|n) (accept|acceptam|acceptăm) (\w+ )?(mesaje|oferte|apeluri|sms\w*|publicitate|"
+    r"(nu|n) (accept|acceptam|accepta) (\w+ )?(mesaje|oferte|apeluri|sms\w*|publicitate|"
     r"reclame|spam|contact\w*)|refuz (sa (mai )?primesc|orice|mesajele|comunicar\w*|"
     r"contact\w*)|(ma|ne) opun\w*|dreptul (la|de) opozitie|object\w* to (the |any |further )?"
     r"(processing|contact|marketing|messages)",
@@ -187,7 +197,10 @@ STOP_PATTERNS: tuple[str, ...] = (
     r"(dont|do not|never|not to) (ever )?(call|ring|phone) (me|us|this)( \w+)? (again|"
     r"anymore|any more|ever)",
     rf"(stop|quit|stopped|stopping) (it|this|now|all|pls|please|({_EN_REACH})|call\w*)\b",
-    r"(dont|do not) call$|(please|pls|kindly) not (contact|message|text|email|call|write)|"
+    r"(dont|do not) call$|(dont|do not) add (me|us|my|our)|(do not|dont) (contact|call|disturb) "
+    r"(list|register)|robinson|(messages|texts|emails|calls) (\w+ )?(are|is) (\w+ )?(annoying|"
+    r"unwanted|spam|intrusive|harassment)|"
+    r"(please|pls|kindly) not (contact|message|text|email|call|write)|"
     r"not being (contacted|messaged|called|texted|emailed)|take (me|us) out$|"
     r"^no (contact|messages|calls|spam|texts|emails)( please| pls| thanks| thank you)?$|"
     r"(not interested in|no interest in) (being (contacted|messaged|called)|(your|these|any) "
@@ -211,12 +224,14 @@ STOP_PATTERNS: tuple[str, ...] = (
     r"binevenit\w*|solicitat\w*|acceptat\w*)|(nu|n) (mai )?(aveti|primiti) (\w+ )?(acordul|"
     r"consimtamantul|permisiunea)|refrain from (\w+ ){0,2}(contact\w*|messag\w*|text\w*|"
     r"e ?mail\w*|call\w*|writ\w*)",
-    r"(no longer|dont|do not|never|not) (want|wish|care|like|need)\w* (to )?(be )?"
+    r"(no longer|dont|do not|doesnt|does not|never|not) (want|wish|care|like|need)\w* "
+    r"(to )?(be )?"
     r"(receive\w*|receiving|contacted|messaged|emailed|texted|called|hear from|getting|"
     rf"get (any|more|these|your|further|such|{_EN_WHAT})|any (more |further )?({_EN_WHAT})|"
     rf"(these|your|more|further|such) ({_EN_WHAT}))",
     r"not interested in (receiving|getting|hearing)|(cease|desist|discontinue)\w*",
-    r"leave (me|us) alone|go away|get lost|buzz off|piss off|f off|fuck off",
+    r"leave (me|us) (alone|be)|cut it out|knock it off|^back off$|get off my (phone|back|case)|"
+    r"go away|get lost|buzz off|piss off|f off|fuck off",
     r"(block|report) (you|your number|this number|this as spam|you as spam)|"
     r"(reported|marked) (you |this )?as spam",
 )
@@ -253,12 +268,16 @@ _CONDITIONAL = re.compile(
     r"e ?mail|apel) si|if (this|it) (continues|keeps|goes on|happens again|persists)|"
     r"daca (mai )?(continuati|continua)|daca (se )?(mai )?repeta)\b"
 )
-_NUISANCE = re.compile(r"\b(?:mai (ma |ne )?(deranj|spam|hartui|bate)\w*)")
+_NUISANCE = re.compile(
+    r"\b(?:mai (ma |ne )?(deranj|spam|hartui|bate)\w*|o singura data|inca o data|o data$|"
+    r"one more time|ever again)\b"
+)
 _THREAT = re.compile(
     r"\b(?:reclam\w*|plang\w*|anpc|anspdcp|avocat\w*|judecat\w*|instant\w*|tribunal\w*|"
     r"politi\w*|raport\w*|report\w*|denunt\w*|sesiz\w*|penal\w*|amend\w*|blochez|"
     r"blocam|block\w*|lawyer\w*|attorney\w*|sue|suing|court|legal|police|authorit\w*|gdpr|"
-    r"complain\w*|fined?)\b"
+    r"complain\w*|fined?|regret\w*|pare rau|vedeti voi|o sa vedeti|see what happens|"
+    r"consequences|consecinte|be sorry)\b"
 )
 _FUZZY_STOP_WORDS = (
     "unsubscribe",
@@ -360,10 +379,20 @@ def asks_to_stop(norm: str) -> bool:
     lines = [" ".join(_stop_token(t) for t in line.split()) for line in clause_lines(norm)]
     if any(_STOP.search(line) for line in lines):
         return True
+    return _threatens(lines)
+
+
+def _threatens(lines: list[str]) -> bool:
     conditional = [line for line in lines if _CONDITIONAL.search(line)]
     return bool(conditional) and (
         bool(_THREAT.search(" ".join(lines))) or any(_NUISANCE.search(line) for line in conditional)
     )
+
+
+def threatens(norm: str) -> bool:
+    """Whether a normalised text threatens something if we write again ("dacă mă mai
+    contactați, fac plângere"): an opt-out, and a complaint a person must see."""
+    return _threatens([" ".join(map(_stop_token, line.split())) for line in clause_lines(norm)])
 
 
 def is_opt_out(text: str) -> bool:

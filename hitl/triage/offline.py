@@ -210,7 +210,7 @@ def find_signals(norm: str, scores: dict[str, float], intent: str) -> tuple[str,
     """What routing must know besides the intent (see TriageResult.signals)."""
     found = []
     lines = [" ".join(tokens) for tokens in clauses(norm)]
-    complains = any(rules.COMPLAINT_SIGNAL.search(line) for line in lines)
+    complains = any(rules.COMPLAINT_SIGNAL.search(line) for line in lines) or optout.threatens(norm)
     if intent == "complaint" or scores["complaint"] >= 2 or complains:
         found.append("complaint")
     if rules.SARCASM_SIGNAL.search(norm) or any(rules.SARCASM_SIGNAL.search(x) for x in lines):

@@ -595,7 +595,8 @@ COMPLAINT_SIGNAL = re.compile(
     r"interzic\w*|not allowed to|no right to|(nu|n) (aveti|ai) (dreptul|voie)|"
     r"sa nu se (mai )?repete|(nu|n) (va|iti) permit|am mai (cerut|spus|scris|zis|rugat)|"
     r"de ce (tot|inca) (primesc|primim|imi scrieti|ne scrieti|trimiteti)|"
-    r"sa nu (va|te) mai (aud|vad|prind))\b"
+    r"sa nu (va|te) mai (aud|vad|prind)|(ma|ne) deranjeaza|annoying|intrusive|"
+    r"dreptul (la|de) stergere|dreptul de a fi uitat|right to (erasure|be forgotten))\b"
 )
 
 # Irony and sarcasm: never answered automatically, a person reads them.

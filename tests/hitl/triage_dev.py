@@ -624,6 +624,14 @@ LOOK_ALIKE_CASES: tuple[Case, ...] = (
     _c("Numărul meu nou este 0744 111 222.", "other", N),
     _c("Nu pe 15, ci pe 16 putem vorbi.", "meeting_request", P, tags=(TIME,)),
     _c("Take me out to the field and show me the drone.", "meeting_request", P, "en"),
+    _c("Nu e cazul să vă faceți griji, plătim la timp.", "other", N),
+    _c("Nu mai e nevoie de transport, ridicăm noi.", "other", N),
+    _c("Terminați comanda până vineri?", "question", N),
+    _c("Adăugați-mă pe lista de distribuție pentru oferte de toamnă.", "interested", P),
+    _c("Nu mai e nevoie să mă sunați, am semnat cu voi.", "other", N),
+    _c("Dacă mă mai sunați o dată mâine, vă dau și cifrele.", "meeting_request", P, tags=(TIME,)),
+    _c("Puneți-mă pe lista de așteptare pentru drone.", "interested", P),
+    _c("Back off a bit on the price and we'll talk.", "price_request", N, "en"),
 )
 LOOK_ALIKES: tuple[str, ...] = tuple(case.text for case in LOOK_ALIKE_CASES)
 CASES += LOOK_ALIKE_CASES
@@ -1325,6 +1333,44 @@ MORE_STOPS_4: tuple[Case, ...] = (
     _stop("Please no further marketing to this number.", "en"),
 )
 CASES += MORE_STOPS_4
+
+# Third person (a co-op, a manager), "no need to", "do-not-contact list", annoyance, typos.
+MORE_STOPS_5: tuple[Case, ...] = (
+    _stop("nu mai trimete mesaje ca nu am nevoie"),
+    _stop("Cooperativa nu dorește să fie contactată."),
+    _stop("Domnul Ionescu nu mai dorește să fie contactat."),
+    _stop("Firma noastră nu acceptă oferte prin WhatsApp."),
+    _stop("Nu mă adăugați în grupuri și liste."),
+    _stop("Vă rog să nu-mi mai ocupați telefonul."),
+    _stop("Nu mai e cazul să mă contactați."),
+    _stop("Nu e nevoie să mai scrieți."),
+    _stop("Terminați cu mesajele!"),
+    _stop("Mă deranjează mesajele voastre.", complaint=True),
+    _stop("He doesn't want to be contacted.", "en"),
+    _stop("Please don't add me to your lists.", "en"),
+    _stop("Please put me on your do-not-contact list.", "en"),
+    _stop("Your messages are really annoying.", "en", complaint=True),
+)
+CASES += MORE_STOPS_5
+
+# Threats without a named authority, erasure as a right, colloquial brush-offs.
+MORE_STOPS_6: tuple[Case, ...] = (
+    _gripe_stop("If you text me one more time, you'll regret it.", "en"),
+    _gripe_stop("Dacă mă mai contactați o dată..."),
+    _gripe_stop("Dacă îmi mai scrieți, o să vedeți voi."),
+    _stop("Exercit dreptul la ștergere.", complaint=True),
+    _stop("Nu mă mai puneți pe liste."),
+    _stop("Cut it out.", "en"),
+    _stop("Knock it off with the texts.", "en"),
+    _stop("Back off.", "en"),
+    _stop("Leave us be.", "en"),
+    _stop("Get off my phone.", "en"),
+    _stop("Mai lăsați-ne!"),
+    _stop("Dați-ne pace!"),
+    _stop("Cărați-vă!"),
+    _stop("Nu mai doream să fim contactați."),
+)
+CASES += MORE_STOPS_6
 
 # More irony, in the other ways it is written (laughter, ellipses, quotes).
 MORE_SARCASM: tuple[Case, ...] = (
