@@ -3,6 +3,7 @@
 
     .venv/bin/python bench/triage.py [--split all|dev|holdout|fresh|fresh2|fresh3] [--repeat 20]
     .venv/bin/python bench/triage.py --markdown     # the issue #10 table only, as markdown
+    .venv/bin/python bench/triage.py --rules-only   # without the shipped intent model
 
 On the old set (or one of its splits) it prints intent, sentiment-band and language
 accuracy, per-intent recall, every miss as "expected → got", routing safety and how many
@@ -302,9 +303,12 @@ def main() -> int:
     parser.add_argument(
         "--markdown", action="store_true", help="print only the issue #10 tables, as markdown"
     )
+    parser.add_argument(
+        "--rules-only", action="store_true", help="the rules alone, without the intent model"
+    )
     args = parser.parse_args()
     chosen = SPLITS if args.split == "all" else {args.split: SPLITS[args.split]}
-    backend = OfflineTriage()
+    backend = OfflineTriage(intent_model=None) if args.rules_only else OfflineTriage()
     everything: tuple[Case, ...] = ()
     for cases in chosen.values():
         everything += cases
