@@ -222,6 +222,9 @@ def adopt_echo(message: Message, provider_message_id: str) -> dict[str, str]:
 # sends at most, so five minutes is several times the worst lag seen. The polls back off.
 RECONCILE_DEADLINE = timedelta(minutes=5)
 RECONCILE_POLLS = tuple(timedelta(seconds=s) for s in (15, 45, 105, 225))
+# Lookups that fail (429, 5xx) are tried again until this long after the attempt; only then
+# is the message held for a person (one throttled lookup must not hold a send).
+LOOKUP_LIMIT = timedelta(minutes=15)
 
 
 def _next_poll(started: datetime, now: datetime) -> datetime:
@@ -241,12 +244,16 @@ def _look_for_attempt(message: Message, transport: Transport) -> SendResult | Ou
         return transport.find_earlier(message)
     except ProviderError as error:
         now = timezone.now()
-        deadline = _attempt_start(message) + RECONCILE_DEADLINE
-        if isinstance(error, PermanentProviderError) or now >= deadline:
+        if (
+            isinstance(error, PermanentProviderError)
+            or now >= _attempt_start(message) + LOOKUP_LIMIT
+        ):
             detail = f"outcome unknown, cannot reconcile ({_describe(error)}); held, not resent"
             return _give_up(message, transport, error, detail, keep_quota=True)
-        at = min(now + retry.BACKOFF_BASE, deadline)
-        return _defer(message, f"reconcile failed: {error}", at, kind="retry")
+        # A throttled or failing lookup says nothing: ask again (the provider's own delay
+        # for a 429), past the reconcile deadline too, until the lookup limit.
+        wait = timedelta(seconds=error.retry_after) if error.retry_after else retry.BACKOFF_BASE
+        return _defer(message, f"reconcile failed: {error}", now + wait, kind="retry")
 
 
 def _find_earlier_attempt(message: Message, transport: Transport) -> Outcome | None:
@@ -262,6 +269,7 @@ def _find_earlier_attempt(message: Message, transport: Transport) -> Outcome | N
     if now < started + RECONCILE_DEADLINE:
         return _defer(message, "not at the provider yet; looking again", _next_poll(started, now))
     Message.objects.filter(pk=message.pk).update(needs_reconcile=False)
+    message.needs_reconcile = False  # a failure of the resend is judged on its own
     if spent := (message.retries or {}).get(SPENT):
         detail = f"{spent}; not at the provider after {RECONCILE_DEADLINE}"
         return _give_up(message, transport, ProviderTimeout(spent), detail)

@@ -21,7 +21,7 @@ from cerniq.provider_errors import ProviderUnavailable, QuotaExceeded, RateLimit
 from cerniq.providers import get_backend
 from outreach.dispatch import dispatch_due
 from outreach.models import Channel, Enrollment, Journey, Message, Stage
-from outreach.sending import RECONCILE_DEADLINE, send_message
+from outreach.sending import LOOKUP_LIMIT, RECONCILE_DEADLINE, send_message
 from tests.factories import make_outreach_world, make_user
 from tests.whatsapp.conftest import BASE, MONDAY_10, api_body
 from whatsapp.models import QuotaUsage
@@ -80,6 +80,12 @@ class Harness:
             self.provider.get(f"{BASE}/chats", status=500, json=api_body("error_internal.json"))
         else:
             self.provider.fail_lookups_with = ProviderUnavailable("503 Service Unavailable")
+
+    def recover_lookups(self) -> None:
+        if self.channel == "whatsapp":
+            self.provider.replace(responses.GET, f"{BASE}/chats", json=api_body("chats_empty.json"))
+        else:
+            self.provider.fail_lookups_with = None
 
     # --- what it saw ----------------------------------------------------------------
     @property
@@ -249,7 +255,7 @@ def test_when_the_provider_cannot_say_the_message_is_held_not_resent(path, clock
     clock.shift(timedelta(minutes=3))
     path.lookups_fail()
     outcomes = []
-    while timezone.now() < MONDAY_10 + RECONCILE_DEADLINE + timedelta(minutes=1):
+    while timezone.now() < MONDAY_10 + LOOKUP_LIMIT + timedelta(minutes=1):
         outcome = send_message(path.message.pk)
         outcomes.append(outcome.kind)
         if outcome.retry_at is None:
@@ -260,6 +266,41 @@ def test_when_the_provider_cannot_say_the_message_is_held_not_resent(path, clock
     assert message.status == Message.Status.DEAD_LETTER and "held, not resent" in message.error
     assert path.send_calls == 0
     assert path.quota_used() == path.quota_at_start  # it may have gone out: the slot stays used
+
+
+def test_one_failed_lookup_at_the_deadline_does_not_hold_a_send(path, clock):
+    """A throttled lookup says nothing: it is asked again, and a send the provider never
+    got goes out (bench/faults.py found sends held after one 429 on the last lookup)."""
+    crashed_while_sending(path.message)
+    path.lookups_fail()
+    clock.move_to(MONDAY_10 + RECONCILE_DEADLINE)
+    assert send_message(path.message.pk).kind == "retry"
+    assert reload(path.message).status == Message.Status.SENDING
+    path.recover_lookups()
+    clock.shift(timedelta(seconds=15))
+    path.accepts()
+    outcomes = [send_message(path.message.pk).kind for _ in range(3)]
+    clock.shift(timedelta(seconds=15))
+    outcomes.append(send_message(path.message.pk).kind)
+    assert "sent" in outcomes and path.send_calls == 1
+
+
+def test_after_the_window_a_failed_resend_follows_its_own_class(path, clock):
+    """Not found after the window, resent, then refused with a 429: that refusal cannot
+    have sent anything, so it waits Retry-After, not another reconcile window."""
+    crashed_while_sending(path.message)
+    path.has_no_trace()
+    clock.move_to(MONDAY_10 + timedelta(minutes=3))
+    send_message(path.message.pk)  # lost → uncertain, reconciled until the deadline
+    clock.move_to(MONDAY_10 + RECONCILE_DEADLINE)
+    if path.channel == "whatsapp":
+        path.provider.post(SEND_URL, status=429, json=api_body("error_rate_limited.json"))
+    else:
+        path.provider.fail_with = RateLimited("Too Many Requests")
+    outcome = send_message(path.message.pk)
+    assert outcome.kind == "retry"
+    assert outcome.retry_at == MONDAY_10 + RECONCILE_DEADLINE + timedelta(seconds=60)
+    assert not reload(path.message).needs_reconcile
 
 
 def stop_by_takeover(path, tenant):
