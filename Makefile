@@ -48,6 +48,7 @@ bench: install
 	$(PY) bench/import_leads.py
 	$(PY) bench/pages.py
 	$(PY) bench/send_pipeline.py
+	$(PY) bench/webhooks.py
 	$(PY) bench/faults.py
 
 ## Romanian catalogue: collect the marked strings into locale/ro (translate new/fuzzy entries), compile the .mo.
