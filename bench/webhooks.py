@@ -977,8 +977,8 @@ def main() -> int:
             if errors:
                 raise BenchError(f"{len(errors)} error line(s) in {server.log}: {errors[0]}")
         report(rounds, args, server)
+        bench.reset()
         if not args.no_profile:
-            bench.reset()
             bench.wait_quiet()
             in_process_report(bench, args.profile_requests)
             bench.reset()
