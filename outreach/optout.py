@@ -309,7 +309,7 @@ def normalise(text: str) -> str:
     return " ".join(stripped.split())
 
 
-def _close(a: str, b: str) -> bool:
+def one_edit_apart(a: str, b: str) -> bool:
     """True when a and b are at most one edit apart (substitution, insertion, deletion or
     swap of neighbours)."""
     if a == b:
@@ -338,7 +338,7 @@ def _stop_token(token: str) -> str:
     if len(token) < 8:
         return token
     for word in _FUZZY_STOP_WORDS:
-        if _close(token, word):
+        if one_edit_apart(token, word):
             return word
     return token
 

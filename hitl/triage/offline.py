@@ -36,36 +36,12 @@ from hitl.triage.drafts import draft_reply
 from outreach import optout
 
 
-def _close(a: str, b: str) -> bool:
-    """True when a and b are at most one edit apart (substitution, insertion, deletion or
-    swap of neighbours)."""
-    if a == b:
-        return True
-    la, lb = len(a), len(b)
-    if abs(la - lb) > 1:
-        return False
-    if la == lb:
-        diff = [i for i in range(la) if a[i] != b[i]]
-        return len(diff) == 1 or (
-            len(diff) == 2
-            and diff[1] == diff[0] + 1
-            and a[diff[0]] == b[diff[1]]
-            and a[diff[1]] == b[diff[0]]
-        )
-    if la > lb:
-        a, b = b, a
-    i = 0
-    while i < len(a) and a[i] == b[i]:
-        i += 1
-    return a[i:] == b[i + 1 :]
-
-
 @functools.lru_cache(maxsize=4096)
 def _canonical(token: str) -> str:
     if len(token) < 7 or token in rules.FUZZY_SET or token.isdigit():
         return token
     for word in rules.FUZZY:
-        if _close(token, word):
+        if optout.one_edit_apart(token, word):
             return word
     return token
 
