@@ -183,6 +183,10 @@ def _remember(message: Message, result, decision: str, **extra: object) -> None:
 
 
 def is_complaint(result) -> bool:
+    """Whether a triaged reply is a complaint a person must see. The one decision, for an
+    opt-out as for any reply: the intent, or the "complaint" signal that every backend takes
+    from the offline rules (`hitl.triage.offline.find_signals`: the complaint vocabulary
+    `hitl.triage.rules.COMPLAINT_SIGNAL` and the threats of `outreach.optout.threatens`)."""
     return result.intent == "complaint" or "complaint" in result.signals
 
 
@@ -207,15 +211,28 @@ def _opt_out(lead: Lead, message: Message, *, today: date, result=None) -> str:
     analysis: dict[str, object] = {}
     try:
         result = result or analyse(lead, message.body, today=today)
-    except Exception:  # the opt-out stands; only the complaint check is lost
+    except Exception:  # the opt-out stands; the complaint check falls back to the rules
         log.exception("triage of opt-out message %s failed", message.pk)
-        result = None
+        result = _offline(lead, message.body, today=today)
     if result is not None:
         analysis["triage"] = _jsonable(result)
         if is_complaint(result):
             decision += _complaint_review(lead, message, result)
     Message.objects.filter(pk=message.pk).update(analysis={**analysis, "decision": decision})
     return decision
+
+
+def _offline(lead: Lead, text: str, *, today: date):
+    """The offline triage (no network, no budget), or None if even that fails."""
+    from hitl.triage import OfflineTriage
+
+    try:
+        return OfflineTriage().analyse(
+            text, contact_name=lead.contact_name, company_name=lead.name, today=today
+        )
+    except Exception:
+        log.exception("offline triage of an opt-out failed")
+        return None
 
 
 def _complaint_review(lead: Lead, message: Message, result) -> str:

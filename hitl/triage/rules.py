@@ -596,7 +596,48 @@ COMPLAINT_SIGNAL = re.compile(
     r"sa nu se (mai )?repete|(nu|n) (va|iti) permit|am mai (cerut|spus|scris|zis|rugat)|"
     r"de ce (tot|inca) (primesc|primim|imi scrieti|ne scrieti|trimiteti)|"
     r"sa nu (va|te) mai (aud|vad|prind)|(ma|ne) deranjeaza|annoying|intrusive|"
-    r"dreptul (la|de) stergere|dreptul de a fi uitat|right to (erasure|be forgotten))\b"
+    r"dreptul (la|de) stergere|dreptul de a fi uitat|right to (erasure|be forgotten)|"
+    # the law cited, or the data's lawfulness questioned
+    r"2016 679|(art|articolul|article) 17|regulament\w* (ue|european|general)|"
+    r"legea (506|190|363)|temei\w* legal|baza legala|legal basis|lawful basis|"
+    r"prelucr\w* (\w+ )?(ilegal\w*|fara)|ancom|"
+    # where the number or the data came from, what is held
+    r"de unde (il|l|o|le|mi|imi|ne) (aveti|ai|ati luat|ati gasit|ati obtinut)|"
+    r"(cum|de unde) (ati|ai) (dat de|gasit|ajuns la|obtinut|facut rost de|cules) (\w+ )?(mine|"
+    r"noi|numarul|nr|datele|adresa|contactul|e ?mailul|telefonul)|(ati|mi ati|ne ati|ai) (luat|"
+    r"obtinut|cules|cumparat|copiat|preluat) (\w+ )?(datele|numarul|nr|contactul|adresa|"
+    r"e ?mailul)|ce date (\w+ )?(aveti|detineti|stocati|prelucrati|pastrati)|what (data|"
+    r"information|details) do you (have|hold|keep|store)|(where|how) did you (get|find|obtain) "
+    r"(my|our|this) (\w+ )?(number|e ?mail|details|data|contact\w*|address|phone|info\w*)|"
+    r"who (gave|sold|shared|passed)|"
+    # asked before and still written to
+    r"(va|iti) repet|repet (\w+ )?(inca o data|pentru ultima|din nou)|a cata oara|"
+    r"pentru ultima (data|oara)|for the last time|(am|v am) (mai )?(rugat|solicitat|cerut|spus|"
+    r"scris|zis) (\w+ ){0,2}deja|deja (v )?am (rugat|solicitat|cerut|spus|scris|zis)|"
+    r"tot (primesc|primim|imi scrieti|ne scrieti|imi trimiteti|ne trimiteti|ma sunati|"
+    r"ma contactati|ne contactati)|inca (primesc|primim)|continuati sa|still (getting|"
+    r"receiving|texting|messaging|sending|emailing|contacting|calling|writing)|(you|u) "
+    r"(keep|kept) (sending|texting|messaging|emailing|calling|contacting|writing)|already "
+    r"(unsubscribed|opted out)|(m am|ne am) (deja |mai )?(dezabonat|dezinscris)|"
+    # consent never given
+    r"(nu|n) (v )?(am|mi am|ne am) (\w+ )?(solicitat|cerut|acceptat|semnat|bifat|abonat|"
+    r"inscris) (\w+ ){0,3}(niciodata|nimic|sa fiu|sa fim|mesaj\w*|oferte\w*|asta|astea)|"
+    r"niciodata (nu )?(v )?(am|mi am|ne am) (solicitat|cerut|dat|acceptat|abonat)|"
+    r"bataia? (asta |aceasta )?de joc|"
+    # lawyers by their other names, insults, consent or authority never given
+    r"solicitor\w*|barrister\w*|jurist\w*|(consilier\w*|departament\w*|casa) (de )?"
+    r"(juridic\w*|avocatura)|penibil\w*|ridicol\w*|jalnic\w*|tupe\w*|neobrazat\w*|"
+    r"impertinent\w*|idiot\w*|cretin\w*|(did not|didnt|have not|havent|never) (\w+ )?"
+    r"(consent\w*|agree\w*|sign\w* up|opt\w* in|subscribe\w*)|(nu|n) (v )?(am|mi am|ne am) "
+    r"(\w+ )?(autorizat|permis|dat voie|dat permisiunea)|fara (\w+ )?(permisiun\w*|autorizar\w*|"
+    r"voie)|"
+    # asked before, in other words
+    r"reiter\w*|am mai solicitat|(am|v am) (mai )?(cerut|solicitat|rugat|spus|scris|zis) "
+    r"(\w+ ){0,2}"
+    r"(saptamana trecuta|luna trecuta|ieri|alaltaieri|anul trecut|de mai multe ori|inainte)|"
+    r"(i|we|i ve|ive|i have|we have) (already )?(asked|told|requested|written) (\w+ ){0,2}(last|"
+    r"before|already|twice|yesterday|ago|previously|earlier)|(mi|imi|ne|ma) (scrieti|trimiteti|"
+    r"sunati|contactati) (\w+ )?din nou|iar (mi|imi|ne) (ati )?(scris|trimis|scrieti|trimiteti))\b"
 )
 
 # Irony and sarcasm: never answered automatically, a person reads them.
