@@ -24,14 +24,17 @@ production proxy (which opens a connection per request to gunicorn); `--worker-c
 gthread` keeps connections alive instead. 2 wrk connections keep both workers busy without
 a queue in front of them, so latency is service time, not waiting in the listen backlog.
 
-The intake enqueues `process_webhook_event` to a real Redis broker on commit (a database of
+The intake hands each stored event to the workers through cerniq.relay (the production
+default window, settings.WEBHOOK_RELAY_WAIT: one `process_webhook_events` message per batch
+gathered by a gunicorn worker's relay thread) on a real Redis broker (a database of
 its own, 9 by default: 10 is bench/faults.py's, 11 send_pipeline.py's, 12-15 the tests'; and
 the Dramatiq namespace `cerniq-bench-webhooks`, emptied before each round, never the whole
 database); no worker runs (the issue measures intake). Uses its own PostgreSQL database
 (created if missing, migrated, emptied; only a name containing "bench"); the webhook table
 and the ceiling table are emptied before each round. After each round the bench checks
 that every answered request left exactly one row (RECEIVED, distinct keys; one ceiling row)
-and one broker message per webhook row.
+and that the broker messages carry every webhook row's id exactly once (it prints how many
+events a message carried on average).
 
 Per round: requests, req/s, p50/p90/p99/max latency (wrk), CPU per request of the gunicorn
 workers (/proc utime+stime), of the PostgreSQL backends of the bench database and of
@@ -217,6 +220,7 @@ class Round:
     busy: float = 0.0  # share of the machine's CPU time in use
     others: float = 0.0  # CPUs used by everything not measured here (other people's work)
     attempts: int = 1
+    messages: int = 0  # broker messages that carried the round's events
     load: list[float] = field(default_factory=list)
 
     @property
@@ -522,10 +526,33 @@ class Bench:
             raise BenchError(f"{name}: rows by status {statuses}, {distinct} distinct keys")
         if not result["requests"] <= rows <= result["requests"] + slack:
             raise BenchError(f"{name}: {rows} RECEIVED rows for {result['requests']} answers")
-        queued = self.redis.hlen(f"{NAMESPACE}:{QUEUE}.msgs")
-        if queued != (0 if found.endpoint == NO_ENQUEUE else rows):
-            raise BenchError(f"{name}: {queued} broker messages for {rows} rows")
+        expected = sorted(events.values_list("pk", flat=True))
+        if found.endpoint == NO_ENQUEUE:
+            expected = []
+        deadline = time.monotonic() + 5  # the relay threads send within their window
+        while True:
+            messages, queued = self.queued_event_ids()
+            if queued == expected or time.monotonic() > deadline:
+                break
+            time.sleep(0.1)
+        if queued != expected:
+            raise BenchError(
+                f"{name}: {len(queued)} event ids in {messages} broker messages for {rows} "
+                f"rows ({len(set(expected) - set(queued))} rows not queued)"
+            )
+        found.messages = messages
         return rows
+
+    def queued_event_ids(self) -> tuple[int, list[int]]:
+        """(broker messages, the event ids they carry, sorted): one id per
+        process_webhook_event message, a batch per process_webhook_events (cerniq.relay)."""
+        ids: list[int] = []
+        raw_messages = self.redis.hvals(f"{NAMESPACE}:{QUEUE}.msgs")
+        for raw in raw_messages:
+            message = json.loads(raw)
+            (arg,) = message["args"]
+            ids.extend(arg if isinstance(arg, list) else [arg])
+        return len(raw_messages), sorted(ids)
 
     # --- in process: statements, CPU, profile -----------------------------------------
 
@@ -966,7 +993,12 @@ def main() -> int:
                     r = rounds[-1]
                     print(
                         f"  {endpoint} round {number}: {r.rate:,.0f} req/s, p99 "
-                        f"{r.ms('p99'):.1f} ms, load {os.getloadavg()[0]:.2f}",
+                        f"{r.ms('p99'):.1f} ms, load {os.getloadavg()[0]:.2f}"
+                        + (
+                            f", {r.rows / r.messages:.1f} events per broker message"
+                            if r.messages
+                            else ""
+                        ),
                         flush=True,
                     )
             errors = [

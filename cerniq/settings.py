@@ -169,6 +169,9 @@ PERIODIC_JOBS: list[dict[str, str]] = [
 
 # Largest webhook body taken in, per provider key (bytes; 413 above it). Unnamed providers
 # use their receiver's own cap (TimelinesAI: 512 KiB). "timelinesai=262144;resend=65536".
+# Seconds a process gathers stored webhook events before sending them to the workers as one
+# message (cerniq.relay); 0 sends each at once from the request's thread.
+WEBHOOK_RELAY_WAIT = env.float("WEBHOOK_RELAY_WAIT", default=0.02)
 WEBHOOK_MAX_BODY_BYTES = env.dict("WEBHOOK_MAX_BODY_BYTES", cast={"value": int}, default={})
 
 # --- Providers ------------------------------------------------------------------------

@@ -21,18 +21,22 @@ processed or replayed; the row is evidence of what was sent, the error says why)
 
 from __future__ import annotations
 
+import copy
 import functools
 import hmac
 import ipaddress
 import json
 import logging
+import time
 import traceback
 from datetime import timedelta
 from typing import Any
 
 from django.core.exceptions import RequestDataTooBig
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import F
+from django.db.models.signals import post_delete, post_save
+from django.dispatch import receiver as on_signal
 from django.utils import timezone
 from django.utils.module_loading import import_string
 from rest_framework.negotiation import BaseContentNegotiation
@@ -44,6 +48,7 @@ from rest_framework.views import APIView
 
 from cerniq import integrations
 from cerniq.models import Tenant, WebhookEvent
+from cerniq.relay import relay
 from cerniq.signatures import verify_hmac, verify_svix  # noqa: F401 (part of the framework)
 
 log = logging.getLogger(__name__)
@@ -151,21 +156,47 @@ def get_receiver(provider: str) -> Receiver | None:
 # --- Authentication helpers ------------------------------------------------------------
 
 
+# A process remembers a token's tenant for TENANT_CACHE_SECONDS: the intake then needs no
+# query to authenticate (issue #10's intake bench). A tenant saved or deleted in this process
+# empties the cache at once; another process sees a deactivated tenant or a rotated token
+# within the TTL (a provider's deliveries in those seconds are still stored, never lost, and
+# the worker's handler reads the tenant afresh). Misses are never cached: a wrong token costs
+# its query every time, so a guess learns nothing from timing either.
+TENANT_CACHE_SECONDS = 10.0
+_TENANT_CACHE_SIZE = 1024
+_tenant_cache: dict[str, tuple[float, Tenant]] = {}
+
+
+@on_signal([post_save, post_delete], sender=Tenant, dispatch_uid="webhooks-tenant-cache")
+def forget_tenants(**kwargs: Any) -> None:
+    _tenant_cache.clear()
+
+
 def tenant_for_url_token(token: str | None) -> Tenant | None:
     """The active tenant whose `webhook_token` is `token` (for providers that sign nothing).
 
     The candidate is fetched by exact match on the unique column (an index lookup says
     nothing about how close a guess was), then compared in constant time, so a
     case-insensitive collation or a prefix match can never let a wrong token through.
+    A hit is reused for TENANT_CACHE_SECONDS (see above); the caller gets its own copy.
     """
     if not token or len(token) > _TOKEN_MAX:
         return None
-    candidate = Tenant.objects.filter(webhook_token=token, is_active=True).first()
+    now = time.monotonic()
+    cached = _tenant_cache.get(token)
+    if cached is not None and now < cached[0]:
+        candidate: Tenant | None = cached[1]
+    else:
+        candidate = Tenant.objects.filter(webhook_token=token, is_active=True).first()
     if candidate is None or not hmac.compare_digest(
         candidate.webhook_token.encode(), token.encode()
     ):
         return None
-    return candidate
+    if cached is None or now >= cached[0]:
+        if len(_tenant_cache) >= _TENANT_CACHE_SIZE:
+            _tenant_cache.clear()
+        _tenant_cache[token] = (now + TENANT_CACHE_SECONDS, candidate)
+    return copy.copy(candidate)
 
 
 def _no_constants(name: str) -> Any:
@@ -317,13 +348,62 @@ def _remote_addr(request: Request) -> str | None:
 
 
 def enqueue_processing(event_id: int) -> None:
-    """Send the event to `process_webhook_event` once the current transaction commits.
+    """Hand the event to the workers once the current transaction commits (cerniq.relay:
+    batched, off the request path).
 
     `robust`: a broker outage must not turn an already stored delivery into a 500 (the row
-    stays RECEIVED and can be replayed from the admin)."""
-    from cerniq.tasks import process_webhook_event
+    stays RECEIVED and `requeue_stale_events` sends it again)."""
+    transaction.on_commit(functools.partial(relay.submit, event_id), robust=True)
 
-    transaction.on_commit(functools.partial(process_webhook_event.send, event_id), robust=True)
+
+def store_event(event: WebhookEvent) -> int | None:
+    """INSERT the unsaved `event` unless one with its (provider, key) is stored: its id, or
+    None for a duplicate.
+
+    One statement, `INSERT ... ON CONFLICT DO NOTHING RETURNING id`, on the partial unique
+    constraint: in autocommit it is its own transaction (no BEGIN, no SELECT first, no
+    savepoint), and two concurrent deliveries of one event cannot both get an id. The values
+    are prepared by the model's fields, as `Model.save` would (auto_now_add, JSON, bytes), so
+    this works on PostgreSQL and on SQLite (embedded mode) alike."""
+    meta = WebhookEvent._meta
+    fields = [f for f in meta.concrete_fields if not f.primary_key]
+    values = [f.get_db_prep_save(f.pre_save(event, add=True), connection) for f in fields]
+    quote = connection.ops.quote_name
+    columns = ", ".join(quote(f.column) for f in fields)
+    placeholders = ", ".join(["%s"] * len(fields))
+    conflict = ""
+    if event.provider_event_id:
+        # The target names the partial unique index (webhookevent_unique_provider_event).
+        conflict = (
+            f" ON CONFLICT ({quote('provider')}, {quote('provider_event_id')})"
+            f" WHERE NOT ({quote('provider_event_id')} = '') DO NOTHING"
+        )
+    sql = (
+        f"INSERT INTO {quote(meta.db_table)} ({columns}) VALUES ({placeholders}){conflict}"  # noqa: S608
+        f" RETURNING {quote(meta.pk.column)}"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, values)
+        row = cursor.fetchone()
+    return row[0] if row else None
+
+
+def _log_cross_tenant_duplicate(provider: str, key: str, tenant: Tenant) -> None:
+    """A duplicate answers at once; only a key stored for another tenant is worth a line
+    (a provider's id collision, or a token used for someone else's events)."""
+    owner = (
+        WebhookEvent.objects.filter(provider=provider, provider_event_id=key)
+        .values_list("tenant_id", flat=True)
+        .first()
+    )
+    if owner is not None and owner != tenant.pk:
+        log.warning(
+            "webhook %s: event id %r of tenant %s re-sent for tenant %s",
+            provider,
+            key,
+            owner,
+            tenant.pk,
+        )
 
 
 class WebhookIntakeView(APIView):
@@ -398,32 +478,21 @@ class WebhookIntakeView(APIView):
             if not receiver.is_ignored(event_type):
                 row["error"] = f"unknown event type {event_type!r}: stored, not processed"
                 log.info("webhook %s: unknown event type %r", provider, event_type)
-        with transaction.atomic():
-            if key:
-                event, created = WebhookEvent.objects.get_or_create(
-                    provider=receiver.provider,
-                    provider_event_id=key,
-                    defaults={"event_type": event_type, "status": status, **row},
-                )
-            else:
-                event = WebhookEvent.objects.create(
-                    provider=receiver.provider, event_type=event_type, status=status, **row
-                )
-                created = True
-            if not created:
-                if event.tenant_id != tenant.pk:
-                    log.warning(
-                        "webhook %s: event id %r of tenant %s re-sent for tenant %s",
-                        provider,
-                        key,
-                        event.tenant_id,
-                        tenant.pk,
-                    )
-                return Response({"status": "duplicate"})
-            if status == Status.RECEIVED:
-                enqueue_processing(event.pk)
+        event_id = store_event(
+            WebhookEvent(
+                provider=receiver.provider,
+                event_type=event_type,
+                provider_event_id=key,
+                status=status,
+                **row,
+            )
+        )
+        if event_id is None:
+            _log_cross_tenant_duplicate(receiver.provider, key, tenant)
+            return Response({"status": "duplicate"})
         if status == Status.RECEIVED:
-            return Response({"status": answer, "id": event.pk})
+            enqueue_processing(event_id)
+            return Response({"status": answer, "id": event_id})
         return Response({"status": answer})
 
 

@@ -29,6 +29,10 @@ def redis_url_for_worker(url: str, index: int) -> str:
 
 
 os.environ.setdefault("DEBUG", "true")
+# Webhook events go to the broker when their transaction commits, not from the relay's
+# thread a moment later, so a test sees its message at once (tests/cerniq/test_relay.py
+# runs the batching itself).
+os.environ.setdefault("WEBHOOK_RELAY_WAIT", "0")
 
 _worker = os.environ.get("PYTEST_XDIST_WORKER", "")  # "gw0", "gw1", … in xdist workers
 if _worker.startswith("gw") and os.environ.get("REDIS_URL"):

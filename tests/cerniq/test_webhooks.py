@@ -18,7 +18,7 @@ from django.urls import reverse
 from django.utils.module_loading import import_string
 
 from cerniq import integrations, webhooks
-from cerniq.models import WebhookEvent
+from cerniq.models import Tenant, WebhookEvent
 from cerniq.tasks import process_webhook_event
 from cerniq.webhooks import (
     MalformedPayload,
@@ -693,3 +693,88 @@ def test_verify_svix_rejects(tamper):
 def test_verify_svix_bad_secret_is_a_configuration_error(secret):
     with pytest.raises(ValueError, match="secret"):
         verify_svix(SVIX_BODY, svix_headers(), secret)
+
+
+# --- Intake cost (issue #10's intake bench: a cached tenant, one INSERT) -----------------
+
+
+def _statements(client, tenant, raw: bytes) -> tuple[Any, list[str]]:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as queries:
+        response = post(client, url(tenant), raw)
+    return response, [q["sql"] for q in queries.captured_queries]
+
+
+def test_an_accepted_event_is_one_insert_once_the_tenant_is_known(client, tenant, sent):
+    assert post(client, url(tenant), body(id="warm-up")).status_code == 200
+    response, statements = _statements(client, tenant, body(id="evt-2"))
+    assert response.json()["status"] == "accepted"
+    (insert,) = statements  # no tenant query, no SELECT first, no savepoint
+    assert insert.startswith("INSERT INTO") and "ON CONFLICT" in insert
+    # A duplicate: the same INSERT, no row back, then one read of whose key it is.
+    response, statements = _statements(client, tenant, body(id="evt-2"))
+    assert response.json() == {"status": "duplicate"}
+    assert [s.split()[0] for s in statements] == ["INSERT", "SELECT"]
+    assert WebhookEvent.objects.filter(provider_event_id="evt-2").count() == 1
+
+
+def test_events_without_a_key_are_each_stored(client, tenant, sent):
+    for _ in range(2):
+        answer = post(client, url(tenant), json.dumps({"type": "thing.ignored"}).encode())
+        assert answer.json() == {"status": "ignored"}
+    assert WebhookEvent.objects.filter(event_type="thing.ignored").count() == 2
+
+
+def test_a_cached_tenant_deactivated_or_given_a_new_token_is_refused_at_once(client, tenant, sent):
+    assert post(client, url(tenant), body(id="a")).status_code == 200
+    old_url = url(tenant)
+    tenant.webhook_token = "rotated-" + tenant.webhook_token[:20]
+    tenant.save()
+    assert post(client, old_url, body(id="b")).status_code == 401
+    assert post(client, url(tenant), body(id="c")).status_code == 200
+    tenant.is_active = False
+    tenant.save()
+    assert post(client, url(tenant), body(id="d")).status_code == 401
+    assert sorted(WebhookEvent.objects.values_list("provider_event_id", flat=True)) == ["a", "c"]
+
+
+def test_the_cache_expires(client, tenant, sent, monkeypatch):
+    """A tenant deactivated by another process (no signal here) is refused after the TTL."""
+    assert webhooks.tenant_for_url_token(tenant.webhook_token) == tenant
+    Tenant.objects.filter(pk=tenant.pk).update(is_active=False)  # no post_save
+    assert webhooks.tenant_for_url_token(tenant.webhook_token) == tenant  # within the TTL
+    later = webhooks.time.monotonic() + webhooks.TENANT_CACHE_SECONDS + 1
+    monkeypatch.setattr(webhooks.time, "monotonic", lambda: later)
+    assert webhooks.tenant_for_url_token(tenant.webhook_token) is None
+
+
+def test_a_cached_tenant_is_a_copy(tenant):
+    first = webhooks.tenant_for_url_token(tenant.webhook_token)
+    first.name = "changed by a caller"
+    assert webhooks.tenant_for_url_token(tenant.webhook_token).name == tenant.name
+
+
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_deliveries_of_one_event_store_one_row(sent):
+    """Two requests racing with the same key: the unique index decides, one is accepted."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from django.db import connection
+    from django.test import Client
+
+    tenant = make_tenant()
+    barrier = __import__("threading").Barrier(4)
+
+    def deliver(_: int) -> str:
+        barrier.wait()
+        try:
+            return post(Client(), url(tenant), body(id="raced")).json()["status"]
+        finally:
+            connection.close()
+
+    with ThreadPoolExecutor(4) as pool:
+        answers = sorted(pool.map(deliver, range(4)))
+    assert answers == ["accepted", "duplicate", "duplicate", "duplicate"]
+    assert WebhookEvent.objects.filter(provider_event_id="raced").count() == 1

@@ -10,9 +10,14 @@ from __future__ import annotations
 
 import copy
 import json
+import re
+from datetime import datetime
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
 
 from cerniq.models import WebhookEvent
 from cerniq.tasks import process_webhook_event
@@ -458,3 +463,29 @@ def test_message_keys_are_the_event_type_and_the_lowercase_uid(client, tenant, s
     assert post(client, tenant, upper).json()["status"] == "duplicate"
     event = WebhookEvent.objects.get()
     assert event.provider_event_id == f"message:received:new:{body['message']['message_uid']}"
+
+
+_FIRST, _LAST = datetime(1000, 1, 1), datetime(9999, 12, 31)  # noqa: DTZ001 (hypothesis bounds)
+
+
+@hypothesis_settings(max_examples=500, deadline=None)
+@given(
+    moment=st.datetimes(min_value=_FIRST, max_value=_LAST),
+    offset=st.integers(-(23 * 60 + 59), 23 * 60 + 59),
+    text=st.text(alphabet="0123456789-+: ", min_size=25, max_size=25),
+)
+def test_timestamps_are_read_as_strptime_reads_the_documented_format(moment, offset, text):
+    """The intake's own timestamp reader (faster than strptime) agrees with it on every
+    well-formed time and on junk of the same length."""
+    from integrations.timelinesai.schemas import is_timestamp, parse_time
+
+    sign, minutes = ("-" if offset < 0 else "+"), abs(offset)
+    stamp = f"{moment:%Y-%m-%d %H:%M:%S} {sign}{minutes // 60:02d}{minutes % 60:02d}"
+    assert parse_time(stamp) == datetime.strptime(stamp, "%Y-%m-%d %H:%M:%S %z")
+    try:
+        expected = datetime.strptime(text, "%Y-%m-%d %H:%M:%S %z")
+    except ValueError:
+        expected = None
+    if expected is not None and not re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d [+-]\d{4}", text):
+        expected = None  # strptime also takes single digits; the documented format does not
+    assert is_timestamp(text) == (expected is not None)
