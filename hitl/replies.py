@@ -22,6 +22,7 @@ from django_dramatiq import apps as django_dramatiq_apps
 from dramatiq.rate_limits import WindowRateLimiter
 
 from cerniq.models import Tenant
+from hitl.routing import complains
 from outreach import optout, sequences, stages
 from outreach.hours import SendingWindow
 from outreach.manual import SendRefused, queue_reply
@@ -183,11 +184,8 @@ def _remember(message: Message, result, decision: str, **extra: object) -> None:
 
 
 def is_complaint(result) -> bool:
-    """Whether a triaged reply is a complaint a person must see. The one decision, for an
-    opt-out as for any reply: the intent, or the "complaint" signal that every backend takes
-    from the offline rules (`hitl.triage.offline.find_signals`: the complaint vocabulary
-    `hitl.triage.rules.COMPLAINT_SIGNAL` and the threats of `outreach.optout.threatens`)."""
-    return result.intent == "complaint" or "complaint" in result.signals
+    """Whether a triaged reply is a complaint a person must see (hitl.routing.complains)."""
+    return complains(result.intent, result.signals)
 
 
 def _opt_out(lead: Lead, message: Message, *, today: date, result=None) -> str:

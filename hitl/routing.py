@@ -42,6 +42,14 @@ class Route:
     reason: str
 
 
+def complains(intent: str, signals: tuple[str, ...] | list[str]) -> bool:
+    """Whether a triaged reply is a complaint a person must see. The one decision, for an
+    opt-out (hitl.replies.is_complaint) as for any reply: the intent, or the "complaint"
+    signal that every backend takes from the offline rules (`hitl.triage.offline.find_signals`:
+    the vocabulary `hitl.triage.rules.COMPLAINT_SIGNAL` and `outreach.optout.threatens`)."""
+    return intent == "complaint" or "complaint" in signals
+
+
 def route(
     tenant: Tenant,
     *,
@@ -52,7 +60,7 @@ def route(
     confidence: float = 1.0,
 ) -> Route:
     reviews: list[tuple[str, str]] = []
-    if intent == "complaint" or "complaint" in signals:
+    if complains(intent, signals):
         reviews.append((Priority.URGENT, "complaint"))
     if sentiment < 0:
         reviews.append((Priority.URGENT, f"negative sentiment {sentiment}"))
