@@ -29,7 +29,9 @@ import json
 import logging
 import time
 import traceback
+from collections.abc import Mapping
 from datetime import timedelta
+from types import MappingProxyType
 from typing import Any
 
 from django.core.exceptions import RequestDataTooBig
@@ -99,6 +101,9 @@ class Receiver:
     MAX_BODY_BYTES: int | None = None
     # Deepest nesting of objects and arrays accepted (the body itself is level 1).
     MAX_DEPTH: int = 32
+    # The request's headers, set by the intake before `authenticate` and `identify`: for
+    # providers whose event id travels in a header (Svix's `svix-id`). Empty in workers.
+    headers: Mapping[str, str] = MappingProxyType({})
 
     def authenticate(self, request: Request, raw: bytes, token: str | None) -> Tenant | None:
         """The tenant this request is for, or None when it is not genuine."""
@@ -428,6 +433,7 @@ class WebhookIntakeView(APIView):
         limit = receiver.max_body_bytes()
         if limit is not None and len(raw) > limit:
             return Response({"error": "payload too large"}, status=413)
+        receiver.headers = request.headers
         tenant = receiver.authenticate(request, raw, token)
         if tenant is None:
             log.warning(

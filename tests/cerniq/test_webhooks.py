@@ -778,3 +778,23 @@ def test_concurrent_deliveries_of_one_event_store_one_row(sent):
         answers = sorted(pool.map(deliver, range(4)))
     assert answers == ["accepted", "duplicate", "duplicate", "duplicate"]
     assert WebhookEvent.objects.filter(provider_event_id="raced").count() == 1
+
+
+class HeaderKeyedReceiver(FakeReceiver):
+    """A provider whose event id travels in a header (Svix's `svix-id`)."""
+
+    def identify(self, payload):
+        return payload["type"], self.headers.get("X-Event-Id", "")
+
+
+def test_a_receiver_reads_its_event_id_from_the_request_headers(client, tenant, sent, monkeypatch):
+    monkeypatch.setattr(
+        webhooks, "receivers", lambda: {"sandbox": f"{__name__}.HeaderKeyedReceiver"}
+    )
+    assert post(client, url(tenant), body(), x_event_id="msg-1").json()["status"] == "accepted"
+    assert post(client, url(tenant), body(), x_event_id="msg-1").json() == {"status": "duplicate"}
+    assert post(client, url(tenant), body(), x_event_id="msg-2").json()["status"] == "accepted"
+    assert sorted(WebhookEvent.objects.values_list("provider_event_id", flat=True)) == [
+        "msg-1",
+        "msg-2",
+    ]
