@@ -15,7 +15,7 @@ import logging
 from dataclasses import asdict
 from datetime import date, datetime, time
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 from django_dramatiq import apps as django_dramatiq_apps
@@ -107,6 +107,51 @@ def process_unknown_sender(tenant: Tenant, message: Message) -> str:
         decision = "opt-out: unknown sender suppressed"
     Message.objects.filter(pk=message.pk).update(analysis={"decision": decision})
     return decision
+
+
+def receive_email_reply(
+    tenant: Tenant,
+    *,
+    channel: str,
+    email: str,
+    text: str,
+    provider_message_id: str,
+    subject: str = "",
+    thread_id: str = "",
+    sent_at: datetime | None = None,
+    raw: dict | None = None,
+) -> Message | None:
+    """An email reply (any email integration): stored once as an inbound message of the lead
+    that has this address, or of nobody (an unknown sender, whose "stop" suppresses the
+    address), then the same path as a WhatsApp reply. None when already stored (a
+    redelivery)."""
+    from outreach.email_events import leads_with_email, normal_email
+
+    lead = leads_with_email(tenant, email).order_by("pk").first()
+    try:
+        with transaction.atomic():
+            message = Message.objects.create(
+                tenant=tenant,
+                lead=lead,
+                channel=channel,
+                direction=Message.Direction.INBOUND,
+                status=Message.Status.RECEIVED,
+                counterpart=normal_email(email),
+                subject=(subject or "")[:255],
+                body=text or "",
+                provider_message_id=provider_message_id,
+                provider_thread_id=thread_id,
+                sent_at=sent_at,
+                raw_response=raw or {},
+            )
+    except IntegrityError:
+        log.info("email reply %s already stored", provider_message_id)
+        return None
+    if lead is None:
+        process_unknown_sender(tenant, message)
+    elif message.body.strip():
+        process_reply(lead, message)
+    return message
 
 
 def stop_company(lead: Lead) -> int:

@@ -48,6 +48,10 @@ class Lead(models.Model):
         RISKY = "risky", _("Risky / catch-all")
         INVALID = "invalid", _("Invalid")
         UNKNOWN = "unknown", _("Unknown")
+        # Learnt from the email providers (outreach.email_events): never sent to again.
+        BOUNCED = "bounced", _("Bounced")
+        UNSUBSCRIBED = "unsubscribed", _("Unsubscribed")
+        COMPLAINED = "complained", _("Complained (spam)")
 
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="leads")
     name = models.CharField("company name", max_length=255)

@@ -12,10 +12,11 @@ import unicodedata
 from django.db import transaction
 from django.utils import timezone
 
+from outreach import optout_reading as reading
 from outreach import optout_vocabulary as vocabulary
 from outreach import sequences
 from outreach.models import Channel, Journey, Lead, Message
-from outreach.suppression import channel_address, suppress
+from outreach.suppression import suppress
 
 # Typographic quotes and dashes to ASCII, and the Romanian letters of legacy code pages
 # (ş ţ typed as º þ, ă as ã), before diacritics are stripped.
@@ -36,17 +37,42 @@ _PUNCTUATION = str.maketrans(
 CLAUSE_SPLIT = re.compile(r"[.!?;:\n()]+|,|\s-\s|\b(?:dar|insa|but|however|though)\b")
 TOKEN = re.compile(r"[a-z0-9]+")
 
-# How much of a long text the opt-out check reads: its first and its last OPT_OUT_WINDOW
-# characters (a stop is written at the top of a reply, or at the very end of a long one).
-OPT_OUT_WINDOW = 8_000
+# How much of a long text the opt-out check reads: all of a text up to twice OPT_OUT_WINDOW
+# characters (a long email, a reply above a quoted thread, a forward), else its first and
+# its last OPT_OUT_WINDOW characters (a stop is written at the top of a reply, or at the
+# very end of a long one). About 0.15 s for each window.
+OPT_OUT_WINDOW = 16_000
 
 # The vocabulary itself (what "stop" is written as) lives in outreach/optout_vocabulary.py.
 STOP_PATTERNS = vocabulary.STOP_PATTERNS
 
 # UTF-8 read as Windows-1252 by an old mail client or a forward: "È™" is "ș", "Äƒ" is
-# "ă", "Ã®" is "î" (every Romanian letter is two bytes in UTF-8, the first of them one of
-# these). Read back before anything else.
-_MOJIBAKE = re.compile("[ÂÃÄÅÈ].")
+# "ă", "Ã®" is "î", "ðŸ›‘" is "🛑". A Romanian letter is two bytes in UTF-8, an emoji four:
+# a lead byte (as Windows-1252 shows it) and its continuation bytes are read back first.
+# Each byte as Windows-1252 shows it, and as Latin-1 does (its C1 controls).
+_CHAR_BYTE = {chr(b): b for b in range(0x80, 0x100)} | {
+    bytes([b]).decode("cp1252"): b
+    for b in range(0x80, 0x100)
+    if b not in (0x81, 0x8D, 0x8F, 0x90, 0x9D)
+}
+
+
+def _shown(first: int, last: int) -> str:
+    return "".join(re.escape(char) for char, b in _CHAR_BYTE.items() if first <= b <= last)
+
+
+_MOJIBAKE = re.compile(
+    f"[{_shown(0xF0, 0xF4)}][{_shown(0x80, 0xBF)}]{{3}}"  # four bytes: emoji
+    f"|[{_shown(0xE0, 0xEF)}][{_shown(0x80, 0xBF)}]{{2}}"  # three: quotes, dashes, symbols
+    f"|[{_shown(0xC2, 0xDF)}][{_shown(0x80, 0xBF)}]"  # two: every Romanian letter
+)
+# Invisible format characters copied from web pages and PDFs (zero-width space and joiners,
+# soft hyphen, word joiner, byte-order mark, direction marks): they sit inside words.
+_INVISIBLE = dict.fromkeys(
+    [0x00AD, 0x061C, 0x180E, *range(0x200B, 0x2010), *range(0x202A, 0x202F)]
+    + [*range(0x2060, 0x2070), 0xFEFF],
+    None,
+)
 # A dot between two letters ("nu.mai.trimiteti") separates words, not clauses.
 _DOTTED = re.compile(r"(?<=[a-z])\.(?=[a-z])")
 
@@ -59,8 +85,8 @@ _ENGLISH = re.compile(r"\b(unsubscribe|remove me|opt out|don'?t|do not|please|th
 
 def _utf8_again(match: re.Match[str]) -> str:
     try:
-        return match.group().encode("cp1252").decode("utf-8")
-    except UnicodeError:  # not two bytes of one UTF-8 letter ("Äpfel"): left as it is
+        return bytes(_CHAR_BYTE[char] for char in match.group()).decode("utf-8")
+    except UnicodeError:  # not the bytes of one UTF-8 character: left as it is
         return match.group()
 
 
@@ -69,10 +95,13 @@ def normalise(text: str) -> str:
     one normalisation of reply text (opt-out, triage, keywords).
 
     NFKD splits both the comma-below (ș U+0219) and the cedilla (ş U+015F) forms into a base
-    letter plus a combining mark, and the marks are dropped; emoji are kept. Text that went
-    through Windows-1252 as UTF-8 ("È™tergeÈ›i") is read back first.
+    letter plus a combining mark (U+0326, U+0327), and the marks are dropped; fullwidth
+    letters and no-break spaces become plain ones; emoji are kept. Invisible characters
+    (zero-width, soft hyphen) are dropped and text that went through Windows-1252 as UTF-8
+    ("È™tergeÈ›i") is read back first; ş ţ ă of the cp1250 code page seen as Windows-1252
+    (º þ ã) are read as s t a.
     """
-    text = _MOJIBAKE.sub(_utf8_again, text)
+    text = _MOJIBAKE.sub(_utf8_again, text.translate(_INVISIBLE))
     decomposed = unicodedata.normalize("NFKD", text.translate(_PUNCTUATION).lower())
     stripped = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
     return " ".join(stripped.split())
@@ -139,8 +168,26 @@ def bounded(text: str, window: int = OPT_OUT_WINDOW) -> list[str]:
     return [head, tail]
 
 
+def readable(norm: str) -> str:
+    """A normalised text as the vocabulary reads it: a mail client's legal boilerplate left
+    out (`optout_reading.BOILERPLATE`, "if you received this in error, delete it"), older
+    spellings read as the letters they stand for ("shtergetzi" → "stergeti")."""
+    start = 0
+    while match := reading.BOILERPLATE.search(norm, start):
+        end = reading.SENTENCE_END.search(norm, match.end())
+        stop = end.end() if end else len(norm)
+        if reading.OWN_DATA.search(norm, match.start(), stop):
+            start = match.end()
+        else:
+            norm, start = norm[: match.start()] + " " + norm[stop:], match.start() + 1
+    for pattern, spelt in reading.RESPELL:
+        norm = pattern.sub(spelt, norm)
+    return norm
+
+
 def asks_to_stop(norm: str) -> bool:
     """Whether a normalised text (see `normalise`) asks us to stop writing."""
+    norm = readable(norm)
     if vocabulary.STOP_WORD.search(norm) or vocabulary.STOP_SIGNS.match(norm):
         return True
     if vocabulary.SQUEEZED.match("".join(ch for ch in norm if "a" <= ch <= "z")):
@@ -174,7 +221,8 @@ def _threatens(lines: list[str]) -> bool:
 def threatens(norm: str) -> bool:
     """Whether a normalised text threatens something if we write again ("dacă mă mai
     contactați, fac plângere"): an opt-out, and a complaint a person must see."""
-    return _threatens([" ".join(map(_stop_token, line.split())) for line in clause_lines(norm)])
+    lines = clause_lines(readable(norm))
+    return _threatens([" ".join(map(_stop_token, line.split())) for line in lines])
 
 
 def is_opt_out(text: str) -> bool:
@@ -189,21 +237,28 @@ def confirmation_for(text: str) -> str:
 
 @transaction.atomic
 def opt_out(lead: Lead, channel: str, *, trigger: Message | None = None) -> bool:
-    """Opt the lead out of `channel` for good and stop everything automated for it.
-    Returns True the first time (when a confirmation is due), False if already out."""
+    """Opt the lead out for good, on every channel (issue #11 §8: a stop, an unsubscribe
+    or a complaint on any channel stops them all), and stop everything automated for it.
+    `channel` is where it was asked. Returns True the first time on that channel (when a
+    confirmation is due there), False if it was already out of it."""
     now = timezone.now()
     journey = Journey.objects.select_for_update().get(lead=lead)
-    if channel == Channel.WHATSAPP:
-        first = not journey.whatsapp_opted_out
+    first = not (
+        journey.whatsapp_opted_out if channel == Channel.WHATSAPP else journey.email_opted_out
+    )
+    fields = ["updated_at"]
+    if not journey.whatsapp_opted_out:
         journey.whatsapp_opted_out, journey.whatsapp_opted_out_at = True, now
-        fields = ["whatsapp_opted_out", "whatsapp_opted_out_at"]
-    else:
-        first = not journey.email_opted_out
+        fields += ["whatsapp_opted_out", "whatsapp_opted_out_at"]
+    if not journey.email_opted_out:
         journey.email_opted_out, journey.email_opted_out_at = True, now
-        fields = ["email_opted_out", "email_opted_out_at"]
-    journey.save(update_fields=[*fields, "updated_at"])
+        fields += ["email_opted_out", "email_opted_out_at"]
+    journey.save(update_fields=fields)
     sequences.stop(lead.pk, "opt-out")
-    address = channel_address(channel, phone=lead.phone, email=lead.email)
-    if any(address.values()):  # the address itself: no other lead carrying it is contacted
-        suppress(lead.tenant_id, **address, reason=f"opt-out of lead {lead.pk}", message=trigger)
+    # The addresses themselves: no other lead carrying them is contacted either.
+    reason = f"opt-out of lead {lead.pk} ({channel})"
+    if lead.phone:
+        suppress(lead.tenant_id, phone=lead.phone, reason=reason, message=trigger)
+    if lead.email:
+        suppress(lead.tenant_id, email=lead.email, reason=reason, message=trigger)
     return first

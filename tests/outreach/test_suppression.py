@@ -79,8 +79,8 @@ def test_a_lead_that_opts_out_suppresses_its_number_for_the_other_leads_carrying
     optout.opt_out(first, Channel.WHATSAPP)
     assert is_suppressed(tenant, phone="+40744555666")
     assert Journey.objects.get(lead=second).whatsapp_opted_out
-    assert not Journey.objects.get(lead=second).email_opted_out
-    assert not is_suppressed(tenant, email="a@ferma.ro")  # per channel
+    assert not Journey.objects.get(lead=second).email_opted_out  # it has no email
+    assert is_suppressed(tenant, email="a@ferma.ro")  # every channel stops (issue #11 §8)
 
 
 def test_manual_sends_refuse_a_suppressed_number(tenant):
