@@ -214,6 +214,8 @@ PROVIDERS = {
 # our own webhook endpoint after a delay (seconds, min..max). 0 turns it off.
 SANDBOX_REPLY_RATE = env.float("SANDBOX_REPLY_RATE", default=0.0)
 SANDBOX_REPLY_DELAY_SECONDS = (20, 90)
+# Where recipients and providers reach us (the unsubscribe links in every email).
+PUBLIC_BASE_URL = env.str("PUBLIC_BASE_URL", default="http://127.0.0.1:8000")
 SANDBOX_WEBHOOK_BASE_URL = env.str("SANDBOX_WEBHOOK_BASE_URL", default="http://127.0.0.1:8000")
 
 # --- Auth, i18n, static ---------------------------------------------------------------

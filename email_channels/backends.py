@@ -3,9 +3,42 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from cerniq.provider_errors import SendResult
+
+# Largest attachment total per email we hand to a provider (Resend takes 40 MB after
+# base64, providers.md §3.2; base64 grows bytes by 4/3, and a proforma is far smaller).
+MAX_ATTACHMENT_BYTES = 25 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class EmailAttachment:
+    filename: str
+    content: bytes
+    content_type: str = "application/octet-stream"
+
+
+@dataclass(frozen=True)
+class OutgoingEmail:
+    """One email as the core hands it to a backend. `headers` carry List-Unsubscribe and
+    List-Unsubscribe-Post (RFC 8058); `tags` identify the tenant and the message at the
+    provider, so its webhooks can be checked against what we sent."""
+
+    to: str
+    subject: str
+    text: str
+    html: str = ""
+    reply_to: str = ""
+    headers: Mapping[str, str] = field(default_factory=dict)
+    attachments: tuple[EmailAttachment, ...] = ()
+    tags: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def attachment_bytes(self) -> int:
+        return sum(len(a.content) for a in self.attachments)
 
 
 class EmailBackend(ABC):
@@ -13,15 +46,7 @@ class EmailBackend(ABC):
     is_sandbox: bool = False
 
     @abstractmethod
-    def send(
-        self,
-        *,
-        to: str,
-        subject: str,
-        text: str,
-        idempotency_key: str,
-        headers: dict[str, str] | None = None,
-    ) -> SendResult:
+    def send(self, email: OutgoingEmail, *, idempotency_key: str) -> SendResult:
         """Send one email. The same `idempotency_key` must never send a second email:
         the provider answers the first send instead."""
 

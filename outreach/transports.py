@@ -12,11 +12,12 @@ from datetime import datetime, timedelta
 from typing import Any, ClassVar
 
 from django.utils import timezone
+from django.utils.html import linebreaks
 
 from cerniq.provider_errors import SendResult
 from cerniq.providers import get_backend
-from email_channels.backends import EmailBackend
-from outreach import pacing
+from email_channels.backends import EmailBackend, OutgoingEmail
+from outreach import pacing, unsubscribe
 from outreach.models import Channel, Journey, Lead, Message, Stage
 from outreach.replanning import take_phone_offline
 from outreach.suppression import channel_address, is_suppressed
@@ -198,10 +199,7 @@ class EmailTransport(Transport):
 
     def deliver(self, message: Message) -> SendResult:
         return self.backend().send(
-            to=message.counterpart,
-            subject=message.subject,
-            text=message.body,
-            idempotency_key=idempotency_key(message),
+            outgoing_email(message), idempotency_key=idempotency_key(message)
         )
 
     def find_earlier(self, message: Message) -> SendResult | None:
@@ -217,6 +215,20 @@ class EmailTransport(Transport):
 
     def provider_name(self, message: Message) -> str:
         return self.ALIASES[self.channel].split(".", 1)[1]
+
+
+def outgoing_email(message: Message) -> OutgoingEmail:
+    """The email of a message as every backend gets it: the text and an HTML version of it
+    (escaped, line breaks kept), the RFC 8058 one-click unsubscribe headers, and tags that
+    name the tenant and the message at the provider."""
+    return OutgoingEmail(
+        to=message.counterpart,
+        subject=message.subject,
+        text=message.body,
+        html=linebreaks(message.body, autoescape=True),
+        headers=unsubscribe.headers_for(message.lead),
+        tags={"tenant": str(message.tenant_id), "message": str(message.pk)},
+    )
 
 
 def idempotency_key(message: Message) -> str:

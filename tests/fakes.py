@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import Any, ClassVar
 
 from cerniq.provider_errors import ProviderError, SendResult
-from email_channels.backends import EmailBackend
+from email_channels.backends import EmailBackend, OutgoingEmail
 from integrations.sandbox.whatsapp import SandboxWhatsApp
 
 
@@ -43,20 +43,16 @@ class FakeEmail(EmailBackend):
 
     def __init__(self, **options: Any) -> None:
         self.calls = 0
+        self.emails: list[OutgoingEmail] = []  # every email handed over, retries included
+        self.keys: list[str] = []  # the idempotency key of each call
         self.sent: dict[str, SendResult] = {}
         self.fail_with: ProviderError | None = None
         self.fail_lookups_with: ProviderError | None = None
 
-    def send(
-        self,
-        *,
-        to: str,
-        subject: str,
-        text: str,
-        idempotency_key: str,
-        headers: dict[str, str] | None = None,
-    ) -> SendResult:
+    def send(self, email: OutgoingEmail, *, idempotency_key: str) -> SendResult:
         self.calls += 1
+        self.emails.append(email)
+        self.keys.append(idempotency_key)
         if self.fail_with is not None:
             raise self.fail_with
         if idempotency_key not in self.sent:

@@ -15,7 +15,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 
 from cerniq.provider_errors import PermanentProviderError, SendResult
-from email_channels.backends import EmailBackend
+from email_channels.backends import EmailBackend, OutgoingEmail
 
 
 @dataclass(frozen=True)
@@ -37,24 +37,18 @@ class SandboxEmail(EmailBackend):
         self._by_key: dict[str, SendResult] = {}
         self._lock = threading.Lock()
 
-    def send(
-        self,
-        *,
-        to: str,
-        subject: str,
-        text: str,
-        idempotency_key: str,
-        headers: dict[str, str] | None = None,
-    ) -> SendResult:
+    def send(self, email: OutgoingEmail, *, idempotency_key: str) -> SendResult:
         try:
-            validate_email(to)
+            validate_email(email.to)
         except ValidationError:
-            raise PermanentProviderError(f"Invalid `to` field: {to!r}") from None
+            raise PermanentProviderError(f"Invalid `to` field: {email.to!r}") from None
         with self._lock:
             if idempotency_key in self._by_key:
                 return self._by_key[idempotency_key]
             email_id = str(uuid.uuid4())
-            self.outbox.append(SandboxEmailSend(to, subject, text, dict(headers or {}), email_id))
+            self.outbox.append(
+                SandboxEmailSend(email.to, email.subject, email.text, dict(email.headers), email_id)
+            )
             result = SendResult(email_id, {"id": email_id})
             self._by_key[idempotency_key] = result
             return result

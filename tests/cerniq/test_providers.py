@@ -5,6 +5,7 @@ from django.conf import settings
 
 from cerniq.provider_errors import PermanentProviderError
 from cerniq.providers import get_backend
+from email_channels.backends import OutgoingEmail
 
 
 @pytest.mark.parametrize("alias", sorted(settings.PROVIDERS))
@@ -40,8 +41,9 @@ def test_sandbox_whatsapp_records_sends_and_reuses_the_chat():
 
 def test_sandbox_email_honours_idempotency_key():
     email = get_backend("email.resend")
-    a = email.send(to="office@agro.ro", subject="Ofertă", text="…", idempotency_key="k1")
-    b = email.send(to="office@agro.ro", subject="Ofertă", text="…", idempotency_key="k1")
+    offer = OutgoingEmail(to="office@agro.ro", subject="Ofertă", text="…")
+    a = email.send(offer, idempotency_key="k1")
+    b = email.send(offer, idempotency_key="k1")
     assert a == b and len([s for s in email.outbox if s.email_id == a.provider_message_id]) == 1
     with pytest.raises(PermanentProviderError):
-        email.send(to="not-an-email", subject="x", text="x", idempotency_key="k2")
+        email.send(OutgoingEmail(to="not-an-email", subject="x", text="x"), idempotency_key="k2")
