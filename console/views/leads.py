@@ -36,7 +36,25 @@ SORTS = {
 DEFAULT_SORT = "name"
 
 # Filters read from the query string (all optional).
-FILTER_KEYS = ("q", "stage", "county", "channel", "phone", "sequence", "review", "opted_out")
+FILTER_KEYS = (
+    "q",
+    "stage",
+    "county",
+    "channel",
+    "phone",
+    "sequence",
+    "review",
+    "opted_out",
+    "email_status",
+)
+
+# Email statuses shown as a badge in the list: the address cannot be written to.
+EMAIL_PROBLEMS = (
+    Lead.EmailStatus.INVALID,
+    Lead.EmailStatus.BOUNCED,
+    Lead.EmailStatus.UNSUBSCRIBED,
+    Lead.EmailStatus.COMPLAINED,
+)
 
 # The search box takes phone numbers and emails, which must not sit in URLs (access logs,
 # browser history, Referer headers). The filter form is POSTed; the search text is kept in
@@ -92,6 +110,9 @@ def filtered_leads(scope: TenantScope, params) -> QuerySet[Lead]:
         qs = qs.filter(Q(journey__whatsapp_opted_out=True) | Q(journey__email_opted_out=True))
     elif opted_out == "none":
         qs = qs.filter(journey__whatsapp_opted_out=False, journey__email_opted_out=False)
+    email_status = params.get("email_status")
+    if email_status in Lead.EmailStatus.values:
+        qs = qs.filter(email_status=email_status)
     q = (params.get("q") or "").strip()
     if q:
         match = Q(name__icontains=q) | Q(email__icontains=q) | Q(phone__icontains=q)
@@ -260,6 +281,8 @@ def _context(request: HttpRequest, scope: TenantScope) -> dict:
         "query_without_sort": without_sort.urlencode(),
         "return_query": links.urlencode(),
         "stages": Stage.choices,
+        "email_statuses": Lead.EmailStatus.choices,
+        "email_problems": EMAIL_PROBLEMS,
         "channels": Channel.choices,
         "phones": list(scope.queryset(Phone).order_by("number").only("pk", "number", "label")),
         "sequences": list(scope.queryset(Sequence).order_by("name").only("pk", "name")),

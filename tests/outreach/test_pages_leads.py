@@ -98,6 +98,18 @@ def test_each_filter_narrows(logged_in, tenant):
     assert _rows(logged_in, "?stage=NOPE&phone=x&sequence=y") == everyone
 
 
+def test_filter_and_badge_by_email_status(logged_in, tenant):
+    valid = make_lead(tenant, email="a@ferma.ro", email_status="valid")
+    bounced = make_lead(tenant, email="b@ferma.ro", email_status="bounced")
+    gone = make_lead(tenant, email="c@ferma.ro", email_status="unsubscribed")
+    assert _rows(logged_in, "?email_status=bounced") == {bounced.pk}
+    assert _rows(logged_in, "?email_status=unsubscribed") == {gone.pk}
+    assert _rows(logged_in, "?email_status=nope") == {valid.pk, bounced.pk, gone.pk}
+    html = logged_in.get("/outreach/leads/").content.decode()
+    assert html.count('class="badge st-bad">Bounced<') == 1
+    assert html.count('class="badge st-bad">Unsubscribed<') == 1
+
+
 def test_search_by_name_cui_phone_email(logged_in, tenant):
     a = make_lead(tenant, name="Cereale Nord SRL", cui="12345678", email="office@cereale.ro")
     b = make_lead(tenant, name="Legume Sud SRL", cui="123456789", phone="+40722999888")
