@@ -176,7 +176,7 @@ def readable(norm: str) -> str:
     while match := reading.BOILERPLATE.search(norm, start):
         end = reading.SENTENCE_END.search(norm, match.end())
         stop = end.end() if end else len(norm)
-        if reading.OWN_DATA.search(norm, match.start(), stop):
+        if reading.NOT_BOILERPLATE.search(norm, match.start(), stop):
             start = match.end()
         else:
             norm, start = norm[: match.start()] + " " + norm[stop:], match.start() + 1

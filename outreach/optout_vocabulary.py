@@ -22,7 +22,7 @@ import re
 # Romanian verbs of reaching someone (second person, imperative or infinitive), and the
 # English ones Romanians conjugate ("send-uiți", "textați").
 _RO_REACH = (
-    r"trimite\w*|trimet\w*|trimiti|scrie\w*|scrii|suna|sunati|sunat|contact\w*|deranj\w*|spam\w*|"
+    r"trimite\w*|trimet\w*|trimiti|scrie\w*|scrii\w*|suna|sunati|sunat|contact\w*|deranj\w*|spam\w*|"
     r"insist\w*|hartui\w*|bombard\w*|bate\w* la cap|agas\w*|sacai\w*|adresati|reveniti|"
     r"indrazni\w*|luati (legatura|contact\w*)|apelati|includ\w*|adaug\w*|abord\w*|"
     r"pune\w* (pe|in) (lista|liste|grup)\w*|send\w*|text\w*|messag\w*|"
@@ -54,7 +54,9 @@ _MSGS = (
 _GOODS = (
     r"(?! ((the|your|my|any|vreo|alte|alt|alta|acest\w*|aceste\w*) )?(factur|mostr|colet|marf|"
     r"produs|comand|livrar|sample|invoice|bill|parcel|deliver|order|goods|seminte|samant|"
-    r"ingrasam|echipament|utilaj|piese|plat|bani|paper|printed|hartie|tiparit)\w*)"
+    r"ingrasam|echipament|utilaj|piese|plat|bani|paper|printed|hartie|tiparit|porumb|grau|"
+    r"floare\w* soarelui|floarea|rapit|soia|orz|ovaz|sfecl|cartof|uree|azotat|motorin|erbicid|"
+    r"insecticid|fungicid|pesticid|catalog)\w*)"
 )
 # Work that is stopped or paused ("stopați comanda", "opriți livrarea").
 _WORK = (
@@ -93,8 +95,15 @@ _EN_REACH = (
 )
 _EN_WHAT = (
     r"messages|emails|e mails|texts|sms|calls|offers|spam|marketing|contact|communications?|"
-    r"mesaje|mesajele|oferte|msgs?|msj\w*"
+    r"mesaje|mesajele|oferte|msgs?|msj\w*|sending|messaging|texting|e ?mailing|contacting|calling"
 )
+# A document or an item, not a contact ("delete the old offer from your system").
+_DOCUMENT_WORDS = (
+    r"((the|this|that|my|our|your|old|new|last|a|an|o|un|vechea|noua|ultima) ){0,2}(oferta|offer|"
+    r"comanda|order|factura|invoice|atasament\w*|attachment|fisier\w*|file|document\w*|poza|"
+    r"photo|item|produs\w*|articol\w*|pozitia|linia|rand\w*|avizul|chitanta|extras\w*)\b"
+)
+_DOCUMENT = rf"(?!{_DOCUMENT_WORDS})"
 # Not a removal: "nu mă scoateți din listă", "don't remove me" (but "de ce nu mă scoateți",
 # "dacă nu mă ștergeți" are).
 _KEEP = (
@@ -110,7 +119,9 @@ STOP_PATTERNS: tuple[str, ...] = (
     rf"de[sz]abon\w*|dez?inscri\w*|un ?su\w*s\w*c?r?i\w*b\w*|unsub\w*|opt ?out\w*|"
     rf"opt (me|us) out|(stopati|stopeaza){_WORK}|stopa (mesaj\w*|trimiter\w*)",
     # nu (mă) mai trimiteți / scrieți / sunați / contactați / deranjați ...
-    rf"(?<!de ce )(nu|n) (ma |ne |mi |imi |va )?mai (ma |ne |mi |imi )?{_FIRST_PERSON}"
+    rf"(?<!de ce )(nu|n|no(?= (ma|ne|mi|imi|va) )) ((ma|ne|mi|imi|va|m|v)( ati| ai| ar)? )?mai "
+    r"(ma |ne |mi |imi )?"
+    rf"{_FIRST_PERSON}"
     rf"({_RO_REACH}){_GOODS}",
     r"^(va rog |te rog )?nu mai$|sa nu (va |te )?mai prind|iesiti din (telefonul|viata|"
     r"inbox\w*|whatsapp\w*)|(nu|n) (mai )?(vreau|vrem|doresc|dorim) sa (mai )?(am|avem) de a face",
@@ -130,7 +141,8 @@ STOP_PATTERNS: tuple[str, ...] = (
     r"(nu|n) (ma|ne) (mai )?intereseaza (\w+ )?(mesaj\w*|msj\w*|sms\w*|apeluri|reclame|"
     r"publicitate|newsletter\w*|spam\w*)|fara whatsapp|(nu|not) (pe|on|via) whatsapp|"
     r"(dreptul|dreptului) (la|de) (stergere|a fi uitat)|"
-    r"mai lasati (ma|ne)|(dati|da) (ma|ne|mi|ne) pace|carati va|(ma|ne) retrag\w* din|"
+    r"mai lasati (ma|ne)|(dati|da) (ma|ne|mi|ne) pace|carati va|"
+    rf"(ma|ne) retrag\w* din (\w+ )?({_WHERE})|"
     r"retrag\w* (ma|ne)\b|"
     r"dezactiv\w* (ma|ne|numarul|(mi |imi |ne )?(abonar\w*|"
     r"notificar\w*|mesaj\w*))|(numarul|nr|acest numar|this number|my number) (\w+ ){0,3}(nu (e|"
@@ -142,10 +154,12 @@ STOP_PATTERNS: tuple[str, ...] = (
     r"reclame|publicitate|spam|comunicar\w*))",
     r"^(va rog )?renuntati( va rog)?$|(nu|n) (va )?(mai )?pierdeti timpul|"
     r"(?<!nu )uitati de (mine|noi|numarul)|(va |iti |le )?interzic\w*|interzis sa (ma|mi|ne)|"
-    r"nu (va|iti) permit sa|lasa\w* (ma|ne) cu (\w+ )?(ofert\w*|mesaj\w*|reclam\w*|spam\w*|"
+    r"nu (va|iti) permit sa|lasa\w* (ma|ne) (odata |si |voi )?cu (\w+ )?(ofert\w*|mesaj\w*|"
+    r"reclam\w*|spam\w*|"
     r"apeluri|voi|asta)|sa nu (va |te )?mai (vad|aud)|sa nu se (mai )?repete|"
     rf"renunta\w* (sa|la a) (\w+ ){{0,2}}({_RO_REACH})",
-    r"(nu|n) mai (doresc|dorim|doreste)|(nu|n) (mai )?(e|este) (cazul|nevoie) sa (ma |mi |ne )?"
+    rf"(nu|n) mai (doresc|dorim|doreste){_GOODS}|"
+    r"(nu|n) (mai )?(e|este) (cazul|nevoie) sa (ma |mi |ne )?"
     r"(mai )?(ma |mi |ne )?(contact\w*|scrie\w*|trimite\w*|deranj\w*|spam\w*|insist\w*)"
     r"(?! (\w+ )?(oferta|factura|contractul|documentul|documentele|catalogul|mostra|mostrele|"
     r"detaliile|actele|din nou|iar|inca o data|o|l|le)\b)|"
@@ -165,7 +179,7 @@ STOP_PATTERNS: tuple[str, ...] = (
     r"(nu|n) (sunt|suntem) de acord sa (mai )?(primesc|primim|fiu|fim|ma|mi|imi|ne)|"
     r"(nu|n) (accept|acceptam|accepta) (\w+ )?(mesaje|oferte|apeluri|sms\w*|publicitate|"
     r"reclame|spam|contact\w*)|refuz (sa (mai )?primesc|orice|mesajele|comunicar\w*|"
-    r"contact\w*)|(ma|ne) opun\w*|dreptul (la|de) opozitie|object\w* to (the |any |further )?"
+    r"contact\w*)|(ma|ne) opun\w*|dreptul\w* (la|de) opozitie|object\w* to (the |any |further )?"
     r"(processing|contact|marketing|messages)",
     r"(nu|n) (v |va )?(am|mi am|ne am|am mai) (dat|acordat|exprimat) (\w+ )?(acordul|"
     r"consimtamantul)|fara (\w+ )?(acordul (meu|nostru)|consimtamantul (meu|nostru)|acord|"
@@ -180,17 +194,20 @@ STOP_PATTERNS: tuple[str, ...] = (
     r"nedorit\w*|nesolicitat\w*|unwanted|unsolicited|do not disturb|dont disturb",
     # ștergeți-mă / scoateți-mi numărul / eliminați datele / ștergerea datelor
     rf"({_RO_ERASE}) ({_RO_REMOVED})\b|(scoat\w*|scoate\w*) ({_RO_REMOVED_SCOATE})\b",
-    rf"(ma|ne|il) ({_RO_REMOVE})|(mi|imi) ({_RO_ERASE})( (\w+ )?({_RO_DATA})\b|$)|"
+    rf"(ma|ne|il) ({_RO_REMOVE})\b(?! {_DOCUMENT_WORDS})|"
+    rf"(mi|imi) ({_RO_ERASE})( (\w+ )?({_RO_DATA})\b|$)|"
     rf"(mi|imi) scoat\w* (\w+ )?({_RO_WHAT})",
-    r"anul\w* (\w+ )?(abonar\w*|abonament\w*|inscrier\w*)|cancel (my |our |the )?"
+    r"(?<!am )(?<!a )(?<!au )anul\w* (\w+ )?(abonar\w*|abonament\w*|inscrier\w*)|"
+    r"cancel (my |our |the )?"
     r"subscription|renunt (\w+ )?la (mesaj\w*|abonar\w*|abonament\w*|newsletter\w*|oferte\w*)|"
     r"(sa )?(ies|iesim) din (lista|listele|baza|evident\w*)",
     # scoateți-l pe tata din listă / remove me din lista / take this number off your list
     r"(scoat\w*|scoate\w*|sterg\w*|elimin\w*|retrag\w*|radia\w*|exclud\w*|remove|delete|take|"
-    rf"drop|strike|cross) (\w+ ){{0,4}}(din|de pe|from|off|out of) (\w+ ){{0,2}}({_WHERE})\b|"
+    rf"drop|strike|cross) {_DOCUMENT}(\w+ ){{0,4}}(din|de pe|from|off|out of) (\w+ ){{0,2}}"
+    rf"({_WHERE})\b|"
     r"^(please |pls |kindly )?(remove|unsubscribe|delete)( me| us| this number)?( please| pls)?$",
     r"(stergerea|eliminarea|scoaterea|radierea|anonimizarea|excluderea) (\w+ )?(datelor|"
-    r"numarului|mea|noastra|contului|adresei|contactului|informatiilor|din|de pe)|"
+    r"numarului|mea|noastra|contului|adresei|contactului|informatiilor|din|de pe|lor)|"
     r"(sa|sa mai) (fiu|fim) (sters|stearsa|stersi|scos|scoasa|scosi|eliminat\w*)",
     # să-mi fie șterse datele / numărul să fie șters din listă / vreau să fie șterse
     r"(sa|a) (mi |imi |ne |le )?(fie|fiu|fim) (sters\w*|stearsa|sterse|eliminat\w*|radiat\w*|"
@@ -199,10 +216,14 @@ STOP_PATTERNS: tuple[str, ...] = (
     r"(mi|imi|ne) dispara (\w+ )?(numarul|nr|datele|adresa|contactul)|"
     r"anonimiza\w* (mi|ne) (datele|numarul)|(mi|ne) anonimiza\w* (datele|numarul)",
     r"(dati|da) (ma|ne) (jos|afara)|(dati|da|faceti|fa) (mi|ne|imi) (\w+ )?(delete|remove|"
-    r"unsubscribe|dezabonare|block)|(delete|remove|unsubscribe) (ti )?(mi|ma|ne) (\w+ )?"
+    r"unsubscribe|dezabonare|block)|(delete|remove|unsubscribe|block)\w* "
+    r"(uiti |uieste |ati |ti )?(mi|ma|ne) (\w+ )?"
     r"(numarul|nr|datele|contactul|din|de pe)",
-    r"(retrag|retrageti|retragem|revoc|revocati|imi retrag|ne retragem) (\w+ ){0,2}"
-    r"(consimtamantul|acordul)|withdraw (\w+ )?consent",
+    r"(retrag|retrageti|retragem|retragerea|revoc|revocam|revocati|revocarea|imi retrag|"
+    r"ne retragem) (\w+ ){0,3}(consimtamant\w*|acord|acordul|acordului)\b|withdraw\w* (\w+ )?"
+    r"consent|(withdrawal|revocation) of (\w+ )?consent|(nu|n) (imi |isi |ne |va |v |iti |le )?"
+    r"(dau|dam|da|acord\w*|ofer\w*) (\w+ )?(acordul|consimtamantul|permisiunea)|(nu|n) (va|v|iti) "
+    r"(dau|dam) voie",
     # lăsați-mă în pace / gata cu mesajele / ajunge cu spam / fără mesaje / încetați / opriți
     r"lasa\w* (\w+ ){0,2}(in|n) pace|(du te|duceti va|mergeti|mars) (\w+ )?(dracu\w*|naiba)|"
     rf"(gata|ajunge|destul|basta) cu (\w+ ){{0,2}}({_MSGS}|voi)|fara (mai multe |alte )?"
@@ -223,7 +244,8 @@ STOP_PATTERNS: tuple[str, ...] = (
     # English: remove / delete / take me off, and the data itself
     r"(remove|delete|erase|drop|scrub|purge|wipe|unlist) (me|us|my|our|all my|all our|"
     r"this (number|email|address|contact|phone)|the number)\b",
-    r"(delete|erase|remove|wipe|drop|lose|bin|scrap|purge) (it|that|them)$|(take|get|strike|"
+    r"(delete|erase|remove|wipe|drop|lose|bin|scrap|purge) (it|that|them)( now| immediately| asap|"
+    r" please| pls| right away| at once| today)*$|(take|get|strike|"
     r"cross|scratch) (me|us|my \w+|our \w+|this \w+) (off|out of)",
     r"(deletion|removal|erasure) of (my|our|all|the personal)|right to (erasure|be forgotten)|"
     r"(lose|forget) (my|our) (number|email|details|contact)|forget (about )?(me|us)\b",
@@ -275,7 +297,7 @@ STOP_PATTERNS: tuple[str, ...] = (
     r"(to )?(be )?"
     r"(receive\w*|recieve\w*|receiving|contacted|messaged|emailed|texted|called|hear from|"
     rf"getting|get (any|more|these|your|further|such|{_EN_WHAT})|any (more |further )?"
-    rf"({_EN_WHAT})|(these|your|more|further|such) ({_EN_WHAT})){_GOODS}|"
+    rf"({_EN_WHAT})|((these|your|more|further|such|any) ){{1,3}}({_EN_WHAT})){_GOODS}|"
     r"(no longer|dont|do not|not) (want|wish|like)\w* to (be|stay|remain) (on|in|part of|"
     r"subscribed|included|listed)|(dont|do not|no longer) (want|need) (these|those|them|"
     r"any of (this|these|it|them))( any ?more| again)?$",
@@ -286,12 +308,33 @@ STOP_PATTERNS: tuple[str, ...] = (
     r"go away|get lost|buzz off|piss off|f off|fuck off",
     r"(block|report) (you|your number|this number|this as spam|you as spam)|"
     r"(reported|marked) (you |this )?as spam",
+    # administrative Romanian: the request as a noun ("vă solicităm încetarea oricărei
+    # comunicări", "refuzul nostru de a mai primi oferte", "nu mai prelucrați datele mele")
+    r"(incetarea|incetarii|oprirea|opririi|sistarea|sistarii|suspendarea|intreruperea|"
+    r"stoparea) (\w+ ){0,2}((comunicar|trimiter|transmiter|expedier|mesaj|contact|apel|sms|"
+    r"ofert|reclam|notific|corespondent|publicit)\w*|prelucrar\w* (\w+ )?(datelor|numarului|"
+    r"adresei))|"
+    r"refuz\w* (\w+ ){0,3}(de )?a (mai )?(primi|fi (contactat|sunat|inclus|deranjat)\w*)"
+    rf"{_GOODS}|"
+    r"(nu|n) (mai )?prelucra\w* (\w+ )?(datele|numarul|adresa|date) (mele|meu|mea|noastre|"
+    r"nostru|noastra|personale|de contact)",
+    # "lăsați-mă" on its own; "nu dorim colaborare și nici alte mesaje"
+    r"^(va rog |te rog )?(lasati|lasa) (ma|ne)( va rog| te rog| domnule| doamna| odata| acum|"
+    r" mersi| multumesc)*$|"
+    rf"(nu|n) (mai )?({_RO_WANT}) (\w+ ){{0,3}}(si )?nici (\w+ )?({_MSGS})",
+    # the English of those who learnt it late ("please not send me more", "i not want
+    # message", "we are not wish more emails")
+    rf"(you|u|please|pls|plz|kindly) (do )?not (\w+ )?({_EN_REACH}|call\w*)( (me|us|this|"
+    rf"again|more|anymore|any more)\b|$){_GOODS}|"
+    r"\b(i|we) (am |are |do |does )?not (want|wish|like)\w* ((to )?(be )?(receiv\w*|reciev\w*|"
+    rf"contacted)|(\w+ ){{0,2}}(messages?|msgs?|offers|e ?mails|sms|texts)\b){_GOODS}",
 )
 STOP = re.compile(rf"\b(?:{'|'.join(STOP_PATTERNS)})\b")
 KEEP = re.compile(_KEEP)
 
 # A contact preference, not a stop: the clause restricts *when*, *how* or *on which line*
-# ("nu mai sunați pe fix", "nu mă deranjați în weekend", "nu ne contactați decât pe mobil"),
+# ("nu mai sunați pe fix", "nu mă deranjați în weekend", "nu ne contactați decât pe mobil",
+# "nu vreau mesaje vocale"),
 # unless the text says never / at all. "Decât pe email" is not one: on WhatsApp it is a
 # WhatsApp opt-out (opt-outs are per channel).
 QUALIFIED = re.compile(
@@ -300,7 +343,7 @@ QUALIFIED = re.compile(
     r"in timpul (programului|orelor|zilei|lucrului)|(decat|doar|numai) pe (mobil|whatsapp|"
     r"telefon)\w*|before \d+|"
     r"after \d+|on weekends?|at night|in the evening|cu vizit\w*|neanuntat\w*|"
-    r"fara (programare|sa anuntati))\b"
+    r"fara (programare|sa anuntati)|vocal\w*|audio|voice (message|note|mail)\w*)\b"
 )
 ABSOLUTE = re.compile(
     r"\b(?:nici|niciodata|never|deloc|at all|vreodata|ever|nimic|nothing|sub nicio forma|"
@@ -342,7 +385,8 @@ CONDITIONAL = re.compile(
     r"daca nu (ma|ne|mi|imi) (scoat|sterg|elimin|dezabon|radia)\w*|daca nu (incetati|opriti|"
     r"terminati|va opriti|renuntati)|if you (dont|do not) (stop|remove|delete|unsubscribe|take)|"
     r"daca (\w+ ){0,3}(din nou|inca o data|vreodata)|(din nou|inca o data) daca|"
-    r"(inca|macar) un (singur )?(mesaj|sms|e ?mail|mail|apel|telefon)|la (urmatorul|inca un) "
+    r"(inca|macar) un (singur )?(mesaj|sms|e ?mail|mail|apel|telefon)|(inca|doar|macar) o "
+    r"(singura )?(data|oara) si|la (urmatorul|inca un) "
     r"(mesaj|sms|e ?mail|apel)|orice (alt|nou|viitor) (mesaj|sms|e ?mail|apel|contact)\w*|"
     r"orice (mesaj|sms|e ?mail|apel|contact)\w* (viitor|ulterior)\w*|"
     r"if (you|u|your \w+|anyone|i|we) (\w+ ){0,3}(contact|message|text|e ?mail|mail|call|"

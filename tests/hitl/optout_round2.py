@@ -14,13 +14,13 @@ as written, legacy cedilla, no diacritics, combining marks, the cp1250 code page
 Windows-1252, UTF-8 read as Windows-1252, no-break spaces with zero-width characters,
 fullwidth letters):
 
-* stops heard as written: 166/190 (87.4 %); in every one of the nine writings: 55/190.
+* stops heard as written: 166/191 (86.9 %); in every one of the nine writings: 55/191.
   Per writing: as written, cedilla, no diacritics, both combining forms and fullwidth
-  166/190 each; cp1250 read as Windows-1252 156/180 (ten with emoji have no such form);
-  UTF-8 read as Windows-1252 163/188 (an emoji came back as "ðŸ›‘"); no-break spaces with
-  zero-width characters and soft hyphens 56/190 (a zero-width character split words).
-  Leaving that writing aside, 165/190 stops were heard in every other writing.
-* look-alikes taken for a stop: 9/50 (18 %): two replies whose only "stop" was a legal
+  166/191 each; cp1250 read as Windows-1252 156/181 (ten with emoji have no such form);
+  UTF-8 read as Windows-1252 163/189 (an emoji came back as "ðŸ›‘"); no-break spaces with
+  zero-width characters and soft hyphens 56/191 (a zero-width character split words).
+  Leaving that writing aside, 165/191 stops were heard in every other writing.
+* look-alikes taken for a stop: 9/49 (18.4 %): two replies whose only "stop" was a legal
   disclaimer or a GDPR notice in the signature, a long email with a disclaimer, "nu mai
   doresc porumb, doresc floarea-soarelui", "nu mai trimiteți catalogul, ... trimiteți
   lista de prețuri", "mă retrag din afacere", "nu vreau mesaje vocale, scrieți-mi text",
@@ -29,8 +29,14 @@ fullwidth letters):
   (the two missed were not heard as stops at all); complaints without a stop flagged as
   complaints: 5/7 (measured, not part of what this batch asserts).
 
-The vocabulary was then changed on this batch, so its figures afterwards are no longer a
-measurement.
+First committed (0011bd8) with "i not want message on whatsapp, send email please" among
+the look-alikes (166/190, 9/50). It is a stop by the rule already in force (opt-outs are
+per channel: "not on WhatsApp, email me" opts out of WhatsApp), so it was moved to the
+stops and measured again on the same, unchanged code: the figures above.
+
+The vocabulary and the reading were then changed on this batch (by class: see
+`outreach/optout_vocabulary.py` and `outreach/optout_reading.py`), so its figures afterwards,
+191/191 in every writing, 0/49 and 30/30, are no longer a measurement.
 
 Decisions made explicit (the guide of `triage_cases.py` and `optout_fresh.py` holds):
 
@@ -40,6 +46,8 @@ Decisions made explicit (the guide of `triage_cases.py` and `optout_fresh.py` ho
   boilerplate, not a request: a reply that only carries one is not a stop.
 * A question or a complaint without a request to stop ("De unde aveți adresa mea?") is a
   complaint, not an opt-out; with one ("... Ștergeți-o!") it is both (`complaint=True`).
+* A stop on one channel is an opt-out of that channel ("not on WhatsApp, send email");
+  a format preference ("nu vreau mesaje vocale, scrieți-mi text") is not a stop.
 * A stop written anywhere in the text counts: above or below a quote, inside a forward of
   a colleague's or the owner's words, in a P.S.
 """
@@ -331,6 +339,7 @@ NON_NATIVE: tuple[Case, ...] = (
     _stop("Please to remove my contact from database.", "en"),
     _stop("We are not wish more emails from your company.", "en"),
     _stop("Stop to write me.", "en"),
+    _stop("i not want message on whatsapp, send email please", "en"),
 )
 
 SHORT: tuple[Case, ...] = (
@@ -496,7 +505,6 @@ LOOK_ALIKES: tuple[Case, ...] = (
     _alike("Mă retrag din afacere la anul; vorbiți cu fiul meu, 0744 555 111.", "referral"),
     _alike("Mesajele voastre ajung în spam, scrieți-mi de pe altă adresă.", "other"),
     _alike("Nu vreau mesaje vocale, scrieți-mi text.", "other"),
-    _alike("i not want message on whatsapp, send email please", "other", N, "en"),
     _alike("Please send me more details, not just the price.", "interested", P, "en"),
     _alike(
         "Delete the old offer from your system and send me new one please.",
