@@ -1,0 +1,389 @@
+"""Property-based fuzzing of the Resend door, through the real intake (like
+tests/integrations/timelinesai/test_fuzz.py).
+
+Each recorded fixture is mutated at random (a value of another type, a missing field,
+huge, NUL or lone-surrogate strings, numbers, nested junk, NaN), signed as Resend would
+sign it (the signature is valid: what is tested is the schema, not the signature) and posted
+to `/webhooks/resend/<token>/`; every accepted event is then processed as a worker would.
+Whatever the mutation:
+
+- the answer is never a 5xx, and processing an accepted event never raises;
+- a body that breaks one of the rules below is never accepted (so never processed);
+- a refused body changes no message, no lead and no suppression;
+- a lead or a suppression changes only for a bounce, a complaint or a suppression.
+
+The rules are written out here again, independently of integrations/resend/schemas.py,
+from the documented formats (providers.md §3.4): they are the oracle. Each example runs in
+a savepoint that is rolled back. Examples are derandomised and bounded (`FUZZ_EXAMPLES`,
+default 30 per fixture); `FUZZ_RANDOM=1 FUZZ_EXAMPLES=500` explores further.
+"""
+
+from __future__ import annotations
+
+import copy
+import ipaddress
+import itertools
+import json
+import os
+import re
+from datetime import datetime
+from typing import Any
+
+import pytest
+from django.db import transaction
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from cerniq.models import WebhookEvent
+from cerniq.webhooks import process_event
+from outreach.models import Lead, Message, Suppression
+from tests.integrations.resend.conftest import WEBHOOK_FIXTURES, post_webhook, tagged
+
+FIXTURES = sorted(WEBHOOK_FIXTURES.glob("*.json"))
+EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "30"))
+RANDOM = bool(os.environ.get("FUZZ_RANDOM"))
+MISSING = object()
+MAX_DEPTH = 32
+_ids = itertools.count()
+
+# --- The oracle: what a valid handled event looks like ---------------------------------
+
+_UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+
+
+def is_str(value: Any, limit: int = 1_024) -> bool:
+    return isinstance(value, str) and len(value) <= limit
+
+
+def iso(value: Any) -> bool:
+    if not is_str(value, 40) or not re.fullmatch(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d.*", value):
+        return False
+    try:
+        return datetime.fromisoformat(value).tzinfo is not None
+    except ValueError:
+        return False
+
+
+def email(value: Any) -> bool:
+    return is_str(value, 254) and "@" in value and not any(ch.isspace() for ch in value)
+
+
+def sender(value: Any) -> bool:
+    return is_str(value) and "@" in value
+
+
+def recipients(value: Any) -> bool:
+    return isinstance(value, list) and 1 <= len(value) <= 50 and all(map(email, value))
+
+
+def tags(value: Any) -> bool:
+    return (
+        isinstance(value, dict)
+        and len(value) <= 50
+        and all(is_str(k, 256) and is_str(v, 256) for k, v in value.items())
+    )
+
+
+def url(value: Any) -> bool:
+    return is_str(value, 8192) and value.startswith(("http://", "https://"))
+
+
+def ip(value: Any) -> bool:
+    try:
+        ipaddress.ip_address(value)
+    except (ValueError, TypeError):
+        return False
+    return True
+
+
+def strings(value: Any) -> bool:
+    return isinstance(value, list) and all(is_str(v, 10_000) for v in value)
+
+
+def optional(rule):
+    return lambda value: value is MISSING or value is None or rule(value)
+
+
+def present(rule):
+    return lambda value: value is not MISSING and rule(value)
+
+
+def obj(value: Any) -> bool:
+    return isinstance(value, dict)
+
+
+COMMON = {
+    "created_at": present(iso),
+    "data": present(obj),
+    "data.email_id": present(lambda v: is_str(v, 36) and _UUID.fullmatch(v) is not None),
+    "data.created_at": present(iso),
+    "data.from": present(sender),
+    "data.to": present(recipients),
+    "data.subject": present(lambda v: is_str(v, 2048)),
+    "data.tags": optional(tags),
+    "data.headers": optional(lambda v: isinstance(v, list)),
+}
+EXTRA = {
+    "email.bounced": {
+        "data.bounce": present(obj),
+        "data.bounce.type": present(lambda v: v in ("Permanent", "Transient", "Undetermined")),
+        "data.bounce.subType": present(is_str),
+        "data.bounce.message": optional(lambda v: is_str(v, 10_000)),
+        "data.bounce.diagnosticCode": optional(strings),
+    },
+    "email.clicked": {
+        "data.click": present(obj),
+        "data.click.link": present(url),
+        "data.click.timestamp": present(iso),
+        "data.click.ipAddress": optional(ip),
+    },
+    "email.failed": {"data.failed": present(obj), "data.failed.reason": present(is_str)},
+    "email.suppressed": {
+        "data.suppressed": present(obj),
+        "data.suppressed.type": present(is_str),
+        "data.suppressed.reason": present(lambda v: v in ("previous_bounce", "previous_complaint")),
+    },
+}
+HANDLED = {
+    "email.sent",
+    "email.delivered",
+    "email.delivery_delayed",
+    "email.complained",
+    "email.opened",
+    *EXTRA,
+}
+ACT_ON_LEADS = {"email.bounced", "email.complained", "email.suppressed"}
+
+
+def get(body: Any, path: str) -> Any:
+    node = body
+    for part in path.split("."):
+        if not isinstance(node, dict) or part not in node:
+            return MISSING
+        node = node[part]
+    return node
+
+
+def bad_strings_or_depth(value: Any, depth: int = 0) -> bool:
+    if isinstance(value, str):
+        return "\x00" in value or any(0xD800 <= ord(ch) <= 0xDFFF for ch in value)
+    if isinstance(value, dict | list):
+        if depth + 1 > MAX_DEPTH:
+            return True
+        items = value.items() if isinstance(value, dict) else enumerate(value)
+        return any(
+            bad_strings_or_depth(k, depth) or bad_strings_or_depth(v, depth + 1) for k, v in items
+        )
+    return False
+
+
+def broken_rules(body: Any) -> list[str]:
+    """The rules `body` breaks (empty: it may be accepted)."""
+    if not isinstance(body, dict):
+        return ["not an object"]
+    if bad_strings_or_depth(body):
+        return ["NUL, lone surrogate or depth"]
+    event_type = body.get("type")
+    if not is_str(event_type) or not event_type.strip():
+        return ["type"]
+    if event_type not in HANDLED:
+        return []
+    rules = {**COMMON, **EXTRA.get(event_type, {})}
+    return [path for path, rule in rules.items() if not rule(get(body, path))]
+
+
+# --- Mutations -------------------------------------------------------------------------
+
+JUNK_STRINGS = st.sampled_from(
+    [
+        "",
+        " ",
+        "false",
+        "123",
+        "null",
+        "\x00",
+        "x" * 12_000,
+        "Permanent",
+        "permanent",
+        "Transient",
+        "previous_bounce",
+        "previous_complaint",
+        "2026-08-01T10:00:00.000Z",
+        "2026-08-01T10:00:00",
+        "2026-08-01 10:00:00+00",
+        "2026-02-30T10:00:00Z",
+        "56761188-7520-42d8-8898-ff6fc54ce618",
+        "56761188-7520-42D8-8898-FF6FC54CE618",
+        "49a3999c-...",
+        "office@fermaverde.ro",
+        "Ion <office@fermaverde.ro>",
+        "not-an-email",
+        "a@b",
+        "javascript:alert(1)",
+        "https://agrofirma.ro/x",
+        "999.1.1.1",
+        "email.bounced",
+        "email.suppressed",
+        "contact.created",
+    ]
+)
+NUMBERS = st.one_of(
+    st.sampled_from([0, -1, 1, 2**53, 2**64, 10**30, 1785578400]),
+    st.integers(),
+    st.floats(allow_nan=False, allow_infinity=False),
+)
+SCALARS = st.one_of(
+    st.none(),
+    st.booleans(),
+    NUMBERS,
+    st.text(max_size=30),
+    JUNK_STRINGS,
+    st.sampled_from(["\ud800", "a\udfffb"]),
+)
+
+
+def deep(depth: int) -> Any:
+    value: Any = "x"
+    for _ in range(depth):
+        value = {"k": value} if depth % 2 else [value]
+    return value
+
+
+JUNK = st.one_of(
+    SCALARS,
+    st.lists(SCALARS, max_size=4),
+    st.dictionaries(st.text(max_size=8), SCALARS, max_size=4),
+    st.sampled_from([deep(40), deep(3), {"\x00": 1}, [{}] * 60, ["a@b.ro"] * 51]),
+)
+
+
+def all_paths(node: Any, prefix: tuple = ()) -> list[tuple]:
+    paths = [prefix] if prefix else []
+    if isinstance(node, dict):
+        for key, value in node.items():
+            paths += all_paths(value, (*prefix, key))
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            paths += all_paths(value, (*prefix, index))
+    return paths
+
+
+def apply(body: Any, path: tuple, operation: str, junk: Any) -> None:
+    junk = copy.deepcopy(junk)
+    *parents, last = path
+    node = body
+    for part in parents:
+        node = node[part]
+    if operation == "delete":
+        if isinstance(node, dict):
+            del node[last]
+        else:
+            node.pop(last)
+    elif operation == "add" and isinstance(node[last], dict):
+        node[last]["fuzz_extra"] = junk
+    elif operation == "retext":
+        if isinstance(node[last], str) and isinstance(junk, str):
+            node[last] = junk
+    else:
+        node[last] = junk
+
+
+@st.composite
+def mutations(draw, original: dict) -> tuple[bytes, Any]:
+    body = copy.deepcopy(original)
+    for _ in range(draw(st.integers(min_value=1, max_value=3))):
+        paths = all_paths(body)
+        if not paths:
+            break
+        path = draw(st.sampled_from(paths))
+        operation = draw(st.sampled_from(["replace", "delete", "add", "retext", "retext"]))
+        junk = draw(st.text(max_size=40) if operation == "retext" else JUNK)
+        apply(body, path, operation, junk)
+    raw = json.dumps(body, ensure_ascii=draw(st.booleans())).encode("utf-8", "surrogatepass")
+    trick = draw(st.sampled_from(["none"] * 12 + ["nan", "truncate"]))
+    if trick == "nan":
+        replaced, count = re.subn(rb"(?<=: )-?[0-9]+(?=[,}\]])", b"NaN", raw, count=1)
+        if count:
+            return replaced, None
+    if trick == "truncate":
+        return raw[: draw(st.integers(min_value=0, max_value=max(len(raw) - 1, 0)))], None
+    return raw, body
+
+
+# --- The property ----------------------------------------------------------------------
+
+
+class _Rollback(Exception):
+    pass
+
+
+def states() -> tuple:
+    return (
+        sorted(Message.objects.values_list("pk", "status", "error")),
+        sorted(Lead.objects.values_list("pk", "email_status")),
+        Suppression.objects.count(),
+    )
+
+
+def check_one(client, tenant, raw: bytes, body: Any) -> None:
+    before = states()
+    response = post_webhook(client, tenant, raw, msg_id=f"msg_fuzz{next(_ids)}")
+    assert response.status_code < 500, response.content[:500]
+    answer = response.json()
+    accepted = response.status_code == 200 and answer.get("status") == "accepted"
+    if body is None:  # NaN / truncated: never valid JSON
+        assert response.status_code == 400, answer
+        return
+    broken = broken_rules(body)
+    if broken:
+        assert not accepted, f"accepted although it breaks {broken}"
+    if not accepted:
+        if response.status_code == 400:
+            assert WebhookEvent.objects.order_by("-pk").first().status == "MALFORMED"
+        assert states() == before
+        return
+    assert process_event(answer["id"]) in ("processed", "ignored")
+    after = states()
+    if after[1:] != before[1:]:
+        assert body["type"] in ACT_ON_LEADS, body["type"]
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=lambda p: p.stem)
+def test_mutated_fixtures_never_5xx_and_never_process_an_invalid_event(client, sent_email, path):
+    tenant = sent_email.tenant
+    original = tagged(json.loads(path.read_bytes()), tenant)
+    assert broken_rules(original) == [], "the oracle must accept the recorded fixture"
+
+    @settings(
+        max_examples=EXAMPLES,
+        deadline=None,
+        derandomize=not RANDOM,
+        database=None,
+        suppress_health_check=[
+            HealthCheck.function_scoped_fixture,
+            HealthCheck.too_slow,
+            HealthCheck.data_too_large,
+            HealthCheck.large_base_example,
+        ],
+    )
+    @given(mutation=mutations(original))
+    def run(mutation):
+        raw, body = mutation
+        try:
+            with transaction.atomic():
+                check_one(client, tenant, raw, body)
+                raise _Rollback
+        except _Rollback:
+            pass
+
+    run()
+
+
+def test_the_oracle_knows_the_rules():
+    body = json.loads((WEBHOOK_FIXTURES / "email_bounced.json").read_bytes())
+    assert broken_rules(body) == []
+    body["data"]["bounce"]["type"] = "permanent"
+    assert broken_rules(body) == ["data.bounce.type"]
+    assert broken_rules({"type": "email.sent"}) != []
+    assert broken_rules({"type": "contact.created", "x": "\x00"}) != []
+    assert broken_rules({"type": "domain.created", "x": deep(40)}) != []
