@@ -1,0 +1,360 @@
+"""Instantly API v2 client (providers.md §2): campaigns, bulk leads, replies, webhooks.
+
+Base `https://api.instantly.ai`, every path under `/api/v2`, `Authorization: Bearer <key>`,
+JSON bodies; errors come as `{"statusCode", "error", "message"}`. There is no idempotency
+key at Instantly (providers.md §2.1): a `POST /api/v2/campaigns` whose answer was lost may
+have created the campaign (ProviderTimeout, `uncertain`), while a repeated bulk lead add is
+harmless because we always send `skip_if_in_workspace`.
+
+Cold email is not sent one message at a time through Instantly: leads are pushed into a
+campaign in bulk and Instantly sends on its schedule. So this is a plain client, not an
+`EmailBackend` (see __init__.py).
+
+Every call takes a slot of the workspace's shared limits first (ratelimit.py), makes one
+HTTP request with (connect, read) timeouts and raises the `cerniq.provider_errors` class the
+retry table (cerniq.retry) understands:
+
+| answer | error |
+| --- | --- |
+| 400, 404, 409, 422, other 4xx | RejectedRequest |
+| 401, 403 | AuthenticationFailed |
+| 402 "no active paid plan" | RejectedRequest, error_code "payment_required" (permanent) |
+| 429 | RateLimited (Retry-After, else 60 s); every process backs off |
+| 5xx, connection refused | ProviderUnavailable |
+| no answer in time | ProviderTimeout |
+
+`error_code` is Instantly's `error` text as a slug ("payment_required", "not_found").
+The key is never logged; lead addresses are masked in log lines.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import time
+from collections.abc import Mapping, Sequence
+from datetime import date
+from typing import Any
+from urllib.parse import quote
+
+import requests
+
+from cerniq.logging import mask_pii
+from cerniq.provider_errors import (
+    AuthenticationFailed,
+    ProviderError,
+    ProviderTimeout,
+    ProviderUnavailable,
+    RateLimited,
+    RejectedRequest,
+)
+from integrations.instantly.ratelimit import WorkspaceLimiter, workspace_key
+from integrations.instantly.results import AddLeadsResult, add_leads_result
+
+logger = logging.getLogger(__name__)
+
+API_BASE = "https://api.instantly.ai"
+USER_AGENT = "CerniqOutreach/0.1 (+https://cerniq.app)"
+MAX_LEADS_PER_CALL = 1000  # POST /api/v2/leads/add, `leads` maxItems
+DEFAULT_RETRY_AFTER = 60
+_EXCERPT = 200
+_ID = re.compile(r"[A-Za-z0-9-]{1,64}")
+_SCALARS = (str, int, float, bool, type(None))
+
+
+class InstantlyClient:
+    def __init__(
+        self,
+        *,
+        api_key: str,
+        base_url: str = API_BASE,
+        timeout: tuple[float, float] = (5.0, 30.0),
+        limiter: WorkspaceLimiter | None = None,
+        **_: Any,
+    ) -> None:
+        self._key = (api_key or "").strip()
+        self.base_url = (base_url or API_BASE).rstrip("/")
+        if min(timeout) <= 0:
+            raise ValueError("timeout must be a (connect, read) pair of positive seconds")
+        self.timeout = (float(timeout[0]), float(timeout[1]))
+        self.limiter = limiter or WorkspaceLimiter(workspace_key(self._key))
+
+    def __repr__(self) -> str:  # never show the key
+        return f"<InstantlyClient {self.base_url}>"
+
+    # --- campaigns ------------------------------------------------------------------------
+
+    def create_campaign(self, payload: Mapping[str, Any]) -> dict[str, Any]:
+        """`POST /api/v2/campaigns` (build `payload` with campaigns.campaign_payload): the
+        campaign as created, a draft (status 0) that sends nothing until activated."""
+        if not payload.get("name") or not payload.get("campaign_schedule"):
+            raise RejectedRequest("a campaign needs a name and a campaign_schedule")
+        return self._object("POST", "/api/v2/campaigns", body=dict(payload))
+
+    def get_campaign(self, campaign_id: str) -> dict[str, Any]:
+        return self._object("GET", f"/api/v2/campaigns/{_id(campaign_id)}")
+
+    def activate_campaign(self, campaign_id: str) -> dict[str, Any]:
+        """Start (or resume) sending on the campaign's schedule."""
+        return self._object("POST", f"/api/v2/campaigns/{_id(campaign_id)}/activate")
+
+    def pause_campaign(self, campaign_id: str) -> dict[str, Any]:
+        return self._object("POST", f"/api/v2/campaigns/{_id(campaign_id)}/pause")
+
+    def sending_status(self, campaign_id: str) -> str:
+        """Why the campaign is (not) sending: `diagnostics.status` while it runs, else
+        `summary.status` ("campaign_draft", "out_of_schedule", "daily_limit_met", "healthy",
+        …); "" when Instantly has no data yet (both null)."""
+        answer = self._object("GET", f"/api/v2/campaigns/{_id(campaign_id)}/sending-status")
+        for part in ("diagnostics", "summary"):
+            section = answer.get(part)
+            if isinstance(section, dict) and isinstance(section.get("status"), str):
+                return section["status"]
+        return ""
+
+    def campaign_analytics(
+        self, campaign_id: str, *, start: date | None = None, end: date | None = None
+    ) -> dict[str, Any] | None:
+        """`GET /api/v2/campaigns/analytics?id=…` → the campaign's totals (`emails_sent_count`,
+        `bounced_count`, `reply_count_unique`, …), None before it has sent anything
+        (Instantly answers `[]` until then)."""
+        params = [("id", _id(campaign_id)), *_dates(start, end)]
+        rows = self._list("GET", "/api/v2/campaigns/analytics", params=params)
+        return next((row for row in rows if row.get("campaign_id") == campaign_id), None)
+
+    def daily_analytics(
+        self, campaign_id: str, *, start: date | None = None, end: date | None = None
+    ) -> list[dict[str, Any]]:
+        """`GET /api/v2/campaigns/analytics/daily` → `[{date, sent, opened, replies, …}]`."""
+        params = [("campaign_id", _id(campaign_id)), *_dates(start, end)]
+        return self._list("GET", "/api/v2/campaigns/analytics/daily", params=params)
+
+    # --- leads ----------------------------------------------------------------------------
+
+    def add_leads(
+        self, campaign_id: str, leads: Sequence[Mapping[str, Any]], *, verify: bool = False
+    ) -> AddLeadsResult:
+        """`POST /api/v2/leads/add`: up to 1,000 leads into the campaign, skipping any
+        address already anywhere in the workspace, so a repeated push adds nothing twice
+        (campaigns.lead_payload builds each lead)."""
+        if not leads:
+            raise RejectedRequest("no leads to add")
+        if len(leads) > MAX_LEADS_PER_CALL:
+            raise RejectedRequest(
+                f"{len(leads)} leads in one call; Instantly takes at most {MAX_LEADS_PER_CALL}"
+            )
+        for index, lead in enumerate(leads):
+            if not isinstance(lead.get("email"), str) or "@" not in lead["email"]:
+                raise RejectedRequest(f"lead {index} has no email address")
+            variables = lead.get("custom_variables") or {}
+            bad = [k for k, v in variables.items() if not isinstance(v, _SCALARS)]
+            if bad:
+                raise RejectedRequest(f"lead {index}: custom_variables {bad} are not scalars")
+        body = {
+            "campaign_id": _id(campaign_id),
+            "skip_if_in_workspace": True,
+            "verify_leads_on_import": verify,
+            "leads": [dict(lead) for lead in leads],
+        }
+        answer = self._object("POST", "/api/v2/leads/add", body=body)
+        return add_leads_result(answer)
+
+    def update_interest_status(
+        self, lead_email: str, interest_value: int | None, *, campaign_id: str = ""
+    ) -> str:
+        """`POST /api/v2/leads/update-interest-status` (202: a background job at Instantly;
+        returns its message). `None` resets the lead to "Lead"."""
+        body: dict[str, Any] = {"lead_email": lead_email, "interest_value": interest_value}
+        if campaign_id:
+            body["campaign_id"] = _id(campaign_id)
+        answer = self._object("POST", "/api/v2/leads/update-interest-status", body=body)
+        return str(answer.get("message") or "")
+
+    # --- replies --------------------------------------------------------------------------
+
+    def reply(
+        self, *, reply_to_uuid: str, eaccount: str, subject: str, html: str = "", text: str = ""
+    ) -> dict[str, Any]:
+        """`POST /api/v2/emails/reply`: answer in the thread of the email `reply_to_uuid`
+        (a webhook's `email_id`) from the sending account `eaccount`."""
+        if not (html or text):
+            raise RejectedRequest("a reply needs an html or a text body")
+        body_part = {k: v for k, v in (("html", html), ("text", text)) if v}
+        body = {
+            "reply_to_uuid": _id(reply_to_uuid),
+            "eaccount": eaccount,
+            "subject": subject,
+            "body": body_part,
+        }
+        return self._object("POST", "/api/v2/emails/reply", body=body)
+
+    # --- webhooks -------------------------------------------------------------------------
+
+    def list_webhooks(self) -> list[dict[str, Any]]:
+        """Every webhook subscription of the workspace (all pages)."""
+        found: list[dict[str, Any]] = []
+        after = ""
+        for _ in range(100):  # 100 pages of 100: far more than any workspace has
+            params = [("limit", "100")] + ([("starting_after", after)] if after else [])
+            page = self._object("GET", "/api/v2/webhooks", params=params)
+            items = page.get("items")
+            if not isinstance(items, list):
+                raise _unexpected("GET /api/v2/webhooks", "no items list", page)
+            found += [item for item in items if isinstance(item, dict)]
+            after = page.get("next_starting_after") or ""
+            if not items or not after:
+                break
+        return found
+
+    def create_webhook(
+        self,
+        *,
+        target_hook_url: str,
+        event_type: str = "all_events",
+        headers: Mapping[str, str] | None = None,
+        name: str = "",
+        campaign_id: str = "",
+    ) -> dict[str, Any]:
+        body: dict[str, Any] = {"target_hook_url": target_hook_url, "event_type": event_type}
+        if headers:
+            body["headers"] = dict(headers)
+        if name:
+            body["name"] = name
+        if campaign_id:
+            body["campaign"] = _id(campaign_id)
+        return self._object("POST", "/api/v2/webhooks", body=body)
+
+    def update_webhook(self, webhook_id: str, **fields: Any) -> dict[str, Any]:
+        return self._object("PATCH", f"/api/v2/webhooks/{_id(webhook_id)}", body=fields)
+
+    def resume_webhook(self, webhook_id: str) -> dict[str, Any]:
+        """Re-enable a subscription Instantly disabled after failed deliveries (status -1)."""
+        return self._object("POST", f"/api/v2/webhooks/{_id(webhook_id)}/resume")
+
+    def delete_webhook(self, webhook_id: str) -> dict[str, Any]:
+        return self._object("DELETE", f"/api/v2/webhooks/{_id(webhook_id)}")
+
+    # --- HTTP -----------------------------------------------------------------------------
+
+    def _object(self, method: str, path: str, **kw: Any) -> dict[str, Any]:
+        answer = self._request(method, path, **kw)
+        if not isinstance(answer, dict):
+            raise _unexpected(f"{method} {path}", "not a JSON object", answer)
+        return answer
+
+    def _list(self, method: str, path: str, **kw: Any) -> list[dict[str, Any]]:
+        answer = self._request(method, path, **kw)
+        if not isinstance(answer, list):
+            raise _unexpected(f"{method} {path}", "not a JSON array", answer)
+        return [row for row in answer if isinstance(row, dict)]
+
+    def _request(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: list[tuple[str, str]] | None = None,
+        body: dict[str, Any] | None = None,
+    ) -> Any:
+        """One HTTP call after a rate-limit slot; the parsed JSON of a 2xx answer."""
+        if not self._key:
+            raise AuthenticationFailed("Instantly API key is not configured (INSTANTLY_API_KEY)")
+        self.limiter.acquire()
+        headers = {
+            "Authorization": f"Bearer {self._key}",
+            "Accept": "application/json",
+            "User-Agent": USER_AGENT,
+        }
+        data = None
+        if body is not None:
+            data = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
+            headers["Content-Type"] = "application/json; charset=utf-8"
+        sends = method != "GET"
+        started = time.monotonic()
+        try:
+            response = requests.request(
+                method,
+                self.base_url + path,
+                params=params,
+                data=data,
+                headers=headers,
+                timeout=self.timeout,
+                allow_redirects=False,
+            )
+        except requests.exceptions.ConnectTimeout as exc:
+            raise ProviderTimeout(
+                f"Instantly {method} {path}: connect timeout", uncertain=False
+            ) from exc
+        except requests.exceptions.Timeout as exc:
+            raise ProviderTimeout(
+                f"Instantly {method} {path}: read timeout", uncertain=sends
+            ) from exc
+        except requests.exceptions.RequestException as exc:
+            detail = mask_pii(str(exc))[:_EXCERPT]
+            raise ProviderUnavailable(
+                f"Instantly {method} {path}: {type(exc).__name__}: {detail}",
+                uncertain=sends and not isinstance(exc, requests.exceptions.ConnectionError),
+            ) from exc
+        status = response.status_code
+        elapsed = (time.monotonic() - started) * 1000
+        logger.info("Instantly %s %s -> HTTP %s (%.0f ms)", method, path, status, elapsed)
+        try:
+            parsed = response.json() if response.content else {}
+        except ValueError:
+            parsed = None
+        if 200 <= status < 300:
+            if parsed is None:
+                raise _unexpected(f"{method} {path}", "non-JSON body", response.text)
+            return parsed
+        error = _classify(method, path, response, parsed if isinstance(parsed, dict) else {})
+        if isinstance(error, RateLimited):
+            self.limiter.back_off(error.retry_after or DEFAULT_RETRY_AFTER)
+        logger.warning("Instantly %s %s failed: %s", method, path, error)
+        raise error
+
+
+def _id(value: str) -> str:
+    if not isinstance(value, str) or not _ID.fullmatch(value):
+        raise RejectedRequest(f"not an Instantly id: {str(value)[:80]!r}")
+    return quote(value, safe="-")
+
+
+def _dates(start: date | None, end: date | None) -> list[tuple[str, str]]:
+    return [(k, v.isoformat()) for k, v in (("start_date", start), ("end_date", end)) if v]
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")
+
+
+def _classify(
+    method: str, path: str, response: requests.Response, answer: dict[str, Any]
+) -> ProviderError:
+    status = response.status_code
+    message = str(answer.get("message") or answer.get("error") or "")
+    if not answer:
+        message = " ".join(response.text[:_EXCERPT].split())
+    code = _slug(str(answer.get("error") or "")) or f"http_{status}"
+    text = f"Instantly {method} {path}: HTTP {status}: {mask_pii(message) or '(no message)'}"
+    common = {"status_code": status, "provider_message": message, "error_code": code}
+    if status == 429:
+        return RateLimited(text, retry_after=_retry_after(response), **common)
+    if status in (401, 403):
+        return AuthenticationFailed(text, **common)
+    if status == 402:
+        common["error_code"] = "payment_required"
+        return RejectedRequest(text + " (the workspace needs a paid plan)", **common)
+    if status >= 500:
+        return ProviderUnavailable(text, uncertain=method != "GET" and status != 503, **common)
+    return RejectedRequest(text, **common)
+
+
+def _retry_after(response: requests.Response) -> int:
+    value = (response.headers.get("Retry-After") or "").strip()
+    return int(value) if value.isdigit() else DEFAULT_RETRY_AFTER
+
+
+def _unexpected(where: str, what: str, answer: Any) -> ProviderError:
+    shown = mask_pii(json.dumps(answer, ensure_ascii=False, default=str)[:_EXCERPT])
+    return ProviderUnavailable(f"Instantly {where}: unexpected answer ({what}): {shown}")
