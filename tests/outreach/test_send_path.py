@@ -22,6 +22,7 @@ from cerniq.providers import get_backend
 from outreach.dispatch import dispatch_due
 from outreach.models import Channel, Enrollment, Journey, Message, Stage
 from outreach.sending import LOOKUP_LIMIT, RECONCILE_DEADLINE, send_message
+from outreach.transports import outgoing_email
 from tests.factories import make_outreach_world, make_user
 from tests.whatsapp.conftest import BASE, MONDAY_10, api_body
 from whatsapp.models import QuotaUsage
@@ -64,10 +65,7 @@ class Harness:
             self.provider.get(f"{BASE}/chats/27616435/messages", json=history)
         else:
             self.provider.send(
-                to=self.message.counterpart,
-                subject=self.message.subject,
-                text=self.message.body,
-                idempotency_key=self.message.idempotency_key,
+                outgoing_email(self.message), idempotency_key=self.message.idempotency_key
             )
             self.provider.calls = 0
 
