@@ -12,6 +12,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.formats import date_format
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from cerniq.tenancy import display_name
 from outreach.delivery import enqueue_message
@@ -23,6 +24,8 @@ from whatsapp.allocation import choose_phone
 from whatsapp.models import Phone
 
 MAX_WHATSAPP_TEXT = CHANNEL_LIMITS[Channel.WHATSAPP]
+MAX_EMAIL_TEXT = CHANNEL_LIMITS[Channel.EMAIL_WARM]
+MAX_EMAIL_SUBJECT = Message._meta.get_field("subject").max_length
 
 
 class SendRefused(ValueError):
@@ -87,9 +90,88 @@ def send_manual(
     *,
     user: AbstractBaseUser | None = None,
     reason: str = "manual message",
+    channel: str = Channel.WHATSAPP,
+    subject: str = "",
 ) -> Message:
-    """Queue a WhatsApp message written by `user` (or approved by them)."""
+    """Queue a message written by `user` (or approved by them): WhatsApp, or a warm email
+    (Resend) for `channel` EMAIL_WARM."""
+    if channel == Channel.EMAIL_WARM:
+        return queue_email(lead, subject, text, user=user, reason=reason, is_manual=True)
+    if channel != Channel.WHATSAPP:
+        raise SendRefused(_("Choose WhatsApp or email."))
     return queue_reply(lead, text, user=user, reason=reason, is_manual=True)
+
+
+# An address the providers told us not to write to (outreach.email_events).
+UNSENDABLE_EMAIL = {
+    Lead.EmailStatus.INVALID: gettext_lazy("This lead's email address is invalid."),
+    Lead.EmailStatus.BOUNCED: gettext_lazy(
+        "Emails to this address bounce; nothing can be sent to it."
+    ),
+    Lead.EmailStatus.UNSUBSCRIBED: gettext_lazy(
+        "This address unsubscribed; nothing can be sent to it."
+    ),
+    Lead.EmailStatus.COMPLAINED: gettext_lazy(
+        "This address reported us as spam; nothing can be sent to it."
+    ),
+}
+
+
+@transaction.atomic
+def queue_email(
+    lead: Lead,
+    subject: str,
+    text: str,
+    *,
+    user: AbstractBaseUser | None = None,
+    reason: str,
+    is_manual: bool,
+    idempotency_key: str | None = None,
+) -> Message:
+    """Queue a warm email (a person's, or an approved draft) through the one send path:
+    the same refusals as WhatsApp (opt-out, suppression, takeover) plus the address's
+    status, and the email's own limits."""
+    text, subject = (text or "").strip(), " ".join((subject or "").split())
+    if not text:
+        raise SendRefused(_("The message is empty."))
+    if not subject:
+        raise SendRefused(_("An email needs a subject."))
+    if len(subject) > MAX_EMAIL_SUBJECT or len(text) > MAX_EMAIL_TEXT or "\x00" in text:
+        raise SendRefused(
+            _("Emails are limited to a %(s)d-character subject and %(n)d characters of text.")
+            % {"s": MAX_EMAIL_SUBJECT, "n": MAX_EMAIL_TEXT}
+        )
+    journey = (
+        Journey.objects.select_for_update(of=("self",))
+        .select_related("taken_over_by")
+        .get(lead=lead)
+    )
+    if journey.email_opted_out:
+        raise SendRefused(_("This lead opted out of email; nothing can be sent to it there."))
+    check_takeover(journey, user if is_manual else None)
+    if not lead.email:
+        raise SendRefused(_("This lead has no email address."))
+    if lead.email_status in UNSENDABLE_EMAIL:
+        raise SendRefused(str(UNSENDABLE_EMAIL[lead.email_status]))
+    if is_suppressed(lead.tenant_id, email=lead.email):
+        raise SendRefused(_("This address asked us to stop; nothing can be sent to it."))
+    message = Message.objects.create(
+        tenant_id=lead.tenant_id,
+        lead=lead,
+        channel=Channel.EMAIL_WARM,
+        direction=Message.Direction.OUTBOUND,
+        status=Message.Status.QUEUED,
+        subject=subject,
+        body=text,
+        counterpart=lead.email,
+        is_manual=is_manual,
+        sent_by=user,
+        idempotency_key=idempotency_key or f"manual:{uuid.uuid4()}",
+        channel_reason=reason,
+        scheduled_for=timezone.now(),
+    )
+    transaction.on_commit(partial(enqueue_message, message))
+    return message
 
 
 @transaction.atomic

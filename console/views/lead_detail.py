@@ -16,7 +16,7 @@ from hitl import takeover
 from hitl.review import ReviewError
 from outreach import sequences, stages
 from outreach.manual import SendRefused, send_manual
-from outreach.models import Enrollment, Journey, Lead, Message, Sequence, Stage
+from outreach.models import Channel, Enrollment, Journey, Lead, Message, Sequence, Stage
 
 TIMELINE_LATEST = 50  # messages shown by default; ?all=1 shows the whole conversation
 
@@ -93,8 +93,25 @@ def lead_detail(request: HttpRequest, pk: int) -> HttpResponse:
             scope.queryset(Sequence).filter(is_active=True).order_by("name").only("pk", "name")
         ),
         "held_by_me": bool(journey and journey.taken_over_by_id == request.user.pk),
+        "send_channels": _send_channels(lead),
+        # What the operator typed before a refused send: shown again, never lost.
+        "draft": request.session.pop(_draft_key(lead), None) or {},
     }
     return render(request, "outreach/lead_detail.html", context)
+
+
+def _draft_key(lead: Lead) -> str:
+    return f"lead-draft:{lead.pk}"
+
+
+def _send_channels(lead: Lead) -> list[tuple[str, str]]:
+    """The channels an operator can write on from the lead page, most direct first."""
+    found = []
+    if lead.phone:
+        found.append((Channel.WHATSAPP, _("WhatsApp")))
+    if lead.email:
+        found.append((Channel.EMAIL_WARM, _("Email")))
+    return found
 
 
 def _pause(request: HttpRequest, lead: Lead, journey: Journey) -> str:
@@ -126,7 +143,24 @@ def _hand_back(request: HttpRequest, lead: Lead, journey: Journey) -> str:
 
 def _send(request: HttpRequest, lead: Lead, journey: Journey) -> str:
     # Refused (naming the holder) when someone else took the conversation over.
-    send_manual(lead, request.POST.get("text", ""), user=request.user)
+    channel = request.POST.get("channel") or Channel.WHATSAPP
+    try:
+        send_manual(
+            lead,
+            request.POST.get("text", ""),
+            user=request.user,
+            channel=channel,
+            subject=request.POST.get("subject", ""),
+        )
+    except SendRefused:
+        request.session[_draft_key(lead)] = {
+            "channel": channel,
+            "subject": request.POST.get("subject", "")[:255],
+            "text": request.POST.get("text", "")[:50_000],
+        }
+        raise
+    if channel == Channel.EMAIL_WARM:
+        return _("Email queued.")
     return _("Message queued.")
 
 

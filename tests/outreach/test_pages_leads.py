@@ -561,3 +561,58 @@ def test_sorting_by_a_journey_column_pages_leads_without_one_last(
     pages = [page(f"?sort=last_contact&page={n}") for n in (1, 2, 3)]
     assert pages == [oldest_first[0:2], oldest_first[2:4], oldest_first[4:]]
     assert "5 leads" in logged_in.get(LIST + "?sort=stage").content.decode()
+
+
+def test_an_operator_writes_an_email_from_the_lead_page(logged_in, tenant, operator):
+    lead = make_lead(tenant, phone="", email="ion@agro.ro", email_status="valid")
+    page = logged_in.get(f"/outreach/leads/{lead.pk}/").content.decode()
+    assert 'name="channel" value="EMAIL_WARM"' in page and 'name="subject"' in page
+    response = logged_in.post(
+        f"/outreach/leads/{lead.pk}/send/",
+        {
+            "channel": "EMAIL_WARM",
+            "subject": "Ofertă semințe",
+            "text": "Bună ziua,\nvă trimit oferta.",
+        },
+        follow=True,
+    )
+    assert "Email queued." in response.content.decode()
+    message = Message.objects.get()
+    assert (message.channel, message.subject, message.counterpart) == (
+        Channel.EMAIL_WARM,
+        "Ofertă semințe",
+        "ion@agro.ro",
+    )
+    assert message.is_manual and message.sent_by == operator
+    assert "Ofertă semințe" in response.content.decode()  # in the conversation
+
+
+@pytest.mark.parametrize(
+    ("fields", "error"),
+    [
+        ({"email_status": "bounced"}, "Emails to this address bounce"),
+        ({"email_status": "valid", "email": ""}, "no email address"),
+    ],
+)
+def test_a_refused_email_keeps_what_the_operator_typed(logged_in, tenant, fields, error):
+    lead = make_lead(tenant, **{"email": "ion@agro.ro", **fields})
+    typed = {"channel": "EMAIL_WARM", "subject": "Ofertă", "text": "Un text lung scris de mână"}
+    response = logged_in.post(f"/outreach/leads/{lead.pk}/send/", typed, follow=True)
+    page = response.content.decode()
+    assert error in page
+    assert "Un text lung scris de mână</textarea>" in page  # the draft is shown again
+    assert not Message.objects.exists()
+    # Shown once: the next visit starts clean.
+    assert (
+        "Un text lung scris de mână"
+        not in logged_in.get(f"/outreach/leads/{lead.pk}/").content.decode()
+    )
+
+
+def test_an_email_without_a_subject_is_refused(logged_in, tenant):
+    lead = make_lead(tenant, email="ion@agro.ro", email_status="valid")
+    response = logged_in.post(
+        f"/outreach/leads/{lead.pk}/send/", {"channel": "EMAIL_WARM", "text": "x"}, follow=True
+    )
+    assert "An email needs a subject." in response.content.decode()
+    assert not Message.objects.exists()
