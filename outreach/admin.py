@@ -24,6 +24,7 @@ from outreach.models import (
     Journey,
     Lead,
     Message,
+    OptOutLift,
     Sequence,
     SequenceStep,
     StageTransition,
@@ -468,3 +469,30 @@ class SuppressionAdmin(admin.ModelAdmin):
     def save_model(self, request: HttpRequest, obj: Suppression, form: Any, change: bool) -> None:
         super().save_model(request, obj, form, change)
         flag_journeys(obj.tenant_id, phones=[obj.phone], emails=[obj.email])
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False  # an address is listed or not; a new reason is a new row
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        # Taking an address off the list is lifting an opt-out: on the lead page, with a
+        # reason, audited (outreach.optout.lift_opt_out), never a silent delete here.
+        return False
+
+
+@admin.register(OptOutLift)
+class OptOutLiftAdmin(admin.ModelAdmin):
+    """Who lifted which opt-out, and why. Written only by outreach.optout.lift_opt_out."""
+
+    list_display = ("lead", "by_user", "created_at", "tenant")
+    list_select_related = ("lead", "by_user", "tenant")
+    list_filter = ("tenant",)
+    search_fields = ("lead__name", "reason")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False

@@ -743,3 +743,30 @@ class Suppression(models.Model):
     def save(self, *args, **kwargs) -> None:
         self.email = self.email.strip().lower()  # compared lowercased everywhere
         super().save(*args, **kwargs)
+
+
+class OptOutLift(models.Model):
+    """Audit row: a person lifted a lead's opt-out, and why (outreach.optout.lift_opt_out, the
+    only writer). An opt-out is permanent for automation; only this undoes it."""
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
+    lead = models.ForeignKey(Lead, on_delete=models.CASCADE, related_name="opt_out_lifts")
+    by_user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    reason = models.TextField()
+    # What was lifted, as it stood: the channels and the addresses taken off the list.
+    whatsapp_opted_out_at = models.DateTimeField(null=True, blank=True)
+    email_opted_out_at = models.DateTimeField(null=True, blank=True)
+    email_status_before = models.CharField(max_length=16, blank=True)
+    unsuppressed = models.JSONField(default=list, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.CheckConstraint(condition=~Q(reason=""), name="optoutlift_has_reason"),
+        ]
+
+    def __str__(self) -> str:
+        return f"opt-out of {self.lead_id} lifted by {self.by_user_id}"

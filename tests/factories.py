@@ -21,6 +21,7 @@ from outreach.models import (
     Journey,
     Lead,
     Message,
+    OptOutLift,
     Sequence,
     SequenceStep,
     StageTransition,
@@ -199,6 +200,9 @@ def make_one_of_everything(tenant: Tenant) -> dict[str, Any]:
         ),
         "import_job": ImportJob.objects.create(
             tenant=tenant, created_by=user, file_name="leads.csv", content=b"name\nAgro SRL\n"
+        ),
+        "opt_out_lift": OptOutLift.objects.create(
+            tenant=tenant, lead=lead, by_user=user, reason="Called and asked for the offer"
         ),
     }
 

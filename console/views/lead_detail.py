@@ -14,7 +14,7 @@ from django.views.decorators.http import require_GET, require_POST
 from cerniq.tenancy import TenantScope, scope_for
 from hitl import takeover
 from hitl.review import ReviewError
-from outreach import sequences, stages
+from outreach import optout, sequences, stages
 from outreach.manual import SendRefused, send_manual
 from outreach.models import Channel, Enrollment, Journey, Lead, Message, Sequence, Stage
 
@@ -94,6 +94,7 @@ def lead_detail(request: HttpRequest, pk: int) -> HttpResponse:
         ),
         "held_by_me": bool(journey and journey.taken_over_by_id == request.user.pk),
         "send_channels": _send_channels(lead),
+        "opt_out_lifts": list(lead.opt_out_lifts.select_related("by_user")[:5]),
         # What the operator typed before a refused send: shown again, never lost.
         "draft": request.session.pop(_draft_key(lead), None) or {},
     }
@@ -174,6 +175,13 @@ def _enroll(request: HttpRequest, lead: Lead, journey: Journey) -> str:
     return _("%(lead)s enrolled in %(sequence)s.") % {"lead": lead.name, "sequence": sequence.name}
 
 
+def _lift_opt_out(request: HttpRequest, lead: Lead, journey: Journey) -> str:
+    optout.lift_opt_out(lead, user=request.user, reason=request.POST.get("reason", ""))
+    return _("The opt-out of %(lead)s is lifted; the reason is kept in its history.") % {
+        "lead": lead.name
+    }
+
+
 ACTIONS: dict[str, Callable[[HttpRequest, Lead, Journey], str]] = {
     "pause": _pause,
     "resume": _resume,
@@ -182,6 +190,7 @@ ACTIONS: dict[str, Callable[[HttpRequest, Lead, Journey], str]] = {
     "hand-back": _hand_back,
     "send": _send,
     "enroll": _enroll,
+    "lift-opt-out": _lift_opt_out,
 }
 
 REFUSALS = (
@@ -190,6 +199,7 @@ REFUSALS = (
     ReviewError,
     SendRefused,
     sequences.EnrollmentError,
+    optout.LiftRefused,
 )
 
 
