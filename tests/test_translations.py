@@ -332,7 +332,7 @@ def test_lead_detail_in_romanian(ro_client, tenant):
             "Istoricul etapelor",
             "Nicio schimbare de etapă încă.",
             "Schimbă etapa",
-            "Scrie un mesaj WhatsApp…",
+            "Scrieți un mesaj…",
         ],
         ["Back to leads", "Company and contact", "Stage history", "Change stage"],
     )

@@ -60,7 +60,7 @@ def test_a_mail_clients_one_click_post_stops_every_channel(tenant, lead, mail_cl
     opted_at = journey.email_opted_out_at
     assert mail_client.post(path_of(lead), ONE_CLICK).status_code == 200
     assert journey_of(lead).email_opted_out_at == opted_at
-    assert b"unsubscribed" in mail_client.get(path_of(lead)).content
+    assert b'data-state="done"' in mail_client.get(path_of(lead)).content
 
 
 @pytest.mark.parametrize("mangle", [lambda t: t[:-2], lambda t: t + "x", lambda t: "x" + t[1:]])
@@ -79,3 +79,10 @@ def test_a_token_names_its_tenant(lead, mail_client):
     )
     assert mail_client.post(f"/u/{forged}/", ONE_CLICK).status_code == 404
     assert not journey_of(lead).email_opted_out
+
+
+def test_the_page_speaks_romanian_to_a_romanian_recipient(lead, mail_client):
+    page = mail_client.get(path_of(lead), HTTP_ACCEPT_LANGUAGE="ro").content.decode()
+    assert "Opriți toate mesajele de la" in page and "Dezabonare" in page
+    page = mail_client.post(path_of(lead), ONE_CLICK, HTTP_ACCEPT_LANGUAGE="ro").content.decode()
+    assert "nu vă va mai scrie, nici pe email, nici pe WhatsApp" in page
