@@ -56,6 +56,7 @@ INSTALLED_APPS = [
 INTEGRATIONS = [
     "integrations.sandbox",
     "integrations.timelinesai",
+    "integrations.instantly",
 ]
 INSTALLED_APPS += INTEGRATIONS  # their commands, actors (tasks.py) and fixtures
 
