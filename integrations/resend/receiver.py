@@ -84,8 +84,8 @@ class ResendReceiver(Receiver):
     provider = "resend"
     MAX_BODY_BYTES = MAX_BODY_BYTES
     HANDLED_EVENTS = HANDLED
-    # Known, deliberately unused: scheduled sends (we send at once), inbound mail (replies
-    # reach us another way), and the account's contacts and domains.
+    # Known, deliberately unused: scheduled sends (we send at once), inbound mail (we do
+    # not receive mail through Resend), and the account's contacts and domains.
     IGNORED_EVENTS = frozenset({"email.scheduled", "email.received"})
     IGNORED_PREFIXES = ("contact.", "domain.")
 
