@@ -56,6 +56,7 @@ INSTALLED_APPS = [
 INTEGRATIONS = [
     "integrations.sandbox",
     "integrations.timelinesai",
+    "integrations.resend",
     "integrations.instantly",
 ]
 INSTALLED_APPS += INTEGRATIONS  # their commands, actors (tasks.py) and fixtures
@@ -188,13 +189,6 @@ PROVIDERS = {
     "email.instantly": {
         "BACKEND": env.str("INSTANTLY_BACKEND", default="integrations.sandbox.email.SandboxEmail"),
         "OPTIONS": {"api_key": env.str("INSTANTLY_API_KEY", default="")},
-    },
-    "email.resend": {
-        "BACKEND": env.str("RESEND_BACKEND", default="integrations.sandbox.email.SandboxEmail"),
-        "OPTIONS": {
-            "api_key": env.str("RESEND_API_KEY", default=""),
-            "webhook_secret": env.str("RESEND_WEBHOOK_SECRET", default=""),
-        },
     },
     # Reply triage: "hitl.triage.OfflineTriage" (no key needed) or
     # "hitl.triage.OpenAICompatibleTriage" (OpenAI, Ollama, vLLM, LM Studio).
