@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from cerniq.provider_errors import SendResult
+from cerniq.provider_errors import ProviderError, SendResult
 
 # Largest attachment total per email we hand to a provider (Resend takes 40 MB after
 # base64, providers.md §3.2; base64 grows bytes by 4/3, and a proforma is far smaller).
@@ -35,6 +35,10 @@ class OutgoingEmail:
     headers: Mapping[str, str] = field(default_factory=dict)
     attachments: tuple[EmailAttachment, ...] = ()
     tags: Mapping[str, str] = field(default_factory=dict)
+    # Cold email: the campaign the recipient joins at the provider (Instantly sends from
+    # campaigns); our key for it (`tenant:<id>:sequence:<id>`), which the backend maps to
+    # the provider's campaign. Empty for single sends.
+    campaign: str = ""
 
     @property
     def attachment_bytes(self) -> int:
@@ -44,6 +48,9 @@ class OutgoingEmail:
 class EmailBackend(ABC):
     needs_credentials: bool = True
     is_sandbox: bool = False
+    # How many emails one provider call takes (Instantly's bulk lead add: 1,000). Above 1
+    # the core hands this channel's due messages over in batches (outreach.pushing).
+    max_batch: int = 1
 
     @abstractmethod
     def send(self, email: OutgoingEmail, *, idempotency_key: str) -> SendResult:
@@ -54,3 +61,17 @@ class EmailBackend(ABC):
     def find_sent(self, *, idempotency_key: str, to: str, since: datetime) -> SendResult | None:
         """The send made with this key, if the provider has it (reconciliation of an
         attempt whose worker died), else None."""
+
+    def send_many(
+        self, emails: Sequence[tuple[OutgoingEmail, str]]
+    ) -> list[SendResult | ProviderError]:
+        """Send several (email, idempotency key) pairs: one result per pair, in order; a
+        pair that failed gets its ProviderError instead of raising, so one bad address does
+        not fail the others. A backend with a bulk endpoint overrides this."""
+        results: list[SendResult | ProviderError] = []
+        for email, key in emails:
+            try:
+                results.append(self.send(email, idempotency_key=key))
+            except ProviderError as error:
+                results.append(error)
+        return results

@@ -1,8 +1,9 @@
 """When a QUEUED message runs: the one place that hands outbound work to the broker.
 
 WhatsApp messages are not enqueued one by one: their phone's planned run picks them up
-(outreach.pacing), so `enqueue_message` only makes sure that run is planned. Channels
-without pacing (email) get one actor run per message, at the time it is due.
+(outreach.pacing), so `enqueue_message` only makes sure that run is planned. Cold email is
+handed to the provider in bulk: a queued cold message plans a push of its tenant's due cold
+email (outreach.pushing). Warm email gets one actor run per message, at the time it is due.
 """
 
 from __future__ import annotations
@@ -31,6 +32,9 @@ def enqueue_message(message: Message, *, at: datetime | None = None) -> None:
     if message.channel == Channel.WHATSAPP:
         pacing.wake(message.phone_id, at)
         return
+    if message.channel == Channel.EMAIL_COLD and message.status == Message.Status.QUEUED:
+        plan_push(message.tenant_id, at)
+        return
     from outreach.tasks import send_message  # the actor module imports this one
 
     delay_ms = 0
@@ -38,6 +42,17 @@ def enqueue_message(message: Message, *, at: datetime | None = None) -> None:
         delay_ms = max(0, int((at - timezone.now()).total_seconds() * 1000))
     broker_message = send_message.message(message.pk).copy(queue_name=queue_for(message))
     send_message.broker.enqueue(broker_message, delay=delay_ms or None)
+
+
+def plan_push(tenant_id: int, at: datetime | None = None) -> None:
+    """Have the tenant's due cold email pushed at `at` (now by default). One run takes every
+    due message, so callers plan one push per batch, not one per message."""
+    from outreach.tasks import push_cold_email
+
+    delay_ms = 0
+    if at is not None:
+        delay_ms = max(0, int((at - timezone.now()).total_seconds() * 1000))
+    push_cold_email.send_with_options(args=(tenant_id,), delay=delay_ms or None)
 
 
 def enqueue_again(message_id: int, at: datetime | None) -> None:
@@ -69,13 +84,19 @@ def requeue_stale(older_than: timedelta) -> tuple[int, int]:
         )
     )
     count = 0
+    pushes: set[int] = set()
     for message in unpaced.iterator():
         # Due again now: the next reconciler run (a minute later) does not copy it again.
         Message.objects.filter(pk=message.pk, status=Message.Status.QUEUED).update(
             scheduled_for=now
         )
-        enqueue_message(message, at=now)
+        if message.channel == Channel.EMAIL_COLD and message.status == Message.Status.QUEUED:
+            pushes.add(message.tenant_id)  # one push takes all of a tenant's due cold email
+        else:
+            enqueue_message(message, at=now)
         count += 1
+    for tenant_id in sorted(pushes):
+        plan_push(tenant_id, now)
     phones = pacing.phones_needing_a_run(now)
     for phone_id in phones:
         pacing.wake(phone_id, now)

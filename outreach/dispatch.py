@@ -21,7 +21,7 @@ from django.utils import timezone
 from cerniq.models import Tenant
 from outreach import pacing, spintax, stages
 from outreach.channels import choose_channel
-from outreach.delivery import enqueue_message
+from outreach.delivery import enqueue_message, plan_push
 from outreach.hours import SendingWindow
 from outreach.models import (
     SENT_STATUSES,
@@ -176,12 +176,15 @@ def dispatch_due(
             return result
         messages = _write(tenant, plans, journeys, batch, window, now, result)
         # WhatsApp: one planned run per phone picks its messages up in turn (pacing);
-        # email: one actor run per message.
+        # cold email: one push hands them all to the provider (outreach.pushing);
+        # warm email: one actor run per message.
         # (after commit: the phone row is not held locked while the batch commits)
         for phone_id in sorted({m.phone_id for m in messages if m.phone_id}):
             transaction.on_commit(partial(pacing.wake, phone_id, now))
+        if any(m.channel == Channel.EMAIL_COLD for m in messages):
+            transaction.on_commit(partial(plan_push, tenant.pk, now))
         for message in messages:
-            if not message.phone_id:
+            if not message.phone_id and message.channel != Channel.EMAIL_COLD:
                 transaction.on_commit(partial(enqueue_message, message))
     return result
 

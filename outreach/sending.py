@@ -104,7 +104,7 @@ def send_message(message_id: int) -> Outcome:
         result = transport.deliver(message)
     except ProviderError as error:
         transport.release(message, called=True, sent=False)
-        return _failed(message, transport, error)
+        return record_failure(message, transport, error)
     record_sent(message, transport, result)
     transport.release(message, called=True, sent=True)
     return Outcome("sent", result.provider_message_id)
@@ -296,7 +296,7 @@ def _recover(message: Message, transport: Transport) -> Outcome:
     if now < lease_end:
         return Outcome("deferred", "earlier attempt may still be in flight", lease_end)
     lost = ProviderTimeout("attempt lost (its worker stopped); the provider has no trace of it")
-    return _failed(message, transport, lost)
+    return record_failure(message, transport, lost)
 
 
 # --- failures ---------------------------------------------------------------------------
@@ -304,7 +304,7 @@ def _recover(message: Message, transport: Transport) -> Outcome:
 SPENT = "spent"  # Message.retries key: why the retries ran out (reconciling before giving up)
 
 
-def _failed(message: Message, transport: Transport, error: ProviderError) -> Outcome:
+def record_failure(message: Message, transport: Transport, error: ProviderError) -> Outcome:
     """Apply the retry table, each error class counting its own retries: again later
     (QUEUED, due at `retry_at`), or give up. An uncertain failure is looked for at the
     provider first, also on the last attempt: it may have gone out."""

@@ -32,6 +32,16 @@ def send_message(message_id: int) -> None:
     enqueue_again(message_id, outcome.retry_at)
 
 
+@dramatiq.actor(queue_name="email.cold", max_retries=3, time_limit=600_000)
+def push_cold_email(tenant_id: int) -> None:
+    """Hand a tenant's due cold email to the provider in bulk (outreach.pushing); safe to
+    run twice (rows are claimed). Planned by dispatch and by the reconciler."""
+    from outreach.pushing import push_due
+
+    outcome = push_due(tenant_id)
+    log.info("cold email push, tenant %s: %s", tenant_id, outcome)
+
+
 @dramatiq.actor(queue_name="wa.phone_01", max_retries=3, time_limit=150_000)
 def run_phone(phone_id: int) -> None:
     """One planned run of a WhatsApp phone: its next due send, then the next run planned.

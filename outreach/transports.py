@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 from django.utils import timezone
 from django.utils.html import linebreaks
 
-from cerniq.provider_errors import SendResult
+from cerniq.provider_errors import ProviderError, SendResult
 from cerniq.providers import get_backend
 from email_channels.backends import EmailBackend, OutgoingEmail
 from outreach import pacing, unsubscribe
@@ -202,6 +202,15 @@ class EmailTransport(Transport):
             outgoing_email(message), idempotency_key=idempotency_key(message)
         )
 
+    def deliver_many(self, messages: list[Message]) -> list[SendResult | ProviderError]:
+        """One provider call for a batch (outreach.pushing): a result per message, in order."""
+        emails = [(outgoing_email(m), idempotency_key(m)) for m in messages]
+        return self.backend().send_many(emails)
+
+    @property
+    def max_batch(self) -> int:
+        return self.backend().max_batch
+
     def find_earlier(self, message: Message) -> SendResult | None:
         started = message.attempt_started_at or message.updated_at
         return self.backend().find_sent(
@@ -227,8 +236,17 @@ def outgoing_email(message: Message) -> OutgoingEmail:
         text=message.body,
         html=linebreaks(message.body, autoescape=True),
         headers=unsubscribe.headers_for(message.lead),
-        tags={"tenant": str(message.tenant_id), "message": str(message.pk)},
+        tags={"tenant_id": str(message.tenant_id), "message_id": str(message.pk)},
+        campaign=campaign_key(message),
     )
+
+
+def campaign_key(message: Message) -> str:
+    """The provider-side campaign a cold email joins: one per tenant and sequence (a lead
+    gets one cold email per sequence; its follow-ups are warm, outreach.channels)."""
+    if message.channel != Channel.EMAIL_COLD or not message.sequence_id:
+        return ""
+    return f"tenant:{message.tenant_id}:sequence:{message.sequence_id}"
 
 
 def idempotency_key(message: Message) -> str:

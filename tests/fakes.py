@@ -64,3 +64,29 @@ class FakeEmail(EmailBackend):
         if self.fail_lookups_with is not None:
             raise self.fail_lookups_with
         return self.sent.get(idempotency_key)
+
+
+class FakeBulkEmail(FakeEmail):
+    """A cold-email provider double with a bulk endpoint (Instantly's leads/add): records
+    each call's batch, fails one address or the whole call when told to."""
+
+    max_batch = 3
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        self.batches: list[list[str]] = []  # the addresses of each call
+        self.fail_for: dict[str, ProviderError] = {}
+        self.fail_call_with: ProviderError | None = None
+
+    def send_many(self, emails):
+        assert len(emails) <= self.max_batch, "the core must respect max_batch"
+        self.batches.append([email.to for email, _ in emails])
+        if self.fail_call_with is not None:
+            raise self.fail_call_with
+        results = []
+        for email, key in emails:
+            if email.to in self.fail_for:
+                results.append(self.fail_for[email.to])
+            else:
+                results.append(self.send(email, idempotency_key=key))
+        return results

@@ -40,7 +40,7 @@ def test_sandbox_whatsapp_records_sends_and_reuses_the_chat():
 
 
 def test_sandbox_email_honours_idempotency_key():
-    email = get_backend("email.resend")
+    email = get_backend("email.sandbox")
     offer = OutgoingEmail(to="office@agro.ro", subject="Ofertă", text="…")
     a = email.send(offer, idempotency_key="k1")
     b = email.send(offer, idempotency_key="k1")

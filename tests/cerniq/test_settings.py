@@ -15,8 +15,11 @@ PRODUCTION_ENV = {
     "ALLOWED_HOSTS": "outreach.example.ro",
     "DATABASE_URL": "sqlite:////tmp/cerniq-check-deploy.sqlite3",
     "TIMELINESAI_API_TOKEN": "a-timelinesai-token",
-    # No email client exists yet (issue #11): production says so on purpose.
-    "ALLOW_SANDBOX_PROVIDERS": "email.instantly,email.resend",
+    "RESEND_API_KEY": "re_production_key",
+    "RESEND_FROM": "Agro Demo <oferte@agrofirma.ro>",
+    "RESEND_WEBHOOK_SECRET": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+    # No cold email client exists yet (issue #11): production says so on purpose.
+    "ALLOW_SANDBOX_PROVIDERS": "email.instantly",
 }
 
 
@@ -26,7 +29,7 @@ def inherited() -> dict[str, str]:
     return {
         k: v
         for k, v in os.environ.items()
-        if k not in dropped and not k.startswith(("TIMELINESAI_", "ALLOW_SANDBOX"))
+        if k not in dropped and not k.startswith(("TIMELINESAI_", "RESEND_", "ALLOW_SANDBOX"))
     }
 
 
@@ -94,7 +97,8 @@ def test_email_sandbox_without_the_opt_in_fails_check_deploy():
     env = {k: v for k, v in PRODUCTION_ENV.items() if k != "ALLOW_SANDBOX_PROVIDERS"}
     result = manage("check", "--deploy", env=env)
     assert result.returncode != 0
-    assert "email.instantly" in result.stderr and "email.resend" in result.stderr
+    assert "email.instantly" in result.stderr
+    assert "email.resend" not in result.stderr  # the real client since issue #11
 
 
 def test_the_opt_in_lets_a_demo_server_use_the_sandbox():

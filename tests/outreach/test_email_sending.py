@@ -49,7 +49,7 @@ def test_the_backend_gets_html_unsubscribe_headers_and_tags(queued):
     assert email.html == "<p>Bună ziua &lt;Ion&gt;,<br>Preț: 5 &amp; 6 lei</p>"
     assert email.headers == unsubscribe.headers_for(queued.lead)
     assert email.headers["List-Unsubscribe"].startswith("<https://outreach.example.ro/u/")
-    assert email.tags == {"tenant": str(queued.tenant_id), "message": str(queued.pk)}
+    assert email.tags == {"tenant_id": str(queued.tenant_id), "message_id": str(queued.pk)}
 
 
 def test_a_retry_after_a_timeout_reuses_the_idempotency_key(queued, time_machine):

@@ -20,10 +20,13 @@ GRACE = timedelta(minutes=2)
 
 @pytest.fixture
 def enqueued(monkeypatch):
-    """Email enqueues and phone runs, as (kind, id) pairs."""
+    """Email enqueues, cold-email pushes and phone runs, as (kind, id) pairs."""
     calls: list[tuple[str, int]] = []
     monkeypatch.setattr(
         delivery, "enqueue_message", lambda m, at=None: calls.append(("email", m.pk))
+    )
+    monkeypatch.setattr(
+        delivery, "plan_push", lambda tenant_id, at=None: calls.append(("push", tenant_id))
     )
     monkeypatch.setattr(
         pacing, "_enqueue_run", lambda phone_id, at: calls.append(("phone", phone_id))
@@ -58,7 +61,8 @@ def test_an_email_waiting_for_the_window_is_not_copied_and_a_lost_one_comes_back
         assert delivery.requeue_stale(GRACE) == (1, 0)
         clock.shift(timedelta(minutes=1))
         assert delivery.requeue_stale(GRACE) == (0, 0)  # already given back: no second copy
-    assert enqueued == [("email", message.pk)]
+    # A cold email comes back as one push of its tenant's due cold email (outreach.pushing).
+    assert enqueued == [("push", tenant.pk)]
 
 
 @pytest.mark.django_db(transaction=True)
