@@ -31,6 +31,7 @@ from cerniq.alerts import raise_alert
 from cerniq.models import Alert, Tenant
 from email_channels.models import EmailCampaign
 from hitl.replies import receive_email_reply
+from integrations.instantly import shield
 from integrations.instantly.schemas import InstantlyEvent
 from outreach import email_events, stages
 from outreach.models import Channel, Journey, Message, Stage
@@ -159,6 +160,7 @@ def handle_bounce(tenant: Tenant, event: InstantlyEvent) -> None:
             sent=F("sent") + 1, bounced=F("bounced") + 1
         )
         log.info("instantly bounce before its send counted for campaign %s", campaign.pk)
+    shield.guard(campaign)
 
 
 def handle_unsubscribe(tenant: Tenant, event: InstantlyEvent) -> None:

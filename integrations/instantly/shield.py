@@ -1,0 +1,45 @@
+"""The bounce shield for Instantly campaigns: on the bounce that tips a campaign over its
+threshold (email_channels.shield, the rule), pause it at Instantly and raise one alert.
+
+The pause is asked of Instantly first and recorded after: if Instantly cannot be reached,
+the webhook's processing fails and is retried (the counters roll back with it), so a
+campaign is never marked paused here while it still sends there. Two bounces handled at
+once may both ask for the pause; pausing is idempotent at Instantly and the alert is one
+open alert per campaign (cerniq.alerts.raise_alert)."""
+
+from __future__ import annotations
+
+import logging
+
+from cerniq.alerts import raise_alert
+from cerniq.models import Alert
+from email_channels.models import EmailCampaign
+from email_channels.shield import bounce_verdict
+from integrations.instantly import config
+
+log = logging.getLogger(__name__)
+
+
+def guard(campaign: EmailCampaign) -> bool:
+    """Pause `campaign` if its bounce rate is over its threshold. True when it paused it."""
+    campaign.refresh_from_db(fields=["sent", "bounced", "status", "bounce_threshold_percent"])
+    if campaign.status != EmailCampaign.Status.ACTIVE or not campaign.external_id:
+        return False
+    verdict = bounce_verdict(campaign.sent, campaign.bounced, campaign.bounce_threshold_percent)
+    if not verdict.breached:
+        return False
+    config.client().pause_campaign(campaign.external_id)  # raises: the event is retried
+    EmailCampaign.objects.filter(pk=campaign.pk).update(
+        status=EmailCampaign.Status.PAUSED,
+        status_reason=f"paused by the bounce shield: {verdict.reason}"[:255],
+    )
+    raise_alert(
+        campaign.tenant,
+        Alert.Kind.BOUNCE_RATE,
+        f"campaign:{campaign.pk}",
+        f"Campaign “{campaign.name}” paused at Instantly: {verdict.reason}. Clean the list, "
+        "then resume it from the campaigns page.",
+        severity=Alert.Severity.CRITICAL,
+    )
+    log.warning("instantly campaign %s paused: %s", campaign.pk, verdict.reason)
+    return True
