@@ -16,6 +16,7 @@ from django.core.validators import validate_email
 
 from cerniq.provider_errors import PermanentProviderError, SendResult
 from email_channels.backends import EmailBackend, OutgoingEmail
+from integrations.sandbox.demo_email import maybe_schedule_events
 
 
 @dataclass(frozen=True)
@@ -51,7 +52,8 @@ class SandboxEmail(EmailBackend):
             )
             result = SendResult(email_id, {"id": email_id})
             self._by_key[idempotency_key] = result
-            return result
+        maybe_schedule_events(email, email_id)  # the demo: the provider reports back later
+        return result
 
     def find_sent(self, *, idempotency_key: str, to: str, since: datetime) -> SendResult | None:
         with self._lock:
