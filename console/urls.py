@@ -2,7 +2,7 @@
 
 from django.urls import include, path
 
-from console.views import analytics, dashboard, phones
+from console.views import analytics, campaigns, dashboard, phones
 
 app_name = "outreach"
 
@@ -12,6 +12,8 @@ urlpatterns = [
     path("phones/", phones.phone_list, name="phones"),
     path("analytics/", analytics.analytics, name="analytics"),
     path("phones/<int:pk>/<str:action>/", phones.phone_action, name="phone_action"),
+    path("campaigns/", campaigns.campaign_list, name="campaigns"),
+    path("campaigns/<int:pk>/<str:action>/", campaigns.campaign_action, name="campaign_action"),
     path("", include("console.urls_leads")),
     path("", include("console.urls_sequences")),
 ]

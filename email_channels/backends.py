@@ -75,3 +75,17 @@ class EmailBackend(ABC):
             except ProviderError as error:
                 results.append(error)
         return results
+
+    # Campaign control, for providers that send from campaigns (Instantly). The others have
+    # none: the operator pages only offer these for a provider's campaigns.
+    def activate_campaign(self, external_id: str) -> None:
+        """Start or resume the campaign at the provider."""
+        raise NotImplementedError(f"{type(self).__name__} has no campaigns")
+
+    def pause_campaign(self, external_id: str) -> None:
+        """Stop the campaign sending at the provider (its leads stay)."""
+        raise NotImplementedError(f"{type(self).__name__} has no campaigns")
+
+    def campaign_status(self, external_id: str) -> str:
+        """Why the campaign is (not) sending, in the provider's words ("" if unknown)."""
+        raise NotImplementedError(f"{type(self).__name__} has no campaigns")

@@ -37,6 +37,7 @@ class SandboxEmail(EmailBackend):
         self.outbox: list[SandboxEmailSend] = []
         self._by_key: dict[str, SendResult] = {}
         self._lock = threading.Lock()
+        self.paused: set[str] = set()
 
     def send(self, email: OutgoingEmail, *, idempotency_key: str) -> SendResult:
         try:
@@ -58,3 +59,13 @@ class SandboxEmail(EmailBackend):
     def find_sent(self, *, idempotency_key: str, to: str, since: datetime) -> SendResult | None:
         with self._lock:
             return self._by_key.get(idempotency_key)
+
+    # The demo's campaigns: nothing to call; they always answer as a healthy campaign would.
+    def activate_campaign(self, external_id: str) -> None:
+        self.paused.discard(external_id)
+
+    def pause_campaign(self, external_id: str) -> None:
+        self.paused.add(external_id)
+
+    def campaign_status(self, external_id: str) -> str:
+        return "paused" if external_id in self.paused else "healthy"
