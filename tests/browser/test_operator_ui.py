@@ -298,3 +298,37 @@ def test_analytics_draws_its_charts_from_the_rolled_up_stats(live_server, browse
     page.screenshot(path=str(SHOTS / "tablet_analytics.png"), full_page=True)
     overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
     assert overflow <= 0, f"analytics is {overflow}px wider than a tablet screen"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_operator_writes_an_email_from_the_lead_page(live_server, browser_page):
+    tenant = make_tenant(name="Agro Browser SRL")
+    user = make_user(tenant, username="irina")
+    lead = make_lead(
+        tenant,
+        name="Livada Nord SRL",
+        contact_name="Maria Ene",
+        email="maria@livada-nord.ro",
+        email_status=Lead.EmailStatus.VALID,
+    )
+    page = browser_page
+    log_in(page, live_server.url, "irina")
+    page.goto(f"{live_server.url}/outreach/leads/{lead.pk}/")
+    page.get_by_label("Email", exact=True).check()
+    page.get_by_label("Subject (email)").fill("Oferta pentru pomi fructiferi")
+    page.get_by_label("Message", exact=True).fill("Bună ziua,\nvă trimit oferta cerută.")
+    page.get_by_role("button", name="Send", exact=True).click()
+    page.wait_for_load_state()
+    assert page.get_by_text("Email queued.").is_visible()
+    email = Message.objects.get(lead=lead, direction="OUT")
+    assert (email.channel, email.subject, email.counterpart, email.sent_by) == (
+        "EMAIL_WARM",
+        "Oferta pentru pomi fructiferi",
+        "maria@livada-nord.ro",
+        user,
+    )
+    # In the conversation, with its subject.
+    conversation = page.locator("#conversation")
+    assert conversation.get_by_text("Oferta pentru pomi fructiferi").is_visible()
+    assert conversation.get_by_text("vă trimit oferta cerută.").is_visible()
+    page.screenshot(path=str(SHOTS / "lead_email.png"), full_page=True)
