@@ -9,6 +9,8 @@ the declarations the registry produces what used to be written by hand in severa
 - the webhook receivers (`/webhooks/<key>/…`);
 - the provider choices of every model that stores a provider key (one vocabulary);
 - the periodic jobs the integration needs (merged into `PERIODIC_JOBS`);
+- what it wants to hear about from the core (`hooks`: "stage_changed" → a function), so a
+  provider is told of our changes without the core importing any integration;
 - where its webhook fixtures live (`replay_webhook`, the fixture tests).
 
 This module must stay importable from settings.py: it imports nothing of Django's.
@@ -46,6 +48,10 @@ class Integration:
     backend_env: str = ""
     receiver: str = ""  # dotted path of the webhook Receiver, "" when it sends none
     periodic_jobs: tuple[dict[str, str], ...] = ()
+    # Core events → dotted path of a function called with the event's keyword arguments,
+    # after the transaction commits (cerniq.integrations.notify). Keep them quick: a hook
+    # that calls the provider enqueues an actor of its own.
+    hooks: dict[str, str] = field(default_factory=dict)
     package_dir: Path | None = None  # Path(__file__).parent, for the fixtures
 
     @property
@@ -136,3 +142,30 @@ def whatsapp_provider_choices() -> list[tuple[str, str]]:
 
 def email_provider_choices() -> list[tuple[str, str]]:
     return provider_choices("email")
+
+
+HOOK_EVENTS = frozenset({"stage_changed"})
+
+
+def notify(event: str, **details: Any) -> None:
+    """Tell every integration that hooks `event` (after the current transaction commits, so
+    none acts on a change that is rolled back). A failing hook is logged, never raised: the
+    core's change stands whatever a provider's sync does."""
+    import logging
+
+    from django.db import transaction
+    from django.utils.module_loading import import_string
+
+    if event not in HOOK_EVENTS:
+        raise ValueError(f"unknown integration event {event!r}")
+    paths = [i.hooks[event] for i in registry().values() if event in i.hooks]
+
+    def run() -> None:
+        for path in paths:
+            try:
+                import_string(path)(**details)
+            except Exception:
+                logging.getLogger(__name__).exception("integration hook %s failed", path)
+
+    if paths:
+        transaction.on_commit(run)

@@ -10,6 +10,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from cerniq import integrations
 from outreach import sequences
 from outreach.models import Journey, Stage, StageTransition
 
@@ -82,6 +83,9 @@ def transition(
     locked.save(update_fields=["previous_stage", "stage", "stage_changed_at", "updated_at"])
     journey.previous_stage, journey.stage, journey.stage_changed_at = current, to, now
     sequences.on_stage_changed(locked, current, to)
+    integrations.notify(
+        "stage_changed", journey_id=locked.pk, from_stage=current, to_stage=to, by_system=by_system
+    )
     return StageTransition.objects.create(
         tenant_id=locked.tenant_id,
         journey=locked,

@@ -1,0 +1,13 @@
+"""Instantly actors."""
+
+from __future__ import annotations
+
+import dramatiq
+
+from integrations.instantly import interest
+
+
+@dramatiq.actor(queue_name="default", max_retries=5, time_limit=60_000)
+def push_interest(journey_id: int, interest_value: int) -> None:
+    """Our stage change, told to Instantly (interest.set_interest); retried on errors."""
+    interest.set_interest(journey_id, interest_value)
