@@ -26,6 +26,7 @@ seed: migrate
 run: seed
 	$(DEV) SANDBOX_REPLY_RATE=$${SANDBOX_REPLY_RATE:-0.3} SANDBOX_WEBHOOK_BASE_URL=http://$(ADDR) \
 		RESEND_BACKEND=$${RESEND_BACKEND:-integrations.sandbox.email.SandboxEmail} \
+		INSTANTLY_BACKEND=$${INSTANTLY_BACKEND:-integrations.sandbox.email.SandboxEmail} \
 		$(PY) manage.py run $(ADDR)
 
 ## The test suite: SQLite + StubBroker by default; Postgres + Redis when DATABASE_URL/REDIS_URL are set.

@@ -185,11 +185,6 @@ WEBHOOK_MAX_BODY_BYTES = env.dict("WEBHOOK_MAX_BODY_BYTES", cast={"value": int},
 ALLOW_SANDBOX_PROVIDERS = env.list("ALLOW_SANDBOX_PROVIDERS", default=[])
 PROVIDERS = {
     **integrations.provider_defaults(INTEGRATIONS, os.environ),
-    # Email has no client yet (issue #11): the sandbox until then, refused in production.
-    "email.instantly": {
-        "BACKEND": env.str("INSTANTLY_BACKEND", default="integrations.sandbox.email.SandboxEmail"),
-        "OPTIONS": {"api_key": env.str("INSTANTLY_API_KEY", default="")},
-    },
     # Reply triage: "hitl.triage.OfflineTriage" (no key needed) or
     # "hitl.triage.OpenAICompatibleTriage" (OpenAI, Ollama, vLLM, LM Studio).
     "ai.triage": {

@@ -11,6 +11,9 @@ from cerniq.models import Tenant
 
 class EmailCampaign(models.Model):
     class Status(models.TextChoices):
+        # Being set up at the provider: created there (external_id) but not started yet,
+        # or not created yet (external_id blank).
+        DRAFT = "DRAFT", "Draft"
         ACTIVE = "ACTIVE", "Active"
         PAUSED = "PAUSED", "Paused"
         COMPLETED = "COMPLETED", "Completed"
@@ -20,7 +23,11 @@ class EmailCampaign(models.Model):
     provider = models.CharField(
         max_length=16, choices=integrations.email_provider_choices, default=integrations.SANDBOX
     )
-    external_id = models.CharField(max_length=128, help_text="the provider's campaign id")
+    external_id = models.CharField(
+        max_length=128,
+        blank=True,
+        help_text="the provider's campaign id (blank until it is created there)",
+    )
     sequence = models.ForeignKey(
         "outreach.Sequence", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
@@ -36,7 +43,16 @@ class EmailCampaign(models.Model):
         ordering = ["name"]
         constraints = [
             models.UniqueConstraint(
-                fields=["tenant", "provider", "external_id"], name="emailcampaign_unique_external"
+                fields=["tenant", "provider", "external_id"],
+                condition=~Q(external_id=""),
+                name="emailcampaign_unique_external",
+            ),
+            # One provider campaign per sequence: two pushers never create two of them
+            # (integrations.instantly.campaign_sync).
+            models.UniqueConstraint(
+                fields=["tenant", "provider", "sequence"],
+                condition=Q(sequence__isnull=False),
+                name="emailcampaign_one_per_sequence",
             ),
             models.CheckConstraint(
                 condition=Q(bounced__lte=F("sent")), name="emailcampaign_bounces_within_sent"

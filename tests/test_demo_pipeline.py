@@ -16,7 +16,12 @@ from tests.whatsapp.conftest import MONDAY_10
 
 
 @pytest.mark.django_db(transaction=True)
-def test_demo_leads_are_contacted_over_whatsapp_and_cold_email():
+def test_demo_leads_are_contacted_over_whatsapp_and_cold_email(settings):
+    # The demo's cold email goes to the sandbox, as `make run` sets INSTANTLY_BACKEND.
+    settings.PROVIDERS = {
+        **settings.PROVIDERS,
+        "email.instantly": {"BACKEND": "integrations.sandbox.email.SandboxEmail"},
+    }
     with time_machine.travel(MONDAY_10, tick=True):
         tenant = seed_demo(companies=40).tenant
         result = dispatch_due(tenant)

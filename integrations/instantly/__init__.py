@@ -1,5 +1,7 @@
 """Instantly: cold email campaigns (providers.md §2).
 
+backend.py     the `email.instantly` EmailBackend: cold email pushed into campaigns in bulk
+campaign_sync.py  one Instantly campaign per tenant sequence, created on first use
 client.py      the HTTP client (campaigns, bulk leads, replies, webhooks), rate limited
 campaigns.py   campaign and lead payloads from our sequences (per-lead rendered text)
 timezones.py   the 102 time zones Instantly accepts, and the mapping onto them
@@ -8,9 +10,10 @@ handlers.py    what each webhook event does to our leads, campaigns and alerts
 management/    `instantly_setup`: registers the webhook subscription of a tenant
 fixtures/      recorded API answers and webhook payloads (tests, `replay_webhook`)
 
-No backend is declared: Instantly does not send one email per call; leads are pushed into
-a campaign in bulk and Instantly sends them on its schedule. The send path's
-`email.instantly` alias (settings.PROVIDERS) stays as it is until that push exists.
+Instantly does not send one email per call: leads are pushed into a campaign in bulk
+(outreach.pushing calls the backend's `send_many` with up to `max_batch` = 1,000 emails)
+and Instantly sends them on the campaign's schedule. `INSTANTLY_BACKEND` swaps the class
+(`make run` uses the sandbox).
 """
 
 from pathlib import Path
@@ -20,12 +23,19 @@ from cerniq.integrations import Integration, Option
 integration = Integration(
     key="instantly",
     label="Instantly",
-    backends={},
+    backends={"email": "integrations.instantly.backend.InstantlyEmail"},
     options={
         "api_key": Option("INSTANTLY_API_KEY"),
         "base_url": Option("INSTANTLY_BASE_URL", default="https://api.instantly.ai"),
         "webhook_secret": Option("INSTANTLY_WEBHOOK_SECRET"),
+        # The sending accounts of the campaigns we create (comma-separated addresses) and
+        # their daily limit per account (campaign_sync).
+        "senders": Option("INSTANTLY_SENDERS"),
+        "daily_limit": Option("INSTANTLY_DAILY_LIMIT", default="50"),
     },
+    backend_env="INSTANTLY_BACKEND",
     receiver="integrations.instantly.receiver.InstantlyReceiver",
+    # Our stage changes → the lead's interest status at Instantly (interest.py).
+    hooks={"stage_changed": "integrations.instantly.interest.stage_changed"},
     package_dir=Path(__file__).parent,
 )

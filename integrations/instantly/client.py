@@ -7,8 +7,8 @@ have created the campaign (ProviderTimeout, `uncertain`), while a repeated bulk 
 harmless because we always send `skip_if_in_workspace`.
 
 Cold email is not sent one message at a time through Instantly: leads are pushed into a
-campaign in bulk and Instantly sends on its schedule. So this is a plain client, not an
-`EmailBackend` (see __init__.py).
+campaign in bulk and Instantly sends on its schedule; backend.py is the `EmailBackend` that
+does it with this client.
 
 Every call takes a slot of the workspace's shared limits first (ratelimit.py), makes one
 HTTP request with (connect, read) timeouts and raises the `cerniq.provider_errors` class the
@@ -57,6 +57,8 @@ logger = logging.getLogger(__name__)
 API_BASE = "https://api.instantly.ai"
 USER_AGENT = "CerniqOutreach/0.1 (+https://cerniq.app)"
 MAX_LEADS_PER_CALL = 1000  # POST /api/v2/leads/add, `leads` maxItems
+PAGE = 100  # the largest `limit` of a list call
+MAX_PAGES = 100  # 10,000 rows: far more than any one question of ours returns
 DEFAULT_RETRY_AFTER = 60
 _EXCERPT = 200
 _ID = re.compile(r"[A-Za-z0-9-]{1,64}")
@@ -91,6 +93,10 @@ class InstantlyClient:
         if not payload.get("name") or not payload.get("campaign_schedule"):
             raise RejectedRequest("a campaign needs a name and a campaign_schedule")
         return self._object("POST", "/api/v2/campaigns", body=dict(payload))
+
+    def find_campaigns(self, search: str) -> list[dict[str, Any]]:
+        """`GET /api/v2/campaigns?search=…`: the campaigns whose name matches (all pages)."""
+        return self._pages("GET", "/api/v2/campaigns", params=[("search", search)])
 
     def get_campaign(self, campaign_id: str) -> dict[str, Any]:
         return self._object("GET", f"/api/v2/campaigns/{_id(campaign_id)}")
@@ -133,10 +139,15 @@ class InstantlyClient:
     # --- leads ----------------------------------------------------------------------------
 
     def add_leads(
-        self, campaign_id: str, leads: Sequence[Mapping[str, Any]], *, verify: bool = False
+        self,
+        campaign_id: str,
+        leads: Sequence[Mapping[str, Any]],
+        *,
+        verify: bool = False,
+        skip_if_in_workspace: bool = True,
     ) -> AddLeadsResult:
-        """`POST /api/v2/leads/add`: up to 1,000 leads into the campaign, skipping any
-        address already anywhere in the workspace, so a repeated push adds nothing twice
+        """`POST /api/v2/leads/add`: up to 1,000 leads into the campaign, by default skipping
+        any address already anywhere in the workspace, so a repeated push adds nothing twice
         (campaigns.lead_payload builds each lead)."""
         if not leads:
             raise RejectedRequest("no leads to add")
@@ -153,12 +164,25 @@ class InstantlyClient:
                 raise RejectedRequest(f"lead {index}: custom_variables {bad} are not scalars")
         body = {
             "campaign_id": _id(campaign_id),
-            "skip_if_in_workspace": True,
+            "skip_if_in_workspace": skip_if_in_workspace,
             "verify_leads_on_import": verify,
             "leads": [dict(lead) for lead in leads],
         }
         answer = self._object("POST", "/api/v2/leads/add", body=body)
         return add_leads_result(answer)
+
+    def find_leads(self, *, contacts: Sequence[str], campaign_id: str = "") -> list[dict[str, Any]]:
+        """`POST /api/v2/leads/list` with `contacts` (addresses) and, if given, `campaign`:
+        every matching lead of the workspace (all pages; `limit` and `starting_after` go in
+        the body). A lead's custom variables are its `payload`."""
+        found: list[dict[str, Any]] = []
+        wanted = [c for c in dict.fromkeys(contacts) if c]
+        for start in range(0, len(wanted), PAGE):
+            body: dict[str, Any] = {"contacts": wanted[start : start + PAGE], "limit": PAGE}
+            if campaign_id:
+                body["campaign"] = _id(campaign_id)
+            found += self._pages("POST", "/api/v2/leads/list", body=body)
+        return found
 
     def update_interest_status(
         self, lead_email: str, interest_value: int | None, *, campaign_id: str = ""
@@ -193,19 +217,7 @@ class InstantlyClient:
 
     def list_webhooks(self) -> list[dict[str, Any]]:
         """Every webhook subscription of the workspace (all pages)."""
-        found: list[dict[str, Any]] = []
-        after = ""
-        for _ in range(100):  # 100 pages of 100: far more than any workspace has
-            params = [("limit", "100")] + ([("starting_after", after)] if after else [])
-            page = self._object("GET", "/api/v2/webhooks", params=params)
-            items = page.get("items")
-            if not isinstance(items, list):
-                raise _unexpected("GET /api/v2/webhooks", "no items list", page)
-            found += [item for item in items if isinstance(item, dict)]
-            after = page.get("next_starting_after") or ""
-            if not items or not after:
-                break
-        return found
+        return self._pages("GET", "/api/v2/webhooks")
 
     def create_webhook(
         self,
@@ -236,6 +248,36 @@ class InstantlyClient:
         return self._object("DELETE", f"/api/v2/webhooks/{_id(webhook_id)}")
 
     # --- HTTP -----------------------------------------------------------------------------
+
+    def _pages(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: list[tuple[str, str]] | None = None,
+        body: dict[str, Any] | None = None,
+    ) -> list[dict[str, Any]]:
+        """Every item of a cursor-paginated list (`{items, next_starting_after}`): the cursor
+        goes in the query of a GET, in the body of a POST (providers.md §2.1)."""
+        found: list[dict[str, Any]] = []
+        after = ""
+        for _ in range(MAX_PAGES):
+            if method == "GET":
+                cursor = [("starting_after", after)] if after else []
+                page = self._object(
+                    method, path, params=[*(params or []), ("limit", str(PAGE)), *cursor]
+                )
+            else:
+                page_body = {**(body or {}), **({"starting_after": after} if after else {})}
+                page = self._object(method, path, params=params, body=page_body)
+            items = page.get("items")
+            if not isinstance(items, list):
+                raise _unexpected(f"{method} {path}", "no items list", page)
+            found += [item for item in items if isinstance(item, dict)]
+            after = page.get("next_starting_after") or ""
+            if not items or not after:
+                break
+        return found
 
     def _object(self, method: str, path: str, **kw: Any) -> dict[str, Any]:
         answer = self._request(method, path, **kw)

@@ -18,9 +18,10 @@ PRODUCTION_ENV = {
     "RESEND_API_KEY": "re_production_key",
     "RESEND_FROM": "Agro Demo <oferte@agrofirma.ro>",
     "RESEND_WEBHOOK_SECRET": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
-    # No cold email client exists yet (issue #11): production says so on purpose.
-    "ALLOW_SANDBOX_PROVIDERS": "email.instantly",
+    "INSTANTLY_API_KEY": "an-instantly-api-key",
+    "INSTANTLY_SENDERS": "vanzari@agrofirma-mail.ro",
 }
+SANDBOX_EMAIL = "integrations.sandbox.email.SandboxEmail"
 
 
 def inherited() -> dict[str, str]:
@@ -29,7 +30,8 @@ def inherited() -> dict[str, str]:
     return {
         k: v
         for k, v in os.environ.items()
-        if k not in dropped and not k.startswith(("TIMELINESAI_", "RESEND_", "ALLOW_SANDBOX"))
+        if k not in dropped
+        and not k.startswith(("TIMELINESAI_", "RESEND_", "INSTANTLY_", "ALLOW_SANDBOX"))
     }
 
 
@@ -86,15 +88,20 @@ SANDBOX_WHATSAPP = "integrations.sandbox.whatsapp.SandboxWhatsApp"
 
 
 def test_a_sandbox_provider_in_production_fails_check_deploy_naming_it():
-    env = {**PRODUCTION_ENV, "TIMELINESAI_BACKEND": SANDBOX_WHATSAPP}
+    env = {
+        **PRODUCTION_ENV,
+        "TIMELINESAI_BACKEND": SANDBOX_WHATSAPP,
+        "INSTANTLY_BACKEND": SANDBOX_EMAIL,
+        "ALLOW_SANDBOX_PROVIDERS": "email.instantly",
+    }
     result = manage("check", "--deploy", env=env)
     assert result.returncode != 0
     assert "cerniq.E010" in result.stderr and "whatsapp.timelinesai" in result.stderr
-    assert "email.instantly" not in result.stderr  # allowed on purpose in PRODUCTION_ENV
+    assert "email.instantly" not in result.stderr  # allowed on purpose above
 
 
 def test_email_sandbox_without_the_opt_in_fails_check_deploy():
-    env = {k: v for k, v in PRODUCTION_ENV.items() if k != "ALLOW_SANDBOX_PROVIDERS"}
+    env = {**PRODUCTION_ENV, "INSTANTLY_BACKEND": SANDBOX_EMAIL}
     result = manage("check", "--deploy", env=env)
     assert result.returncode != 0
     assert "email.instantly" in result.stderr
@@ -105,6 +112,7 @@ def test_the_opt_in_lets_a_demo_server_use_the_sandbox():
     env = {
         **PRODUCTION_ENV,
         "TIMELINESAI_BACKEND": SANDBOX_WHATSAPP,
+        "INSTANTLY_BACKEND": SANDBOX_EMAIL,
         "ALLOW_SANDBOX_PROVIDERS": "true",
     }
     result = manage("check", "--deploy", "--fail-level", "WARNING", env=env)

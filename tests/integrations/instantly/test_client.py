@@ -281,3 +281,31 @@ def test_the_key_is_never_in_repr_or_logs(rsps, instantly, api_key, caplog):
     with caplog.at_level("INFO"), pytest.raises(AuthenticationFailed):
         instantly.get_campaign(CAMPAIGN_ID)
     assert api_key not in repr(instantly) and api_key not in caplog.text
+
+
+def test_find_leads_posts_contacts_and_campaign_and_pages_in_the_body(rsps, instantly):
+    lead = {"id": "019ffad2-9c4e-7be6-8364-ed4a16affca8", "email": LEAD_EMAIL, "payload": {}}
+    rsps.post(
+        f"{BASE}/api/v2/leads/list",
+        json={"items": [lead], "next_starting_after": lead["id"]},
+    )
+    rsps.post(f"{BASE}/api/v2/leads/list", json={"items": [], "next_starting_after": None})
+    found = instantly.find_leads(contacts=[LEAD_EMAIL, LEAD_EMAIL], campaign_id=CAMPAIGN_ID)
+    assert found == [lead]
+    first, second = (sent_json(call) for call in rsps.calls)
+    assert first == {"contacts": [LEAD_EMAIL], "campaign": CAMPAIGN_ID, "limit": 100}
+    assert second == {**first, "starting_after": lead["id"]}
+
+
+def test_find_leads_asks_for_at_most_100_addresses_at_a_time(rsps, instantly):
+    rsps.post(f"{BASE}/api/v2/leads/list", json={"items": [], "next_starting_after": None})
+    instantly.find_leads(contacts=[f"a{n}@b.ro" for n in range(150)])
+    assert [len(sent_json(call)["contacts"]) for call in rsps.calls] == [100, 50]
+    assert "campaign" not in sent_json(rsps.calls[0])
+
+
+def test_find_campaigns_searches_by_name(rsps, instantly):
+    rsps.get(f"{BASE}/api/v2/campaigns", json={"items": [], "next_starting_after": None})
+    assert instantly.find_campaigns("Agro Demo · Ferme") == []
+    assert ("search", "Agro Demo · Ferme") in query(rsps.calls[0])
+    assert ("limit", "100") in query(rsps.calls[0])
