@@ -39,6 +39,10 @@ class OutgoingEmail:
     # campaigns); our key for it (`tenant:<id>:sequence:<id>`), which the backend maps to
     # the provider's campaign. Empty for single sends.
     campaign: str = ""
+    # An answer in an existing thread: the provider's id of the email answered (Instantly's
+    # `reply_to_uuid`) and the sender account that received it (Instantly's `eaccount`).
+    in_reply_to: str = ""
+    sender: str = ""
 
     @property
     def attachment_bytes(self) -> int:

@@ -25,7 +25,7 @@ from cerniq.models import Tenant
 from hitl.routing import complains
 from outreach import optout, sequences, stages
 from outreach.hours import SendingWindow
-from outreach.manual import SendRefused, queue_reply
+from outreach.manual import SendRefused, answer, queue_reply
 from outreach.models import Channel, Enrollment, Journey, Lead, Message, Stage
 from outreach.sequences import OPT_OUT_CONFIRMATION_PREFIX
 from outreach.suppression import channel_address, suppress
@@ -181,9 +181,10 @@ def _route(lead: Lead, message: Message, result) -> str:
     analysis = {"triage": _jsonable(result), "route": asdict(decision)}
     if decision.action == "auto_reply":
         try:
-            queue_reply(
+            answer(
                 lead,
                 result.draft,
+                to=message,
                 reason=f"AI auto-reply: {decision.reason}",
                 is_manual=False,
                 idempotency_key=f"ai-reply:{message.pk}",

@@ -35,7 +35,7 @@ from cerniq.tenancy import display_name
 from hitl.models import ReviewItem
 from outreach import stages
 from outreach.hours import SendingWindow
-from outreach.manual import SendRefused, send_manual
+from outreach.manual import SendRefused, answer
 from outreach.models import Enrollment, Journey, Lead, Message, Priority, Stage
 
 SLA: dict[str, timedelta] = {
@@ -280,7 +280,14 @@ def approve_draft(item: ReviewItem, user: AbstractBaseUser, text: str | None = N
             _("The reply is empty.") if edited else _("There is no AI draft; write the reply.")
         )
     try:
-        message = send_manual(locked.lead, body, user=user, reason="approved AI reply")
+        message = answer(
+            locked.lead,
+            body,
+            to=locked.message,
+            user=user,
+            reason="approved AI reply",
+            is_manual=True,
+        )
     except SendRefused as refused:
         raise ReviewError(str(refused)) from refused
     what = "edited reply" if edited and body != locked.ai_draft.strip() else "AI draft"

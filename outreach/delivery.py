@@ -32,7 +32,7 @@ def enqueue_message(message: Message, *, at: datetime | None = None) -> None:
     if message.channel == Channel.WHATSAPP:
         pacing.wake(message.phone_id, at)
         return
-    if message.channel == Channel.EMAIL_COLD and message.status == Message.Status.QUEUED:
+    if is_pushed(message):
         plan_push(message.tenant_id, at)
         return
     from outreach.tasks import send_message  # the actor module imports this one
@@ -42,6 +42,16 @@ def enqueue_message(message: Message, *, at: datetime | None = None) -> None:
         delay_ms = max(0, int((at - timezone.now()).total_seconds() * 1000))
     broker_message = send_message.message(message.pk).copy(queue_name=queue_for(message))
     send_message.broker.enqueue(broker_message, delay=delay_ms or None)
+
+
+def is_pushed(message: Message) -> bool:
+    """A queued cold email that joins a campaign (outreach.pushing), not an answer in a
+    thread, which is sent on its own."""
+    return (
+        message.channel == Channel.EMAIL_COLD
+        and message.status == Message.Status.QUEUED
+        and not message.provider_thread_id
+    )
 
 
 def plan_push(tenant_id: int, at: datetime | None = None) -> None:
@@ -90,7 +100,7 @@ def requeue_stale(older_than: timedelta) -> tuple[int, int]:
         Message.objects.filter(pk=message.pk, status=Message.Status.QUEUED).update(
             scheduled_for=now
         )
-        if message.channel == Channel.EMAIL_COLD and message.status == Message.Status.QUEUED:
+        if is_pushed(message):
             pushes.add(message.tenant_id)  # one push takes all of a tenant's due cold email
         else:
             enqueue_message(message, at=now)

@@ -102,6 +102,37 @@ def send_manual(
     return queue_reply(lead, text, user=user, reason=reason, is_manual=True)
 
 
+EMAIL_CHANNELS = (Channel.EMAIL_COLD, Channel.EMAIL_WARM)
+
+
+def answer(
+    lead: Lead,
+    text: str,
+    *,
+    to: Message | None,
+    user: AbstractBaseUser | None = None,
+    reason: str,
+    is_manual: bool,
+    idempotency_key: str | None = None,
+) -> Message:
+    """Answer a lead on the channel it wrote on: an email in its thread, else WhatsApp. The
+    one place that decides where an answer (an AI reply, an approved draft) goes."""
+    if to is not None and to.channel in EMAIL_CHANNELS:
+        return queue_email(
+            lead,
+            "",
+            text,
+            user=user,
+            reason=reason,
+            is_manual=is_manual,
+            idempotency_key=idempotency_key,
+            in_reply_to=to,
+        )
+    return queue_reply(
+        lead, text, user=user, reason=reason, is_manual=is_manual, idempotency_key=idempotency_key
+    )
+
+
 # An address the providers told us not to write to (outreach.email_events).
 UNSENDABLE_EMAIL = {
     Lead.EmailStatus.INVALID: gettext_lazy("This lead's email address is invalid."),
@@ -127,10 +158,21 @@ def queue_email(
     reason: str,
     is_manual: bool,
     idempotency_key: str | None = None,
+    in_reply_to: Message | None = None,
 ) -> Message:
-    """Queue a warm email (a person's, or an approved draft) through the one send path:
-    the same refusals as WhatsApp (opt-out, suppression, takeover) plus the address's
-    status, and the email's own limits."""
+    """Queue an email (a person's, an approved draft, an AI answer) through the one send
+    path: the same refusals as WhatsApp (opt-out, suppression, takeover) plus the address's
+    status, and the email's own limits. `in_reply_to` (an inbound email) answers in its
+    thread, on its channel: a cold email's reply goes back through Instantly's reply
+    endpoint from the account it reached, a warm one through Resend."""
+    channel, thread, sender = Channel.EMAIL_WARM, "", ""
+    if in_reply_to is not None:
+        channel = in_reply_to.channel
+        thread = in_reply_to.provider_thread_id
+        sender = str((in_reply_to.raw_response or {}).get("email_account") or "")
+        if not subject:
+            answered = " ".join((in_reply_to.subject or "").split())
+            subject = answered if answered.lower().startswith("re:") else f"Re: {answered}"
     text, subject = (text or "").strip(), " ".join((subject or "").split())
     if not text:
         raise SendRefused(_("The message is empty."))
@@ -158,12 +200,14 @@ def queue_email(
     message = Message.objects.create(
         tenant_id=lead.tenant_id,
         lead=lead,
-        channel=Channel.EMAIL_WARM,
+        channel=channel,
         direction=Message.Direction.OUTBOUND,
         status=Message.Status.QUEUED,
         subject=subject,
         body=text,
         counterpart=lead.email,
+        provider_thread_id=thread,
+        raw_request={"sender": sender} if sender else None,
         is_manual=is_manual,
         sent_by=user,
         idempotency_key=idempotency_key or f"manual:{uuid.uuid4()}",

@@ -62,6 +62,7 @@ def due_cold_messages(tenant_id: int, now: datetime) -> list[Message]:
             channel=Channel.EMAIL_COLD,
             direction=Message.Direction.OUTBOUND,
             status=Message.Status.QUEUED,
+            provider_thread_id="",  # answers in a thread go one by one (send_message)
         )
         .filter(Q(scheduled_for__isnull=True) | Q(scheduled_for__lte=now))
         .order_by("scheduled_for", "pk")[:PUSH_LIMIT]

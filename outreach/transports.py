@@ -238,6 +238,8 @@ def outgoing_email(message: Message) -> OutgoingEmail:
         headers=unsubscribe.headers_for(message.lead),
         tags={"tenant_id": str(message.tenant_id), "message_id": str(message.pk)},
         campaign=campaign_key(message),
+        in_reply_to=message.provider_thread_id,
+        sender=str((message.raw_request or {}).get("sender") or ""),
     )
 
 
@@ -245,7 +247,7 @@ def campaign_key(message: Message) -> str:
     """The provider-side campaign a cold email joins: one per tenant and sequence (a lead
     gets one cold email per sequence; its follow-ups are warm, outreach.channels)."""
     if message.channel != Channel.EMAIL_COLD or not message.sequence_id:
-        return ""
+        return ""  # an answer in a thread joins no campaign
     return f"tenant:{message.tenant_id}:sequence:{message.sequence_id}"
 
 

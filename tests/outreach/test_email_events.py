@@ -176,3 +176,49 @@ def test_a_stop_from_an_unknown_email_sender_is_suppressed(tenant):
     )
     assert message.lead_id is None
     assert is_suppressed(tenant, email="cineva@ferma.ro")
+
+
+def test_an_answer_to_an_email_goes_back_in_its_thread(tenant, lead):
+    from outreach.manual import answer
+
+    inbound = receive_email_reply(
+        tenant,
+        channel=Channel.EMAIL_COLD,
+        email=lead.email,
+        text="Ce preț aveți pentru 20 de tone?",
+        subject="Re: Oferta îngrășăminte",
+        provider_message_id="reply-9",
+        thread_id="019ffad3-4b5c-7d6e-8f70-8192a3b4c5d6",
+        raw={"email_account": "vanzari@cerniq-mail.ro"},
+    )
+    reply = answer(lead, "Prețul este 2.100 lei/t.", to=inbound, reason="test", is_manual=False)
+    assert (reply.channel, reply.subject, reply.provider_thread_id, reply.counterpart) == (
+        Channel.EMAIL_COLD,
+        "Re: Oferta îngrășăminte",
+        "019ffad3-4b5c-7d6e-8f70-8192a3b4c5d6",
+        lead.email,
+    )
+    assert reply.raw_request == {"sender": "vanzari@cerniq-mail.ro"}
+    # What the backend will get: the thread and the account, no campaign (not a push).
+    from outreach.delivery import is_pushed
+    from outreach.transports import outgoing_email
+
+    email = outgoing_email(reply)
+    assert (email.in_reply_to, email.sender, email.campaign) == (
+        "019ffad3-4b5c-7d6e-8f70-8192a3b4c5d6",
+        "vanzari@cerniq-mail.ro",
+        "",
+    )
+    assert not is_pushed(reply)
+
+
+def test_an_answer_to_a_whatsapp_message_stays_on_whatsapp(tenant, lead):
+    from outreach.manual import answer
+    from tests.factories import make_phone
+
+    make_phone(tenant)
+    inbound = make_message(
+        lead, direction="IN", status=Status.RECEIVED, idempotency_key=None, body="Da"
+    )
+    reply = answer(lead, "Mulțumim!", to=inbound, reason="test", is_manual=False)
+    assert reply.channel == Channel.WHATSAPP
