@@ -105,6 +105,8 @@ class InstantlyEmail(EmailBackend):
     # --- the EmailBackend interface ---------------------------------------------------------
 
     def send(self, email: OutgoingEmail, *, idempotency_key: str) -> SendResult:
+        if email.in_reply_to:
+            return self._reply(email)
         result = self.send_many([(email, idempotency_key)])[0]
         if isinstance(result, ProviderError):
             raise result
@@ -128,6 +130,22 @@ class InstantlyEmail(EmailBackend):
                 for index, result in zip(chunk, pushed, strict=True):
                     results[index] = result
         return [r for r in results if r is not None]
+
+    def _reply(self, email: OutgoingEmail) -> SendResult:
+        """An answer in the thread of a lead's reply (`POST /api/v2/emails/reply`), from the
+        account that received it. Instantly has no idempotency key here and no cheap look-up
+        (`GET /api/v2/emails` is limited to 20 a minute), so an answer whose outcome is
+        unknown may, after the send path's reconcile window, be sent a second time."""
+        if not email.sender:
+            raise RejectedRequest("the Instantly account that received the reply is unknown")
+        answer = self.client.reply(
+            reply_to_uuid=email.in_reply_to,
+            eaccount=email.sender,
+            subject=email.subject,
+            html=email.html,
+            text=email.text,
+        )
+        return SendResult(str(answer.get("id") or ""), answer, thread_id=email.in_reply_to)
 
     def find_sent(self, *, idempotency_key: str, to: str, since: datetime) -> SendResult | None:
         leads = [

@@ -351,3 +351,36 @@ def test_campaign_controls_call_instantly(rsps, backend):
         f"/api/v2/campaigns/{CAMPAIGN_ID}/activate",
         f"/api/v2/campaigns/{CAMPAIGN_ID}/pause",
     ]
+
+
+def test_an_answer_in_a_thread_uses_the_reply_endpoint_from_the_account_reached(backend, rsps):
+    reply = rsps.post(f"{BASE}/api/v2/emails/reply", json=api_body("email_reply"))
+    email = OutgoingEmail(
+        to="ion.popescu@agroferma-example.ro",
+        subject="Re: Irigații pentru Agroferma Popescu",
+        text="Vă trimit oferta.",
+        html="<p>Vă trimit oferta.</p>",
+        in_reply_to="019ffad3-4b5c-7d6e-8f70-8192a3b4c5d6",
+        sender="vanzari@cerniq-mail.ro",
+    )
+    result = backend.send(email, idempotency_key="ai-reply:1")
+    assert result.provider_message_id == "019ffad3-9a8b-7c6d-8e5f-4a3b2c1d0e9f"
+    assert result.thread_id == email.in_reply_to
+    assert json.loads(reply.calls[0].request.body) == {
+        "reply_to_uuid": "019ffad3-4b5c-7d6e-8f70-8192a3b4c5d6",
+        "eaccount": "vanzari@cerniq-mail.ro",
+        "subject": "Re: Irigații pentru Agroferma Popescu",
+        "body": {"html": "<p>Vă trimit oferta.</p>", "text": "Vă trimit oferta."},
+    }
+    # Never pushed into a campaign, and refused without the receiving account.
+    assert not any("/leads" in c.request.url for c in rsps.calls)
+    with pytest.raises(RejectedRequest, match="account that received the reply is unknown"):
+        backend.send(
+            OutgoingEmail(
+                to="a@b.ro",
+                subject="Re: x",
+                text="x",
+                in_reply_to="019ffad3-4b5c-7d6e-8f70-8192a3b4c5d6",
+            ),
+            idempotency_key="k",
+        )
