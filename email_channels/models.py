@@ -65,3 +65,35 @@ class EmailCampaign(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+
+class CampaignDailyStats(models.Model):
+    """One campaign's day at its provider (issue #11 §4), for the analytics page.
+
+    sent / opened / replied / clicked come from the provider's daily analytics (Instantly
+    sends the emails; its counts are the truth), refreshed by a periodic sync; bounced and
+    unsubscribed are counted here as their webhooks arrive (Instantly's daily analytics
+    has no per-day bounces), so a sync never overwrites them."""
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
+    campaign = models.ForeignKey(EmailCampaign, on_delete=models.CASCADE, related_name="days")
+    day = models.DateField()
+    sent = models.PositiveIntegerField(default=0)
+    opened = models.PositiveIntegerField(default=0)
+    replied = models.PositiveIntegerField(default=0)
+    clicked = models.PositiveIntegerField(default=0)
+    bounced = models.PositiveIntegerField(default=0)
+    unsubscribed = models.PositiveIntegerField(default=0)
+    synced_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-day"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["campaign", "day"], name="campaigndailystats_unique_day"
+            )
+        ]
+        indexes = [models.Index(fields=["tenant", "day"], name="campaigndaily_tenant_day_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.campaign_id} {self.day}"

@@ -37,5 +37,12 @@ integration = Integration(
     receiver="integrations.instantly.receiver.InstantlyReceiver",
     # Our stage changes → the lead's interest status at Instantly (interest.py).
     hooks={"stage_changed": "integrations.instantly.interest.stage_changed"},
+    periodic_jobs=(
+        {
+            "name": "instantly-analytics",
+            "cron": "17 * * * *",
+            "actor": "integrations.instantly.tasks.sync_analytics",
+        },
+    ),
     package_dir=Path(__file__).parent,
 )

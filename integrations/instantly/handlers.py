@@ -23,15 +23,18 @@ from __future__ import annotations
 
 import logging
 import re
+from datetime import date
 from html import unescape
+from zoneinfo import ZoneInfo
 
 from django.db.models import F
+from django.utils import timezone
 
 from cerniq.alerts import raise_alert
 from cerniq.models import Alert, Tenant
 from email_channels.models import EmailCampaign
 from hitl.replies import receive_email_reply
-from integrations.instantly import shield
+from integrations.instantly import analytics, shield
 from integrations.instantly.schemas import InstantlyEvent
 from outreach import email_events, stages
 from outreach.models import Channel, Journey, Message, Stage
@@ -160,11 +163,20 @@ def handle_bounce(tenant: Tenant, event: InstantlyEvent) -> None:
             sent=F("sent") + 1, bounced=F("bounced") + 1
         )
         log.info("instantly bounce before its send counted for campaign %s", campaign.pk)
+    analytics.count_event(campaign, _day(tenant, event), "bounced")
     shield.guard(campaign)
 
 
 def handle_unsubscribe(tenant: Tenant, event: InstantlyEvent) -> None:
     email_events.unsubscribed(tenant, email=event.lead_email or "", source="instantly")
+    campaign = campaign_of(tenant, event)
+    if campaign is not None:
+        analytics.count_event(campaign, _day(tenant, event), "unsubscribed")
+
+
+def _day(tenant: Tenant, event: InstantlyEvent) -> date:
+    """The tenant-local day the event happened (its own timestamp, else now)."""
+    return timezone.localtime(event.at or timezone.now(), ZoneInfo(tenant.time_zone)).date()
 
 
 def handle_engagement(tenant: Tenant, event: InstantlyEvent) -> None:

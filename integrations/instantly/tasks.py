@@ -4,10 +4,16 @@ from __future__ import annotations
 
 import dramatiq
 
-from integrations.instantly import interest
+from integrations.instantly import analytics, interest
 
 
 @dramatiq.actor(queue_name="default", max_retries=5, time_limit=60_000)
 def push_interest(journey_id: int, interest_value: int) -> None:
     """Our stage change, told to Instantly (interest.set_interest); retried on errors."""
     interest.set_interest(journey_id, interest_value)
+
+
+@dramatiq.actor(queue_name="default", max_retries=0, time_limit=600_000)
+def sync_analytics() -> None:
+    """Hourly: campaign analytics into the daily statistics (analytics.sync_all)."""
+    analytics.sync_all()

@@ -481,3 +481,30 @@ def test_vendored_chart_library_is_served_locally():
     library = (vendor / "chart.umd.min.js").read_text()
     assert library.startswith("/*!\n * Chart.js v4") and "sourceMappingURL" not in library
     assert "MIT License" in (vendor / "chart.js.LICENSE.md").read_text()
+
+
+def test_the_page_shows_each_campaigns_results_in_the_range(client, operator, tenant):
+    from email_channels.models import CampaignDailyStats, EmailCampaign
+    from tests.factories import make_tenant
+
+    client.force_login(operator)
+    campaign = EmailCampaign.objects.create(tenant=tenant, name="Ferme Iași", external_id="c1")
+    for day, sent, replied, bounced in (
+        (date(2026, 10, 6), 40, 3, 1),
+        (date(2026, 10, 7), 60, 2, 0),
+    ):
+        CampaignDailyStats.objects.create(
+            tenant=tenant, campaign=campaign, day=day, sent=sent, replied=replied, bounced=bounced
+        )
+    CampaignDailyStats.objects.create(  # outside the range
+        tenant=tenant, campaign=campaign, day=date(2026, 9, 1), sent=999
+    )
+    other = EmailCampaign.objects.create(tenant=make_tenant(), name="Alt client", external_id="o")
+    CampaignDailyStats.objects.create(
+        tenant=other.tenant, campaign=other, day=date(2026, 10, 6), sent=5
+    )
+    page = client.get("/outreach/analytics/?start=2026-10-01&end=2026-10-31").content.decode()
+    row = page.split(f'data-campaign="{campaign.pk}"')[1].split("</tr>")[0]
+    cells = [c.split(">")[-1] for c in row.split("</td>")[:-1]]
+    assert cells == ["Ferme Iași", "100", "0", "5", "0", "1", "0", "5.0%", "1.0%"]
+    assert "Alt client" not in page
