@@ -59,3 +59,19 @@ def choose_channel(lead: Lead, journey: Journey, step_channel: str) -> ChannelCh
     if not wa_blocked:
         return ChannelChoice(Channel.WHATSAPP, f"{mail_blocked}; phone reachable", fallback=True)
     return ChannelChoice(None, f"no usable channel: {mail_blocked}; {wa_blocked}")
+
+
+SUBJECT_FROM_BODY_MAX = 78  # characters: what mail clients show of a subject line
+
+
+def email_subject(subject: str, body: str) -> str:
+    """The subject of an email step: the template's, or, when the template has none (a
+    WhatsApp text reused by a fallback), the body's first line cut at a word, because an
+    email without a subject is refused by Instantly and looks like spam anywhere else."""
+    subject = " ".join(subject.split())
+    if subject:
+        return subject
+    first = " ".join((body.strip().splitlines() or [""])[0].split())
+    if len(first) <= SUBJECT_FROM_BODY_MAX:
+        return first
+    return first[:SUBJECT_FROM_BODY_MAX].rsplit(" ", 1)[0].rstrip(",;:") + "…"

@@ -20,7 +20,7 @@ from django.utils import timezone
 
 from cerniq.models import Tenant
 from outreach import pacing, spintax, stages
-from outreach.channels import choose_channel
+from outreach.channels import choose_channel, email_subject
 from outreach.delivery import enqueue_message, plan_push
 from outreach.hours import SendingWindow
 from outreach.models import (
@@ -247,6 +247,8 @@ def _plan_one(
     if len(body.text) > spintax.CHANNEL_LIMITS[choice.channel]:
         journey.next_action_at = None
         return "message too long for channel"
+    if choice.channel != Channel.WHATSAPP:
+        subject = email_subject(subject, body.text)
     plan = _Plan(
         journey,
         step,

@@ -80,3 +80,14 @@ def lead(**kw):
 def test_seed_rules(lead_kw, journey_kw, step, channel, reason, fallback):
     choice = choose_channel(lead(**lead_kw), Journey(**{"stage": "COLD", **journey_kw}), step)
     assert (choice.channel, choice.reason, choice.fallback) == (channel, reason, fallback)
+
+
+def test_an_email_without_a_template_subject_takes_the_bodys_first_line():
+    from outreach.channels import SUBJECT_FROM_BODY_MAX, email_subject
+
+    assert email_subject("  Ofertă   irigații ", "x") == "Ofertă irigații"
+    assert email_subject("", "Bună ziua, Ion!\nVă scriem despre irigații.") == "Bună ziua, Ion!"
+    long = "Bună ziua, " + "vă scriem despre sisteme de irigații prin picurare, " * 3
+    subject = email_subject("", long)
+    assert len(subject) <= SUBJECT_FROM_BODY_MAX + 1 and subject.endswith("…")
+    assert long.startswith(subject[:-1])
