@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.contrib import admin
 
-from email_channels.models import EmailCampaign
+from email_channels.models import CampaignDailyStats, EmailCampaign, SenderAccount
 
 
 @admin.register(EmailCampaign)
@@ -31,3 +31,34 @@ class EmailCampaignAdmin(admin.ModelAdmin):
     @admin.display(description="bounce %")
     def bounce_rate(self, obj: EmailCampaign) -> str:
         return f"{100 * obj.bounced / obj.sent:.2f}" if obj.sent else "-"
+
+
+@admin.register(SenderAccount)
+class SenderAccountAdmin(admin.ModelAdmin):
+    """Sending mailboxes and what their webhooks reported (the bounce shield's counters)."""
+
+    list_display = ("address", "tenant", "provider", "sent", "bounced", "flagged_at")
+    list_select_related = ("tenant",)
+    list_filter = ("tenant", "provider")
+    search_fields = ("address", "flag_reason")
+    readonly_fields = ("sent", "bounced", "flagged_at", "flag_reason")
+
+
+@admin.register(CampaignDailyStats)
+class CampaignDailyStatsAdmin(admin.ModelAdmin):
+    list_display = ("campaign", "day", "sent", "opened", "replied", "bounced", "unsubscribed")
+    list_select_related = ("campaign",)
+    list_filter = ("tenant",)
+    date_hierarchy = "day"
+    readonly_fields = (
+        "tenant",
+        "campaign",
+        "day",
+        "sent",
+        "opened",
+        "replied",
+        "clicked",
+        "bounced",
+        "unsubscribed",
+        "synced_at",
+    )

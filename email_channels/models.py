@@ -97,3 +97,33 @@ class CampaignDailyStats(models.Model):
 
     def __str__(self) -> str:
         return f"{self.campaign_id} {self.day}"
+
+
+class SenderAccount(models.Model):
+    """A sending mailbox at a cold-email provider (Instantly's `email_account`), with the
+    sends and bounces its webhooks reported: the bounce shield judges each account as well
+    as each campaign, since one burnt mailbox spoils every campaign it sends for."""
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
+    provider = models.CharField(max_length=16)
+    address = models.EmailField()
+    sent = models.PositiveIntegerField(default=0)
+    bounced = models.PositiveIntegerField(default=0)
+    flagged_at = models.DateTimeField(
+        null=True, blank=True, help_text="bounce rate over the threshold"
+    )
+    flag_reason = models.CharField(max_length=255, blank=True)
+
+    class Meta:
+        ordering = ["address"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["tenant", "provider", "address"], name="senderaccount_unique_address"
+            ),
+            models.CheckConstraint(
+                condition=Q(bounced__lte=F("sent")), name="senderaccount_bounces_within_sent"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.address

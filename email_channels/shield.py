@@ -17,6 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 
+from django.db.models import F, QuerySet
+
 MIN_SAMPLE = 100
 
 
@@ -37,3 +39,16 @@ def bounce_verdict(sent: int, bounced: int, threshold_percent: Decimal | float) 
     if sent < MIN_SAMPLE:
         return Verdict(False, rate, f"{sent} sent: fewer than {MIN_SAMPLE} to judge")
     return Verdict(rate > threshold, rate, reason)
+
+
+def count_send(rows: QuerySet) -> None:
+    """One more email sent by these counters' owner (a campaign, a sender account)."""
+    rows.update(sent=F("sent") + 1)
+
+
+def count_bounce(rows: QuerySet) -> None:
+    """One more bounce. Events arrive in any order: a bounce before its own `sent` (or for
+    an email sent before we subscribed) counts the send too, so `bounced <= sent` holds and
+    no bounce is lost to the shield; the late `sent` then errs by one towards a lower rate."""
+    if not rows.filter(bounced__lt=F("sent")).update(bounced=F("bounced") + 1):
+        rows.update(sent=F("sent") + 1, bounced=F("bounced") + 1)

@@ -11,7 +11,7 @@ from django.contrib.auth.models import AbstractUser
 from django.utils import timezone
 
 from cerniq.models import Alert, Membership, Tenant, WebhookEvent
-from email_channels.models import EmailCampaign
+from email_channels.models import CampaignDailyStats, EmailCampaign, SenderAccount
 from hitl.models import ReviewItem
 from outreach.models import (
     Channel,
@@ -200,6 +200,17 @@ def make_one_of_everything(tenant: Tenant) -> dict[str, Any]:
         ),
         "import_job": ImportJob.objects.create(
             tenant=tenant, created_by=user, file_name="leads.csv", content=b"name\nAgro SRL\n"
+        ),
+        "sender_account": SenderAccount.objects.create(
+            tenant=tenant, provider="instantly", address="vanzari@cerniq-mail.ro", sent=3
+        ),
+        "campaign_day": CampaignDailyStats.objects.create(
+            tenant=tenant,
+            campaign=EmailCampaign.objects.create(
+                tenant=tenant, name="Cold Q2", external_id=f"camp-{next(_seq)}"
+            ),
+            day=timezone.localdate(),
+            sent=4,
         ),
         "opt_out_lift": OptOutLift.objects.create(
             tenant=tenant, lead=lead, by_user=user, reason="Called and asked for the offer"

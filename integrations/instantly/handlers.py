@@ -27,12 +27,12 @@ from datetime import date
 from html import unescape
 from zoneinfo import ZoneInfo
 
-from django.db.models import F
 from django.utils import timezone
 
 from cerniq.alerts import raise_alert
 from cerniq.models import Alert, Tenant
-from email_channels.models import EmailCampaign
+from email_channels.models import EmailCampaign, SenderAccount
+from email_channels.shield import count_bounce, count_send
 from hitl.replies import receive_email_reply
 from integrations.instantly import analytics, shield
 from integrations.instantly.schemas import InstantlyEvent
@@ -120,10 +120,24 @@ def handle_reply(tenant: Tenant, event: InstantlyEvent) -> None:
     )
 
 
+def sender_of(tenant: Tenant, event: InstantlyEvent) -> SenderAccount | None:
+    """The sending mailbox the event is about (counted for the bounce shield)."""
+    address = (event.email_account or "").strip().lower()
+    if not address:
+        return None
+    account, _created = SenderAccount.objects.get_or_create(
+        tenant=tenant, provider=PROVIDER, address=address
+    )
+    return account
+
+
 def handle_sent(tenant: Tenant, event: InstantlyEvent) -> None:
     campaign = campaign_of(tenant, event)
     if campaign is not None:
-        EmailCampaign.objects.filter(pk=campaign.pk).update(sent=F("sent") + 1)
+        count_send(EmailCampaign.objects.filter(pk=campaign.pk))
+    account = sender_of(tenant, event)
+    if account is not None:
+        count_send(SenderAccount.objects.filter(pk=account.pk))
 
 
 def _is_permanent(event: InstantlyEvent) -> bool:
@@ -148,23 +162,15 @@ def handle_bounce(tenant: Tenant, event: InstantlyEvent) -> None:
         provider_message_id=event.email_id or "",
         reason=f"Instantly campaign {event.campaign_name or event.campaign_id}, step {event.step}",
     )
+    account = sender_of(tenant, event)
+    if account is not None:
+        count_bounce(SenderAccount.objects.filter(pk=account.pk))
     campaign = campaign_of(tenant, event)
     if campaign is None:
         return
-    counted = EmailCampaign.objects.filter(pk=campaign.pk, bounced__lt=F("sent")).update(
-        bounced=F("bounced") + 1
-    )
-    if not counted:
-        # The bounce came before its email_sent (events arrive in any order) or the email
-        # went out before we subscribed: count the send too, so `bounced <= sent` holds and
-        # the bounce is not lost to the shield. Its own email_sent may later add one more
-        # send, which errs on the side of a lower rate by one email.
-        EmailCampaign.objects.filter(pk=campaign.pk).update(
-            sent=F("sent") + 1, bounced=F("bounced") + 1
-        )
-        log.info("instantly bounce before its send counted for campaign %s", campaign.pk)
+    count_bounce(EmailCampaign.objects.filter(pk=campaign.pk))
     analytics.count_event(campaign, _day(tenant, event), "bounced")
-    shield.guard(campaign)
+    shield.guard(campaign, account)
 
 
 def handle_unsubscribe(tenant: Tenant, event: InstantlyEvent) -> None:

@@ -10,23 +10,34 @@ open alert per campaign (cerniq.alerts.raise_alert)."""
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
+
+from django.utils import timezone
 
 from cerniq.alerts import raise_alert
 from cerniq.models import Alert
-from email_channels.models import EmailCampaign
+from email_channels.models import EmailCampaign, SenderAccount
 from email_channels.shield import bounce_verdict
 from integrations.instantly import config
 
 log = logging.getLogger(__name__)
 
 
-def guard(campaign: EmailCampaign) -> bool:
-    """Pause `campaign` if its bounce rate is over its threshold. True when it paused it."""
+def guard(campaign: EmailCampaign, account: SenderAccount | None = None) -> bool:
+    """Pause `campaign` if its bounce rate, or that of the sending `account` the bounce came
+    through, is over the campaign's threshold. True when it paused it."""
     campaign.refresh_from_db(fields=["sent", "bounced", "status", "bounce_threshold_percent"])
-    if campaign.status != EmailCampaign.Status.ACTIVE or not campaign.external_id:
-        return False
-    verdict = bounce_verdict(campaign.sent, campaign.bounced, campaign.bounce_threshold_percent)
+    threshold = campaign.bounce_threshold_percent
+    verdict = bounce_verdict(campaign.sent, campaign.bounced, threshold)
+    if account is not None and not verdict.breached:
+        account.refresh_from_db(fields=["sent", "bounced", "flagged_at"])
+        by_account = bounce_verdict(account.sent, account.bounced, threshold)
+        if by_account.breached:
+            _flag(campaign, account, by_account.reason)
+            verdict = replace(by_account, reason=f"sender {account.address}: {by_account.reason}")
     if not verdict.breached:
+        return False
+    if campaign.status != EmailCampaign.Status.ACTIVE or not campaign.external_id:
         return False
     config.client().pause_campaign(campaign.external_id)  # raises: the event is retried
     EmailCampaign.objects.filter(pk=campaign.pk).update(
@@ -43,3 +54,20 @@ def guard(campaign: EmailCampaign) -> bool:
     )
     log.warning("instantly campaign %s paused: %s", campaign.pk, verdict.reason)
     return True
+
+
+def _flag(campaign: EmailCampaign, account: SenderAccount, reason: str) -> None:
+    """A sender over the threshold: kept on its row and told once (one open alert per
+    account); its campaigns pause as their own bounces arrive through it."""
+    if account.flagged_at is None:
+        SenderAccount.objects.filter(pk=account.pk, flagged_at__isnull=True).update(
+            flagged_at=timezone.now(), flag_reason=reason[:255]
+        )
+    raise_alert(
+        campaign.tenant,
+        Alert.Kind.BOUNCE_RATE,
+        f"sender:{account.address}",
+        f"Sending account {account.address} bounces too much: {reason}. Check the mailbox "
+        "and the lists it sends to at Instantly.",
+        severity=Alert.Severity.CRITICAL,
+    )

@@ -108,3 +108,31 @@ def test_when_instantly_cannot_pause_the_event_is_retried(
     assert process_event(event_id) == "processed"
     campaign.refresh_from_db()
     assert (campaign.status, campaign.bounced) == (EmailCampaign.Status.PAUSED, 5)
+
+
+def test_a_sending_account_over_the_threshold_pauses_the_campaign_it_sends_for(
+    client, tenant, campaign, rsps, monkeypatch
+):
+    """The campaign alone is fine (5 of 1,000); the mailbox the bounce came through is not."""
+    from email_channels.models import SenderAccount
+
+    monkeypatch.setenv("INSTANTLY_API_KEY", "test-key-shield")
+    EmailCampaign.objects.filter(pk=campaign.pk).update(sent=1000, bounced=5)
+    account = SenderAccount.objects.create(
+        tenant=tenant,
+        provider="instantly",
+        address=webhook_body("email_bounced")["email_account"],
+        sent=150,
+        bounced=4,
+    )
+    pause = rsps.post(PAUSE, json=api_body("campaign_pause"))
+    assert process_event(bounce(client, tenant, 1)["id"]) == "processed"
+    assert pause.call_count == 1
+    account.refresh_from_db()
+    assert (account.bounced, account.flagged_at is not None) == (5, True)
+    assert "bounce rate 3.33% (5 of 150 sent)" in account.flag_reason
+    campaign.refresh_from_db()
+    assert campaign.status == EmailCampaign.Status.PAUSED
+    assert f"sender {account.address}" in campaign.status_reason
+    subjects = set(Alert.objects.values_list("subject", flat=True))
+    assert subjects == {f"sender:{account.address}", f"campaign:{campaign.pk}"}
