@@ -229,6 +229,9 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
 STATICFILES_DIRS = [BASE_DIR / "static"]
+# Uploaded files (email attachments): var/media in embedded mode; production points the
+# default storage at object storage (django-storages) through the environment.
+MEDIA_ROOT = env.path("MEDIA_ROOT", default=str(VAR_DIR / "media"))
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {

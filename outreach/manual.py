@@ -15,6 +15,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from cerniq.tenancy import display_name
+from outreach import attachments
 from outreach.delivery import enqueue_message
 from outreach.models import SENT_STATUSES, Channel, Journey, Lead, Message
 from outreach.spintax import CHANNEL_LIMITS
@@ -92,11 +93,16 @@ def send_manual(
     reason: str = "manual message",
     channel: str = Channel.WHATSAPP,
     subject: str = "",
+    files: list | None = None,
 ) -> Message:
     """Queue a message written by `user` (or approved by them): WhatsApp, or a warm email
-    (Resend) for `channel` EMAIL_WARM."""
+    (Resend) for `channel` EMAIL_WARM, with `files` attached (outreach.attachments)."""
     if channel == Channel.EMAIL_WARM:
-        return queue_email(lead, subject, text, user=user, reason=reason, is_manual=True)
+        return queue_email(
+            lead, subject, text, user=user, reason=reason, is_manual=True, files=files or []
+        )
+    if files:
+        raise SendRefused(_("Files can only be sent by email."))
     if channel != Channel.WHATSAPP:
         raise SendRefused(_("Choose WhatsApp or email."))
     return queue_reply(lead, text, user=user, reason=reason, is_manual=True)
@@ -159,6 +165,7 @@ def queue_email(
     is_manual: bool,
     idempotency_key: str | None = None,
     in_reply_to: Message | None = None,
+    files: list | None = None,
 ) -> Message:
     """Queue an email (a person's, an approved draft, an AI answer) through the one send
     path: the same refusals as WhatsApp (opt-out, suppression, takeover) plus the address's
@@ -197,6 +204,10 @@ def queue_email(
         raise SendRefused(str(UNSENDABLE_EMAIL[lead.email_status]))
     if is_suppressed(lead.tenant_id, email=lead.email):
         raise SendRefused(_("This address asked us to stop; nothing can be sent to it."))
+    try:
+        checked = attachments.check(list(files or []))
+    except attachments.AttachmentRefused as refused:
+        raise SendRefused(str(refused)) from None
     message = Message.objects.create(
         tenant_id=lead.tenant_id,
         lead=lead,
@@ -214,6 +225,7 @@ def queue_email(
         channel_reason=reason,
         scheduled_for=timezone.now(),
     )
+    attachments.store(message, checked)
     transaction.on_commit(partial(enqueue_message, message))
     return message
 

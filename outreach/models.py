@@ -770,3 +770,25 @@ class OptOutLift(models.Model):
 
     def __str__(self) -> str:
         return f"opt-out of {self.lead_id} lifted by {self.by_user_id}"
+
+
+def _attachment_path(instance: MessageAttachment, filename: str) -> str:
+    return f"attachments/{instance.message.tenant_id}/{instance.message_id}/{filename}"
+
+
+class MessageAttachment(models.Model):
+    """A file sent with an email (a proforma, a datasheet), kept with its message
+    (outreach.attachments checks it before it is stored)."""
+
+    message = models.ForeignKey(Message, on_delete=models.CASCADE, related_name="attachments")
+    file = models.FileField(upload_to=_attachment_path, max_length=300)
+    filename = models.CharField(max_length=200)
+    content_type = models.CharField(max_length=100)
+    size = models.PositiveIntegerField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["pk"]
+
+    def __str__(self) -> str:
+        return self.filename

@@ -17,7 +17,7 @@ from django.utils.html import linebreaks
 from cerniq.provider_errors import ProviderError, SendResult
 from cerniq.providers import get_backend
 from email_channels.backends import EmailBackend, OutgoingEmail
-from outreach import pacing, unsubscribe
+from outreach import attachments, pacing, unsubscribe
 from outreach.models import Channel, Journey, Lead, Message, Stage
 from outreach.replanning import take_phone_offline
 from outreach.suppression import channel_address, is_suppressed
@@ -239,6 +239,8 @@ def outgoing_email(message: Message) -> OutgoingEmail:
         tags={"tenant_id": str(message.tenant_id), "message_id": str(message.pk)},
         campaign=campaign_key(message),
         in_reply_to=message.provider_thread_id,
+        # Only a person attaches files (no query for the sequences' thousands of emails).
+        attachments=attachments.for_sending(message) if message.is_manual else (),
         sender=str((message.raw_request or {}).get("sender") or ""),
     )
 

@@ -64,8 +64,10 @@ def lead_detail(request: HttpRequest, pk: int) -> HttpResponse:
     conversation = scope.queryset(Message).filter(lead=lead)
     message_count = conversation.count()
     show_all = request.GET.get("all") == "1"
-    latest = conversation.select_related("phone", "template_version__template", "sent_by").order_by(
-        "-created_at", "-pk"
+    latest = (
+        conversation.select_related("phone", "template_version__template", "sent_by")
+        .prefetch_related("attachments")
+        .order_by("-created_at", "-pk")
     )
     if not show_all:
         latest = latest[:TIMELINE_LATEST]
@@ -152,6 +154,7 @@ def _send(request: HttpRequest, lead: Lead, journey: Journey) -> str:
             user=request.user,
             channel=channel,
             subject=request.POST.get("subject", ""),
+            files=request.FILES.getlist("attachments"),
         )
     except SendRefused:
         request.session[_draft_key(lead)] = {
