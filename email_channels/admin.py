@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from django.contrib import admin
+from django.contrib import admin, messages
+from django.http import HttpRequest
 
+from email_channels import campaigns
 from email_channels.models import CampaignDailyStats, EmailCampaign, SenderAccount
 
 
@@ -27,6 +29,26 @@ class EmailCampaignAdmin(admin.ModelAdmin):
     autocomplete_fields = ("sequence",)
     date_hierarchy = "created_at"
     readonly_fields = ("sent", "bounced", "created_at")
+    actions = ["pause_at_provider", "resume_at_provider"]
+
+    def _act(self, request: HttpRequest, queryset, act, done: str) -> None:
+        changed = 0
+        for campaign in queryset:
+            try:
+                act(campaign, reason=f"{done} by {request.user.get_username()} (admin)")
+                changed += 1
+            except campaigns.CampaignError as refused:
+                self.message_user(request, str(refused), messages.ERROR)
+        if changed:
+            self.message_user(request, f"{changed} campaign(s) {done}.", messages.SUCCESS)
+
+    @admin.action(description="Pause at the provider", permissions=["change"])
+    def pause_at_provider(self, request: HttpRequest, queryset) -> None:
+        self._act(request, queryset, campaigns.pause, "paused")
+
+    @admin.action(description="Resume at the provider", permissions=["change"])
+    def resume_at_provider(self, request: HttpRequest, queryset) -> None:
+        self._act(request, queryset, campaigns.resume, "resumed")
 
     @admin.display(description="bounce %")
     def bounce_rate(self, obj: EmailCampaign) -> str:

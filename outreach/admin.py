@@ -24,6 +24,7 @@ from outreach.models import (
     Journey,
     Lead,
     Message,
+    MessageAttachment,
     OptOutLift,
     Sequence,
     SequenceStep,
@@ -476,6 +477,19 @@ class SuppressionAdmin(admin.ModelAdmin):
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         # Taking an address off the list is lifting an opt-out: on the lead page, with a
         # reason, audited (outreach.optout.lift_opt_out), never a silent delete here.
+        return False
+
+
+@admin.register(MessageAttachment)
+class MessageAttachmentAdmin(admin.ModelAdmin):
+    """Files sent with emails (outreach.attachments checks them; added from the lead page)."""
+
+    list_display = ("filename", "message", "content_type", "size", "created_at")
+    list_select_related = ("message",)
+    search_fields = ("filename",)
+    readonly_fields = ("message", "file", "filename", "content_type", "size", "created_at")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
 

@@ -8,6 +8,7 @@ pytest-django already gives each worker its own test database (suffix `_gw0`, `_
 """
 
 import os
+import tempfile
 from urllib.parse import urlsplit, urlunsplit
 
 import pytest
@@ -33,6 +34,8 @@ os.environ.setdefault("DEBUG", "true")
 # thread a moment later, so a test sees its message at once (tests/cerniq/test_relay.py
 # runs the batching itself).
 os.environ.setdefault("WEBHOOK_RELAY_WAIT", "0")
+# Uploaded files (email attachments) land in a directory of the run's own, never var/media.
+os.environ.setdefault("MEDIA_ROOT", tempfile.mkdtemp(prefix="cerniq-test-media-"))
 
 _worker = os.environ.get("PYTEST_XDIST_WORKER", "")  # "gw0", "gw1", … in xdist workers
 if _worker.startswith("gw") and os.environ.get("REDIS_URL"):

@@ -21,6 +21,7 @@ from outreach.models import (
     Journey,
     Lead,
     Message,
+    MessageAttachment,
     OptOutLift,
     Sequence,
     SequenceStep,
@@ -212,10 +213,21 @@ def make_one_of_everything(tenant: Tenant) -> dict[str, Any]:
             day=timezone.localdate(),
             sent=4,
         ),
+        "attachment": _attachment(message),
         "opt_out_lift": OptOutLift.objects.create(
             tenant=tenant, lead=lead, by_user=user, reason="Called and asked for the offer"
         ),
     }
+
+
+def _attachment(message: Message) -> MessageAttachment:
+    from django.core.files.base import ContentFile
+
+    row = MessageAttachment(
+        message=message, filename="proforma.pdf", content_type="application/pdf", size=4
+    )
+    row.file.save("proforma.pdf", ContentFile(b"%PDF"), save=True)
+    return row
 
 
 def make_outreach_world(

@@ -74,3 +74,18 @@ def test_another_tenants_campaign_is_404(logged_in, sandbox_campaigns):
     other = EmailCampaign.objects.create(tenant=make_tenant(), name="Alt", external_id="o-1")
     assert logged_in.post(f"/outreach/campaigns/{other.pk}/pause/").status_code == 404
     assert EmailCampaign.objects.get(pk=other.pk).status == EmailCampaign.Status.ACTIVE
+
+
+def test_the_admin_pauses_and_resumes_at_the_provider(admin_client, campaign):
+    url = "/admin/email_channels/emailcampaign/"
+    admin_client.post(url, {"action": "pause_at_provider", "_selected_action": [campaign.pk]})
+    campaign.refresh_from_db()
+    assert campaign.status == EmailCampaign.Status.PAUSED
+    assert "camp-1" in get_backend("email.sandbox").paused
+    page = admin_client.post(
+        url, {"action": "pause_at_provider", "_selected_action": [campaign.pk]}, follow=True
+    ).content.decode()
+    assert "is not active" in page  # said, not a crash
+    admin_client.post(url, {"action": "resume_at_provider", "_selected_action": [campaign.pk]})
+    campaign.refresh_from_db()
+    assert campaign.status == EmailCampaign.Status.ACTIVE
