@@ -1,0 +1,381 @@
+"""Benchmark the cold-email push: 10,000 due leads handed to Instantly in bulk.
+
+    .venv/bin/python bench/instantly_push.py [--leads 10000]
+        [--one-transaction]
+        [--database-url postgres://postgres@127.0.0.1:5432/cerniq_bench_instantly]
+
+Uses its own PostgreSQL database (created if missing, migrated, and the `bench-instantly`
+tenant recreated at the start; only a database whose name contains "bench"). Builds a
+tenant with a one-step cold-email sequence and `--leads` enrolled leads with valid
+addresses, queues their first email with `dispatch_due`, then times ONE
+`outreach.pushing.push_due` in this process with the real `InstantlyEmail` backend (the
+real InstantlyClient, its rate limiter on the in-process stub backend) pointed at a local
+fake Instantly HTTP server (threaded `http.server`: campaigns, activate, leads/add with
+the documented answer and `skip_if_in_workspace`, leads/list).
+
+Reports leads/s, HTTP calls per 1,000 leads, SQL queries per lead and where the time and
+the queries go (the push's phases, timed by wrapping them), and checks that every lead was
+pushed exactly once (the fake counts each address it receives), that every message is SENT
+with its Instantly lead id, and that a second push hands nothing over. Exits 1 only on
+errors (a lead not pushed, pushed twice, a message not SENT), never on a slow figure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sys
+import threading
+import time
+import uuid
+from collections import Counter, defaultdict
+from contextlib import contextmanager, nullcontext
+from datetime import datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import urlsplit
+from zoneinfo import ZoneInfo
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from bench.dispatch import shape  # noqa: E402
+
+DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/cerniq_bench_instantly"
+TENANT_SLUG = "bench-instantly"
+# A Monday, 10:00 in Bucharest: the window is open.
+NOW = datetime(2025, 3, 3, 10, 0, tzinfo=ZoneInfo("Europe/Bucharest"))
+SUBJECT = "Ofertă pentru {{company_name}}"
+BODY = (
+    "{Bună ziua|Salut}, {{contact_name|stimate client}}! {Suntem|Lucrăm la} Cerniq și "
+    "{ajutăm|sprijinim} ferme ca {{company_name}} din {{county}}. {Vă interesează?|Vorbim?}"
+)
+
+
+# --- the fake Instantly ------------------------------------------------------------------
+
+
+class FakeInstantly:
+    """Instantly's workspace as far as the push sees it: campaigns and leads in memory."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.calls: Counter[str] = Counter()
+        self.received: Counter[str] = Counter()  # every address sent to leads/add
+        self.leads: dict[str, dict] = {}  # address -> the lead (workspace-wide)
+        self.campaigns: dict[str, dict] = {}
+
+    def answer(self, method: str, path: str, body: dict) -> tuple[int, dict]:
+        with self.lock:
+            self.calls[f"{method} {_shape(path)}"] += 1
+            if method == "POST" and path == "/api/v2/campaigns":
+                campaign = {"id": str(uuid.uuid4()), "name": body["name"], "status": 0}
+                self.campaigns[campaign["id"]] = campaign
+                return 200, campaign
+            if method == "POST" and path.endswith("/activate"):
+                campaign = self.campaigns[path.split("/")[4]]
+                campaign["status"] = 1
+                return 200, campaign
+            if method == "GET" and path == "/api/v2/campaigns":
+                return 200, {"items": [], "next_starting_after": None}
+            if method == "POST" and path == "/api/v2/leads/add":
+                return 200, self.add(body)
+            if method == "POST" and path == "/api/v2/leads/list":
+                wanted = set(body.get("contacts") or [])
+                items = [
+                    lead
+                    for email, lead in self.leads.items()
+                    if email in wanted and body.get("campaign") in (None, lead["campaign"])
+                ]
+                return 200, {"items": items, "next_starting_after": None}
+        return 404, {"statusCode": 404, "error": "Not Found", "message": path}
+
+    def add(self, body: dict) -> dict:
+        created, skipped = [], 0
+        for index, lead in enumerate(body["leads"]):
+            email = lead["email"].lower()
+            self.received[email] += 1
+            if email in self.leads:  # skip_if_in_workspace
+                skipped += 1
+                continue
+            row = {
+                "id": str(uuid.uuid4()),
+                "email": email,
+                "campaign": body["campaign_id"],
+                "payload": lead.get("custom_variables") or {},
+            }
+            self.leads[email] = row
+            created.append({"index": index, "id": row["id"], "email": email})
+        return {
+            "status": "success",
+            "total_sent": len(body["leads"]),
+            "leads_uploaded": len(created),
+            "in_blocklist": 0,
+            "blocklist_used": None,
+            "duplicated_leads": 0,
+            "skipped_count": skipped,
+            "invalid_email_count": 0,
+            "incomplete_count": 0,
+            "duplicate_email_count": 0,
+            "remaining_in_plan": None,
+            "created_leads": created,
+        }
+
+
+def _shape(path: str) -> str:
+    parts = path.split("/")
+    return "/".join("{id}" if len(p) == 36 and p.count("-") == 4 else p for p in parts)
+
+
+def serve(fake: FakeInstantly) -> ThreadingHTTPServer:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def _reply(self) -> None:
+            size = int(self.headers.get("Content-Length") or 0)
+            body = json.loads(self.rfile.read(size) or b"{}") if size else {}
+            status, answer = fake.answer(self.command, urlsplit(self.path).path, body)
+            data = json.dumps(answer).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        do_GET = do_POST = _reply
+
+        def log_message(self, *args) -> None:  # quiet
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+# --- the world ------------------------------------------------------------------------------
+
+
+def build_world(leads: int):
+    from bench.dispatch import fake_lead
+    from cerniq.models import Tenant
+    from email_channels.models import EmailCampaign
+    from outreach.models import Channel, Journey, Lead, Sequence, SequenceStep, Template
+    from outreach.sequences import enroll_many
+
+    SequenceStep.objects.filter(tenant__slug=TENANT_SLUG).delete()  # PROTECTs the template
+    Tenant.objects.filter(slug=TENANT_SLUG).delete()
+    tenant = Tenant.objects.create(name="Bench Instantly", slug=TENANT_SLUG)
+    sequence = Sequence.objects.create(tenant=tenant, name="Ferme cold")
+    template = Template.objects.create(tenant=tenant, name="Cold 1", channel=Channel.EMAIL_COLD)
+    template.versions.create(tenant=tenant, version=1, subject=SUBJECT, body=BODY)
+    sequence.steps.create(
+        tenant=tenant, position=1, channel=Channel.EMAIL_COLD, delay_value=0, template=template
+    )
+    rng = random.Random(11)
+    rows = []
+    for i in range(1, leads + 1):
+        lead = fake_lead(Lead, tenant, rng, i)
+        lead.email, lead.email_status = f"office{i}@ferma{i}.ro", Lead.EmailStatus.VALID
+        rows.append(lead)
+    Lead.objects.bulk_create(rows, batch_size=2000)
+    Journey.objects.bulk_create([Journey(tenant=tenant, lead=r) for r in rows], batch_size=2000)
+    assert enroll_many(rows, sequence, at=NOW).enrolled == leads
+    # The campaign row (its hourly limit lets the whole run through in one push); no
+    # Instantly id yet: the push creates and activates the campaign at the fake.
+    EmailCampaign.objects.create(
+        tenant=tenant,
+        provider="instantly",
+        sequence=sequence,
+        name="Bench Instantly · Ferme cold",
+        status=EmailCampaign.Status.DRAFT,
+        hourly_limit=leads,
+    )
+    return tenant
+
+
+# --- timing the push's phases --------------------------------------------------------------
+
+
+class Phases:
+    """Seconds and SQL queries per phase of the push (the innermost wrapped call counts)."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = defaultdict(float)
+        self.queries: Counter[str] = Counter()
+        self.stack: list[str] = ["push_due (the rest)"]
+        self.shapes: dict[str, Counter[str]] = defaultdict(Counter)
+
+    def wrap(self, name: str, function):
+        def timed(*args, **kwargs):
+            self.stack.append(name)
+            started = time.perf_counter()
+            try:
+                return function(*args, **kwargs)
+            finally:
+                self.seconds[name] += time.perf_counter() - started
+                self.stack.pop()
+                if self.stack[-1] != "push_due (the rest)":  # keep exclusive time
+                    self.seconds[self.stack[-1]] -= time.perf_counter() - started
+
+        return timed
+
+    def count(self, execute, sql, params, many, context):
+        self.queries[self.stack[-1]] += 1
+        self.shapes[self.stack[-1]][shape(sql)] += 1
+        return execute(sql, params, many, context)
+
+
+@contextmanager
+def phases_of_push(phases: Phases):
+    from integrations.instantly import backend as instantly_backend
+    from outreach import pushing
+
+    names = {
+        pushing: ("due_cold_messages", "why_not_send", "hourly_room", "_claim")
+        + ("record_sent", "record_failure"),
+        instantly_backend.InstantlyEmail: ("send_many",),
+    }
+    saved = []
+    for owner, attrs in names.items():
+        for attr in attrs:
+            original = getattr(owner, attr)
+            saved.append((owner, attr, original))
+            label = "send_many (HTTP + campaign)" if attr == "send_many" else attr
+            setattr(owner, attr, phases.wrap(label, original))
+    try:
+        yield
+    finally:
+        for owner, attr, original in saved:
+            setattr(owner, attr, original)
+
+
+# --- the run ---------------------------------------------------------------------------------
+
+
+def run(args: argparse.Namespace) -> int:
+    from django.db import connection, transaction
+
+    from outreach import delivery, dispatch
+    from outreach.dispatch import dispatch_due
+    from outreach.models import Channel, Message
+    from outreach.pushing import push_due
+
+    # Dispatch plans a push actor; this bench calls push_due itself.
+    delivery.plan_push = dispatch.plan_push = lambda tenant_id, at=None: None
+    print(f"building {args.leads} leads …", flush=True)
+    tenant = build_world(args.leads)
+    while sum(dispatch_due(tenant, batch_size=1000, now=NOW).dispatched.values()):
+        pass
+    cold = Message.objects.filter(tenant=tenant, channel=Channel.EMAIL_COLD)
+    queued = cold.filter(status=Message.Status.QUEUED).count()
+    print(f"queued {queued} cold emails; pushing …", flush=True)
+
+    phases = Phases()
+    # --one-transaction: the whole push in one transaction, an upper bound of what
+    # recording each batch's results in one transaction (one commit per batch) would gain.
+    scope = transaction.atomic() if args.one_transaction else nullcontext()
+    with phases_of_push(phases), connection.execute_wrapper(phases.count):
+        started = time.perf_counter()
+        with scope:
+            outcome = push_due(tenant.pk, now=NOW)
+        seconds = time.perf_counter() - started
+    again = push_due(tenant.pk, now=NOW)
+
+    errors = check(args, FAKE, cold, queued, outcome, again)
+    report(args, outcome, seconds, phases, queued)
+    for error in errors:
+        print(f"ERROR: {error}")
+    return 1 if errors else 0
+
+
+def check(args, fake: FakeInstantly, cold, queued: int, outcome, again) -> list[str]:
+    from outreach.models import Message
+
+    errors = []
+    if queued != args.leads:
+        errors.append(f"{queued} messages queued for {args.leads} leads")
+    twice = [email for email, n in fake.received.items() if n > 1]
+    if twice:
+        errors.append(f"{len(twice)} addresses pushed more than once, e.g. {twice[:3]}")
+    if len(fake.leads) != args.leads:
+        errors.append(f"the fake holds {len(fake.leads)} leads, not {args.leads}")
+    sent = dict(
+        cold.filter(status=Message.Status.SENT).values_list("counterpart", "provider_message_id")
+    )
+    if len(sent) != args.leads:
+        errors.append(f"{len(sent)} messages SENT of {args.leads} ({outcome})")
+    wrong = [e for e, pid in sent.items() if fake.leads.get(e, {}).get("id") != pid]
+    if wrong:
+        errors.append(f"{len(wrong)} SENT rows without their Instantly lead id")
+    if again.calls or again.sent:
+        errors.append(f"a second push handed over {again.sent} more ({again})")
+    if fake.calls["POST /api/v2/campaigns"] != 1:
+        errors.append(f"{fake.calls['POST /api/v2/campaigns']} campaigns created, not 1")
+    return errors
+
+
+def report(args, outcome, seconds: float, phases: Phases, queued: int) -> None:
+    total_calls = sum(FAKE.calls.values())
+    total_queries = sum(phases.queries.values())
+    print()
+    mode = " (one transaction)" if args.one_transaction else ""
+    print(f"| push_due of {queued} due cold emails{mode} | value |")
+    print("| --- | --- |")
+    print(f"| wall time | {seconds:.2f} s |")
+    print(f"| leads/s | {queued / seconds:,.0f} |")
+    print(f"| outcome | sent {outcome.sent}, failed {outcome.failed}, calls {outcome.calls} |")
+    print(f"| HTTP calls | {total_calls} ({1000 * total_calls / queued:.1f} per 1,000 leads) |")
+    for name, n in sorted(FAKE.calls.items()):
+        print(f"| &nbsp; {name} | {n} |")
+    print(f"| SQL queries | {total_queries} ({total_queries / queued:.1f} per lead) |")
+    print()
+    print("| phase | seconds | share | SQL queries | per lead |")
+    print("| --- | --- | --- | --- | --- |")
+    measured = dict(phases.seconds)
+    measured["push_due (the rest)"] = seconds - sum(
+        v for k, v in measured.items() if k != "push_due (the rest)"
+    )
+    for name, value in sorted(measured.items(), key=lambda kv: -kv[1]):
+        n = phases.queries.get(name, 0)
+        print(f"| {name} | {value:.2f} | {100 * value / seconds:.0f} % | {n} | {n / queued:.1f} |")
+    for name in ("record_sent", "why_not_send"):
+        print(f"\nqueries of {name}, per lead:")
+        for sql, n in phases.shapes[name].most_common(16):
+            print(f"  {n / queued:4.1f}  {sql[:150]}")
+
+
+FAKE = FakeInstantly()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--leads", type=int, default=10_000)
+    parser.add_argument(
+        "--one-transaction",
+        action="store_true",
+        help="push in one transaction (estimates one commit per batch instead of per lead)",
+    )
+    parser.add_argument("--database-url", default=os.environ.get("DATABASE_URL", DEFAULT_URL))
+    args = parser.parse_args()
+    if "bench" not in urlsplit(args.database_url).path:
+        parser.error("--database-url must name a database whose name contains 'bench'")
+    server = serve(FAKE)
+    os.environ["DATABASE_URL"] = args.database_url
+    os.environ.pop("REDIS_URL", None)  # in-process: the stub broker and rate limiter
+    os.environ.update(
+        INSTANTLY_BACKEND="integrations.instantly.backend.InstantlyEmail",
+        INSTANTLY_API_KEY="bench-key",
+        INSTANTLY_BASE_URL=f"http://127.0.0.1:{server.server_port}",
+        INSTANTLY_SENDERS="vanzari@cerniq-mail.ro",
+    )
+    from bench.import_leads import configure
+
+    configure()
+    try:
+        return run(args)
+    finally:
+        server.shutdown()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
