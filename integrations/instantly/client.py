@@ -49,6 +49,7 @@ from cerniq.provider_errors import (
     RateLimited,
     RejectedRequest,
 )
+from cerniq.provider_http import failed_before_sending
 from integrations.instantly.ratelimit import WorkspaceLimiter, workspace_key
 from integrations.instantly.results import AddLeadsResult, add_leads_result
 
@@ -336,7 +337,7 @@ class InstantlyClient:
             detail = mask_pii(str(exc))[:_EXCERPT]
             raise ProviderUnavailable(
                 f"Instantly {method} {path}: {type(exc).__name__}: {detail}",
-                uncertain=sends and not isinstance(exc, requests.exceptions.ConnectionError),
+                uncertain=sends and not failed_before_sending(exc),
             ) from exc
         status = response.status_code
         elapsed = (time.monotonic() - started) * 1000

@@ -27,6 +27,7 @@ from typing import Annotated, Any
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 from pydantic_core import PydanticCustomError
 
+from cerniq.schema_errors import malformed
 from cerniq.webhooks import MalformedPayload
 
 TEXT_MAX = 1_000_000
@@ -171,9 +172,7 @@ def validate(payload: dict[str, Any]) -> InstantlyEvent:
     try:
         event = InstantlyEvent.model_validate(payload, strict=True)
     except ValidationError as exc:
-        error = exc.errors(include_url=False)[0]
-        field = ".".join(str(part) for part in error["loc"]) or "(body)"
-        raise refuse(field, error["msg"], event_type) from None
+        raise malformed(exc, event_type=event_type) from None
     extra = event.model_extra or {}
     if len(extra) > MAX_EXTRA_KEYS:
         raise refuse("(body)", f"more than {MAX_EXTRA_KEYS} extra lead columns", event_type)

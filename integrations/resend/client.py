@@ -44,6 +44,7 @@ from cerniq.provider_errors import (
     RejectedRequest,
     SendResult,
 )
+from cerniq.provider_http import failed_before_sending, json_object
 from email_channels.backends import MAX_ATTACHMENT_BYTES, EmailBackend, OutgoingEmail
 from integrations.resend import errors
 from integrations.resend.schemas import is_email
@@ -207,7 +208,7 @@ class ResendEmail(EmailBackend):
         except requests.exceptions.ReadTimeout as exc:
             raise _transport(ProviderTimeout, where, "read timeout", exc, True) from exc
         except requests.exceptions.ConnectionError as exc:
-            sent = not errors.failed_before_sending(exc)
+            sent = not failed_before_sending(exc)
             raise _transport(ProviderUnavailable, where, "connection error", exc, sent) from exc
         except requests.exceptions.RequestException as exc:
             raise _transport(ProviderUnavailable, where, "transport error", exc, True) from exc
@@ -215,7 +216,7 @@ class ResendEmail(EmailBackend):
         elapsed_ms = (time.monotonic() - started) * 1000
         logger.info("Resend %s -> HTTP %s (%.0f ms)", where, status, elapsed_ms)
         errors.remember_limits(response.headers)
-        payload = _parse_json(content)
+        payload = json_object(content)
         if 200 <= status < 300 and payload is not None:
             return payload
         error = errors.classify(where, response, payload, content)
@@ -266,14 +267,6 @@ def _tags(tags: Any) -> list[dict[str, str]]:
 
 
 # --- responses ----------------------------------------------------------------------------
-
-
-def _parse_json(content: bytes) -> dict[str, Any] | None:
-    try:
-        parsed = json.loads(content.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
-        return None
-    return parsed if isinstance(parsed, dict) else None
 
 
 def _excerpt(payload: dict[str, Any]) -> str:

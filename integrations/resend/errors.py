@@ -38,7 +38,6 @@ from typing import Any
 
 import requests
 from django.core.cache import cache
-from urllib3.exceptions import ConnectTimeoutError, MaxRetryError, NewConnectionError
 
 from cerniq.logging import mask_pii
 from cerniq.provider_errors import (
@@ -177,13 +176,3 @@ def _not_json(where: str, response: requests.Response, content: bytes) -> Provid
     if status >= 500 or 200 <= status < 300:
         return ProviderUnavailable(text, uncertain=status != 503, **common)
     return RejectedRequest(text, **common)
-
-
-def failed_before_sending(exc: requests.exceptions.ConnectionError) -> bool:
-    """True when the connection was never established (refused, DNS, TLS, proxy)."""
-    if isinstance(exc, requests.exceptions.SSLError | requests.exceptions.ProxyError):
-        return True
-    reason = exc.args[0] if exc.args else None
-    if isinstance(reason, MaxRetryError):
-        reason = reason.reason
-    return isinstance(reason, NewConnectionError | ConnectTimeoutError)

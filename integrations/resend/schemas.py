@@ -34,6 +34,7 @@ from django.core.validators import validate_email
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 from pydantic_core import PydanticCustomError
 
+from cerniq.schema_errors import malformed
 from cerniq.webhooks import MalformedPayload
 
 STRING_MAX = 1_024
@@ -212,45 +213,11 @@ class Envelope(_Strict):
 # --- Validation -------------------------------------------------------------------------
 
 
-def _field(loc: tuple[str | int, ...]) -> str:
-    text = ""
-    for part in loc:
-        if isinstance(part, int):
-            text += f"[{part}]"
-        else:
-            text += f".{part}" if text else str(part)
-    return text or "(body)"
-
-
-_PROBLEMS = {
-    "missing": "missing",
-    "model_type": "not an object",
-    "model_attributes_type": "not an object",
-    "dict_type": "not an object",
-    "list_type": "not a list",
-    "string_type": "not a string",
-    "bool_type": "not a boolean",
-    "too_short": "empty",
-}
-
-
-def _problem(error: dict[str, Any]) -> str:
-    problem = _PROBLEMS.get(error["type"])
-    if problem is None:
-        problem = str(error["msg"])
-        problem = problem[0].lower() + problem[1:] if problem else error["type"]
-    return problem
-
-
 def _validate(model: type[_Strict], value: Any, prefix: str, event_type: str) -> Any:
     try:
         return model.model_validate(value, strict=True, by_alias=True)
     except ValidationError as exc:
-        first = exc.errors(include_url=False, include_input=False)[0]
-        field = _field((prefix, *first["loc"]) if prefix else first["loc"])
-        raise MalformedPayload(
-            field=field, problem=_problem(first), event_type=event_type
-        ) from None
+        raise malformed(exc, event_type=event_type, prefix=prefix) from None
 
 
 def event_type_of(payload: dict[str, Any]) -> str:

@@ -36,7 +36,6 @@ from typing import Any
 from urllib.parse import quote
 
 import requests
-from urllib3.exceptions import ConnectTimeoutError, MaxRetryError, NewConnectionError
 
 from cerniq.logging import mask_pii
 from cerniq.provider_errors import (
@@ -51,6 +50,7 @@ from cerniq.provider_errors import (
     RejectedRequest,
     SendResult,
 )
+from cerniq.provider_http import failed_before_sending, json_object
 from whatsapp.backends import MAX_TEXT, WhatsAppBackend
 
 logger = logging.getLogger(__name__)
@@ -294,7 +294,7 @@ class TimelinesAI(WhatsAppBackend):
         except requests.exceptions.ReadTimeout as exc:
             raise _transport(ProviderTimeout, method, shown, "read timeout", exc, True) from exc
         except requests.exceptions.ConnectionError as exc:
-            uncertain = sends and not _failed_before_sending(exc)
+            uncertain = sends and not failed_before_sending(exc)
             error = _transport(
                 ProviderUnavailable, method, shown, "connection error", exc, uncertain
             )
@@ -306,7 +306,7 @@ class TimelinesAI(WhatsAppBackend):
         status = response.status_code
         logger.info("TimelinesAI %s %s -> HTTP %s (%.0f ms)", method, shown, status, elapsed_ms)
 
-        payload = _parse_json(content)
+        payload = json_object(content)
         if payload is None:
             raise _non_json_error(method, shown, response, content, sends)
         if 200 <= status < 300:
@@ -396,14 +396,6 @@ def _parse_timestamp(value: object) -> datetime | None:
     return None
 
 
-def _parse_json(content: bytes) -> dict[str, Any] | None:
-    try:
-        parsed = json.loads(content.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
-        return None
-    return parsed if isinstance(parsed, dict) else None
-
-
 def _excerpt(content: bytes) -> str:
     text = content.decode("utf-8", errors="replace")
     return mask_pii(" ".join(text[:_EXCERPT].split()))
@@ -476,16 +468,6 @@ def _unexpected(
         status_code=200,
         uncertain=uncertain,
     )
-
-
-def _failed_before_sending(exc: requests.exceptions.ConnectionError) -> bool:
-    """True when the connection was never established (refused, DNS, TLS, proxy)."""
-    if isinstance(exc, requests.exceptions.SSLError | requests.exceptions.ProxyError):
-        return True
-    reason = exc.args[0] if exc.args else None
-    if isinstance(reason, MaxRetryError):
-        reason = reason.reason
-    return isinstance(reason, NewConnectionError | ConnectTimeoutError)
 
 
 def _retry_after(headers: Any) -> int:

@@ -33,6 +33,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 from pydantic_core import PydanticCustomError
 
+from cerniq.schema_errors import malformed
 from cerniq.webhooks import MalformedPayload
 
 MAX_ID = 2**53 - 1
@@ -280,46 +281,12 @@ def is_flat(payload: dict[str, Any]) -> bool:
     return "data" in payload and not any(key in payload for key in NESTED_KEYS)
 
 
-def _field(loc: tuple[str | int, ...]) -> str:
-    text = ""
-    for part in loc:
-        if isinstance(part, int):
-            text += f"[{part}]"
-        else:
-            text += f".{part}" if text else str(part)
-    return text or "(body)"
-
-
-_PROBLEMS = {
-    "missing": "missing",
-    "model_type": "not an object",
-    "model_attributes_type": "not an object",
-    "dict_type": "not an object",
-    "list_type": "not a list",
-    "string_type": "not a string",
-    "int_type": "not an integer",
-    "bool_type": "not a boolean",
-    "literal_error": None,  # pydantic's text names the allowed values
-}
-
-
-def _problem(error: dict[str, Any]) -> str:
-    problem = _PROBLEMS.get(error["type"])
-    if problem is None:
-        problem = str(error["msg"])
-        problem = problem[0].lower() + problem[1:] if problem else error["type"]
-    return problem
-
-
 def validate(model: type[_Strict], payload: dict[str, Any], event_type: str) -> Any:
     """`model` validated from `payload`, or MalformedPayload naming the first bad field."""
     try:
         return model.model_validate(payload, strict=True)
     except ValidationError as exc:
-        first = exc.errors(include_url=False, include_input=False)[0]
-        raise MalformedPayload(
-            field=_field(first["loc"]), problem=_problem(first), event_type=event_type
-        ) from None
+        raise malformed(exc, event_type=event_type) from None
 
 
 def refuse(field: str, problem: str, event_type: str) -> MalformedPayload:
