@@ -14,6 +14,7 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from cerniq import integrations
 from outreach import optout_reading as reading
 from outreach import optout_vocabulary as vocabulary
 from outreach import sequences
@@ -257,6 +258,8 @@ def opt_out(lead: Lead, channel: str, *, trigger: Message | None = None) -> bool
         fields += ["email_opted_out", "email_opted_out_at"]
     journey.save(update_fields=fields)
     sequences.stop(lead.pk, "opt-out")
+    if len(fields) > 1:  # newly out somewhere: providers that write on their own must stop
+        integrations.notify("opted_out", lead_id=lead.pk)
     # The addresses themselves: no other lead carrying them is contacted either.
     reason = f"opt-out of lead {lead.pk} ({channel})"
     if lead.phone:

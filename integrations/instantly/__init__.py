@@ -36,7 +36,10 @@ integration = Integration(
     backend_env="INSTANTLY_BACKEND",
     receiver="integrations.instantly.receiver.InstantlyReceiver",
     # Our stage changes → the lead's interest status at Instantly (interest.py).
-    hooks={"stage_changed": "integrations.instantly.interest.stage_changed"},
+    hooks={
+        "stage_changed": "integrations.instantly.interest.stage_changed",
+        "opted_out": "integrations.instantly.optouts.opted_out",
+    },
     periodic_jobs=(
         {
             "name": "instantly-analytics",

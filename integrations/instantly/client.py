@@ -99,6 +99,17 @@ class InstantlyClient:
         """`GET /api/v2/campaigns?search=…`: the campaigns whose name matches (all pages)."""
         return self._pages("GET", "/api/v2/campaigns", params=[("search", search)])
 
+    def delete_lead(self, lead_id: str) -> bool:
+        """`DELETE /api/v2/leads/{id}`: Instantly stops writing to the lead. False when it
+        is not there any more (404), which is what we wanted."""
+        try:
+            self._request("DELETE", f"/api/v2/leads/{_id(lead_id)}")
+        except RejectedRequest as error:
+            if error.status_code == 404:
+                return False
+            raise
+        return True
+
     def get_campaign(self, campaign_id: str) -> dict[str, Any]:
         return self._object("GET", f"/api/v2/campaigns/{_id(campaign_id)}")
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dramatiq
 
-from integrations.instantly import analytics, interest
+from integrations.instantly import analytics, config, interest
 
 
 @dramatiq.actor(queue_name="default", max_retries=5, time_limit=60_000)
@@ -17,3 +17,9 @@ def push_interest(journey_id: int, interest_value: int) -> None:
 def sync_analytics() -> None:
     """Hourly: campaign analytics into the daily statistics (analytics.sync_all)."""
     analytics.sync_all()
+
+
+@dramatiq.actor(queue_name="default", max_retries=8, time_limit=60_000)
+def forget_lead(instantly_lead_id: str) -> None:
+    """A lead who opted out is deleted from Instantly (optouts.py); retried on errors."""
+    config.client().delete_lead(instantly_lead_id)

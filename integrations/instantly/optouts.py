@@ -1,0 +1,31 @@
+"""An opt-out on any channel reaches Instantly (issue #11 §8: every channel stops, across
+Instantly, Resend and WhatsApp). A lead we pushed into a campaign is written to by Instantly
+on its own schedule, so when the lead opts out anywhere, the lead is deleted from Instantly
+(our history of it stays here); nothing else we send needs telling: our own sends check the
+opt-out before every message."""
+
+from __future__ import annotations
+
+from outreach.models import Channel, Message
+
+PUSHED = (Message.Status.SENT, Message.Status.DELIVERED, Message.Status.READ)
+
+
+def opted_out(*, lead_id: int) -> None:
+    """The "opted_out" hook (cerniq.integrations.notify): queue the deletions, if any."""
+    instantly_ids = set(
+        Message.objects.filter(
+            lead_id=lead_id,
+            channel=Channel.EMAIL_COLD,
+            direction=Message.Direction.OUTBOUND,
+            status__in=PUSHED,
+            provider_thread_id="",  # a push, not an answer in a thread
+        )
+        .exclude(provider_message_id="")
+        .values_list("provider_message_id", flat=True)
+    )
+    if instantly_ids:
+        from integrations.instantly.tasks import forget_lead
+
+        for instantly_id in sorted(instantly_ids):
+            forget_lead.send(instantly_id)

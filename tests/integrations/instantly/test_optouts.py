@@ -1,0 +1,65 @@
+"""An opt-out on any channel reaches Instantly (issue #11 §8): a lead we pushed into a
+campaign is deleted there, once, after the opt-out commits; a lead Instantly never had
+costs no call."""
+
+from __future__ import annotations
+
+import pytest
+
+from integrations.instantly import tasks
+from outreach import optout
+from outreach.models import Channel, Lead, Message
+from tests.factories import make_lead, make_message
+from tests.integrations.instantly.conftest import BASE
+
+pytestmark = pytest.mark.usefixtures("registered")
+INSTANTLY_LEAD = "019ffad3-aaaa-7bbb-8ccc-ddddeeeeffff"
+
+
+@pytest.fixture
+def forgotten(monkeypatch):
+    calls: list[str] = []
+    monkeypatch.setattr(tasks.forget_lead, "send", calls.append)
+    return calls
+
+
+def test_a_pushed_lead_who_says_stop_on_whatsapp_is_deleted_at_instantly(
+    tenant, forgotten, django_capture_on_commit_callbacks
+):
+    lead = make_lead(tenant, email="ion@agro.ro", email_status=Lead.EmailStatus.VALID)
+    make_message(
+        lead,
+        channel=Channel.EMAIL_COLD,
+        status=Message.Status.SENT,
+        counterpart=lead.email,
+        provider_message_id=INSTANTLY_LEAD,
+    )
+    with django_capture_on_commit_callbacks(execute=True):
+        optout.opt_out(lead, Channel.WHATSAPP)
+    assert forgotten == [INSTANTLY_LEAD]
+    with django_capture_on_commit_callbacks(execute=True):
+        optout.opt_out(lead, Channel.EMAIL_COLD)  # already out everywhere: no second call
+    assert forgotten == [INSTANTLY_LEAD]
+
+
+def test_a_lead_instantly_never_had_costs_no_call(
+    tenant, forgotten, django_capture_on_commit_callbacks
+):
+    lead = make_lead(tenant)
+    with django_capture_on_commit_callbacks(execute=True):
+        optout.opt_out(lead, Channel.WHATSAPP)
+    assert forgotten == []
+
+
+@pytest.mark.parametrize("status", [200, 404])
+def test_the_actor_deletes_the_lead_and_a_lead_already_gone_is_fine(rsps, monkeypatch, status):
+    monkeypatch.setenv("INSTANTLY_API_KEY", "test-key-optouts")
+    call = rsps.delete(
+        f"{BASE}/api/v2/leads/{INSTANTLY_LEAD}",
+        status=status,
+        json={"id": INSTANTLY_LEAD}
+        if status == 200
+        else {"statusCode": 404, "error": "Not Found", "message": "Lead not found"},
+    )
+    tasks.forget_lead.fn(INSTANTLY_LEAD)
+    assert call.call_count == 1
