@@ -60,3 +60,12 @@ def client():
     from integrations.instantly.client import InstantlyClient
 
     return InstantlyClient(api_key=option("api_key"), base_url=option("base_url"))
+
+
+def talks_to_instantly() -> bool:
+    """Whether cold email really goes to Instantly (not the demo's sandbox backend, which
+    `make run` sets through INSTANTLY_BACKEND): only then is there a lead at Instantly to
+    update or delete."""
+    from cerniq.providers import get_backend
+
+    return not getattr(get_backend("email.instantly"), "is_sandbox", False)

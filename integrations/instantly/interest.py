@@ -26,7 +26,7 @@ INTEREST = {
 
 def stage_changed(*, journey_id: int, from_stage: str, to_stage: str, by_system: str) -> None:
     """The "stage_changed" hook (cerniq.integrations.notify): queue the update, if any."""
-    if by_system == SYSTEM or to_stage not in INTEREST:
+    if by_system == SYSTEM or to_stage not in INTEREST or not config.talks_to_instantly():
         return
     known = Message.objects.filter(
         lead__journey__pk=journey_id,

@@ -6,6 +6,7 @@ opt-out before every message."""
 
 from __future__ import annotations
 
+from integrations.instantly import config
 from outreach.models import Channel, Message
 
 PUSHED = (Message.Status.SENT, Message.Status.DELIVERED, Message.Status.READ)
@@ -13,6 +14,8 @@ PUSHED = (Message.Status.SENT, Message.Status.DELIVERED, Message.Status.READ)
 
 def opted_out(*, lead_id: int) -> None:
     """The "opted_out" hook (cerniq.integrations.notify): queue the deletions, if any."""
+    if not config.talks_to_instantly():
+        return
     instantly_ids = set(
         Message.objects.filter(
             lead_id=lead_id,

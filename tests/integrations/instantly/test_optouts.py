@@ -63,3 +63,30 @@ def test_the_actor_deletes_the_lead_and_a_lead_already_gone_is_fine(rsps, monkey
     )
     tasks.forget_lead.fn(INSTANTLY_LEAD)
     assert call.call_count == 1
+
+
+def test_the_demo_sandbox_has_no_lead_at_instantly_to_delete_or_update(
+    tenant, forgotten, settings, monkeypatch, django_capture_on_commit_callbacks
+):
+    """`make run` pushes cold email into the sandbox: the hooks must not call Instantly."""
+    settings.PROVIDERS = {
+        **settings.PROVIDERS,
+        "email.instantly": {"BACKEND": "integrations.sandbox.email.SandboxEmail"},
+    }
+    interest_calls: list = []
+    monkeypatch.setattr(tasks.push_interest, "send", lambda *a: interest_calls.append(a))
+    lead = make_lead(tenant, email="ion@agro.ro", email_status=Lead.EmailStatus.VALID)
+    make_message(
+        lead,
+        channel=Channel.EMAIL_COLD,
+        status=Message.Status.SENT,
+        counterpart=lead.email,
+        provider_message_id=INSTANTLY_LEAD,
+    )
+    from outreach import stages
+    from outreach.models import Journey, Stage
+
+    with django_capture_on_commit_callbacks(execute=True):
+        stages.transition(Journey.objects.get(lead=lead), Stage.WARM_REPLY, reason="demo")
+        optout.opt_out(lead, Channel.WHATSAPP)
+    assert (forgotten, interest_calls) == ([], [])
