@@ -64,8 +64,8 @@ def _tamper_body(raw, headers):
         lambda raw, h: (raw, {}),
         lambda raw, h: (raw, {**h, "svix-id": "msg_other"}),
         lambda raw, h: (raw, _signed(raw, secret="whsec_" + "b3RoZXIta2V5LW90aGVyLWtleQ==")),
-        lambda raw, h: (raw, _signed(raw, timestamp=int(time.time()) - 301)),
-        lambda raw, h: (raw, _signed(raw, timestamp=int(time.time()) + 301)),
+        lambda raw, h: (raw, _signed(raw, timestamp=int(time.time()) - 310)),
+        lambda raw, h: (raw, _signed(raw, timestamp=int(time.time()) + 310)),
     ],
     ids=[
         "body-changed",
