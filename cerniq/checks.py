@@ -113,7 +113,10 @@ def check_provider_credentials(app_configs: Any = None, **kwargs: Any) -> list[W
         options = config.get("OPTIONS", {})
         if any(host in str(options.get("base_url", "")) for host in ("localhost", "127.0.0.1")):
             continue  # a local model server (Ollama, LM Studio) needs no key
-        missing = [k for k in _CREDENTIAL_OPTIONS if k in options and not options[k]]
+        # Credentials, plus what the backend says it cannot send without (a sender address,
+        # the sending accounts of a campaign): missing ones fail at the first send otherwise.
+        needed = (*_CREDENTIAL_OPTIONS, *getattr(backend, "required_options", ()))
+        missing = [k for k in dict.fromkeys(needed) if k in options and not options[k]]
         if missing:
             warnings.append(
                 Warning(

@@ -52,6 +52,9 @@ class OutgoingEmail:
 class EmailBackend(ABC):
     needs_credentials: bool = True
     is_sandbox: bool = False
+    # Options the backend cannot send without, besides its credentials (cerniq.checks warns
+    # at start-up when one is empty, instead of every send failing).
+    required_options: tuple[str, ...] = ()
     # How many emails one provider call takes (Instantly's bulk lead add: 1,000). Above 1
     # the core hands this channel's due messages over in batches (outreach.pushing).
     max_batch: int = 1

@@ -84,6 +84,7 @@ def _valid_address(address: str) -> bool:
 
 class InstantlyEmail(EmailBackend):
     max_batch = MAX_LEADS_PER_CALL
+    required_options = ("senders",)  # a campaign cannot be created without its accounts
 
     def __init__(
         self,

@@ -65,6 +65,8 @@ _TAG = re.compile(r"[A-Za-z0-9_-]{1,256}")
 
 
 class ResendEmail(EmailBackend):
+    required_options = ("from_address",)  # no email goes out without its sender
+
     def __init__(
         self,
         *,

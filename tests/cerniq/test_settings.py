@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 PRODUCTION_ENV = {
@@ -163,3 +165,17 @@ def test_embedded_defaults_are_sqlite_under_var_and_bucharest_time():
     assert engine == "django.db.backends.sqlite3"
     assert name == str(ROOT / "var" / "db.sqlite3")
     assert (tz, use_tz, embedded) == ("Europe/Bucharest", "True", "True")
+
+
+@pytest.mark.parametrize(
+    ("variable", "option"), [("INSTANTLY_SENDERS", "senders"), ("RESEND_FROM", "from_address")]
+)
+def test_check_deploy_warns_when_an_email_backend_lacks_what_it_sends_with(variable, option):
+    env = {k: v for k, v in PRODUCTION_ENV.items() if k != variable}
+    result = run_python(
+        "import django, sys; django.setup(); from django.core.management import call_command; "
+        "call_command('check', '--deploy', '--fail-level', 'WARNING')",
+        env,
+    )
+    assert result.returncode != 0
+    assert f"{option} is empty" in result.stdout + result.stderr
