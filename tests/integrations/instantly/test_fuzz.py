@@ -20,14 +20,12 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 import re
 from datetime import datetime
 from typing import Any
 
 import pytest
-from django.db import transaction
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from cerniq.models import Alert, WebhookEvent
@@ -35,6 +33,7 @@ from cerniq.webhooks import process_event
 from email_channels.models import EmailCampaign
 from outreach.models import Journey, Message, Stage, StageTransition
 from tests.factories import make_lead
+from tests.integrations.fuzzing import bad_strings_or_depth, fuzz_settings, rolled_back, serialize
 from tests.integrations.instantly.conftest import (
     CAMPAIGN_ID,
     LEAD_EMAIL,
@@ -43,9 +42,6 @@ from tests.integrations.instantly.conftest import (
 )
 
 FIXTURES = sorted(WEBHOOK_FIXTURES.glob("*.json"))
-EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "30"))
-RANDOM = bool(os.environ.get("FUZZ_RANDOM"))
-MISSING = object()
 pytestmark = pytest.mark.usefixtures("registered")
 
 # --- The oracle ------------------------------------------------------------------------
@@ -118,18 +114,6 @@ NEEDS = {
         ("lead_interested", "lead_not_interested", "lead_meeting_booked",
          "lead_meeting_completed", "lead_closed"), LEAD),
 }  # fmt: skip
-
-
-def bad_strings_or_depth(value: Any, depth: int = 0) -> bool:
-    if isinstance(value, str):
-        return "\x00" in value or any(0xD800 <= ord(ch) <= 0xDFFF for ch in value)
-    if isinstance(value, dict | list):
-        if depth + 1 > 32:
-            return True
-        items = value.items() if isinstance(value, dict) else enumerate(value)
-        return any(bad_strings_or_depth(k, depth) or bad_strings_or_depth(v, depth + 1)
-                   for k, v in items)  # fmt: skip
-    return False
 
 
 def extra_ok(value: Any, depth: int = 0) -> bool:
@@ -208,22 +192,10 @@ def mutations(draw, original: dict) -> tuple[bytes, Any]:
                 body[key] = draw(st.one_of(st.text(max_size=40), JUNK_STRINGS))
             else:
                 body[key] = copy.deepcopy(draw(JUNK))
-    raw = json.dumps(body, ensure_ascii=draw(st.booleans())).encode("utf-8", "surrogatepass")
-    trick = draw(st.sampled_from(["none"] * 12 + ["nan", "truncate"]))
-    if trick == "nan":
-        replaced, n = re.subn(rb"(?<=: )-?[0-9]+(?=[,}\]\n])", b"NaN", raw, count=1)
-        if n:
-            return replaced, None
-    if trick == "truncate":
-        return raw[: draw(st.integers(min_value=0, max_value=max(len(raw) - 1, 0)))], None
-    return raw, body
+    return serialize(draw, body)
 
 
 # --- The property ----------------------------------------------------------------------
-
-
-class _Rollback(Exception):
-    pass
 
 
 @pytest.fixture
@@ -272,27 +244,11 @@ def test_mutated_fixtures_never_5xx_and_never_process_an_invalid_event(client, w
     original = json.loads(path.read_bytes())
     assert broken_rules(original) == [], "the oracle must accept the recorded fixture"
 
-    @settings(
-        max_examples=EXAMPLES,
-        deadline=None,
-        derandomize=not RANDOM,
-        database=None,
-        suppress_health_check=[
-            HealthCheck.function_scoped_fixture,
-            HealthCheck.too_slow,
-            HealthCheck.data_too_large,
-            HealthCheck.large_base_example,
-        ],
-    )
+    @fuzz_settings()
     @given(mutation=mutations(original))
     def run(mutation):
         raw, body = mutation
-        try:
-            with transaction.atomic():
-                check_one(client, world, raw, body)
-                raise _Rollback
-        except _Rollback:
-            pass
+        rolled_back(check_one, client, world, raw, body)
 
     run()
 

@@ -20,30 +20,32 @@ default 30 per fixture); `FUZZ_RANDOM=1 FUZZ_EXAMPLES=500` explores further.
 
 from __future__ import annotations
 
-import copy
 import ipaddress
 import itertools
 import json
-import os
 import re
 from datetime import datetime
 from typing import Any
 
 import pytest
-from django.db import transaction
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from cerniq.models import WebhookEvent
 from cerniq.webhooks import process_event
 from outreach.models import Lead, Message, Suppression
+from tests.integrations.fuzzing import (
+    MISSING,
+    bad_strings_or_depth,
+    deep,
+    fuzz_settings,
+    get,
+    nested_mutations,
+    rolled_back,
+)
 from tests.integrations.resend.conftest import WEBHOOK_FIXTURES, post_webhook, tagged
 
 FIXTURES = sorted(WEBHOOK_FIXTURES.glob("*.json"))
-EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "30"))
-RANDOM = bool(os.environ.get("FUZZ_RANDOM"))
-MISSING = object()
-MAX_DEPTH = 32
 _ids = itertools.count()
 
 # --- The oracle: what a valid handled event looks like ---------------------------------
@@ -155,28 +157,6 @@ HANDLED = {
 ACT_ON_LEADS = {"email.bounced", "email.complained", "email.suppressed"}
 
 
-def get(body: Any, path: str) -> Any:
-    node = body
-    for part in path.split("."):
-        if not isinstance(node, dict) or part not in node:
-            return MISSING
-        node = node[part]
-    return node
-
-
-def bad_strings_or_depth(value: Any, depth: int = 0) -> bool:
-    if isinstance(value, str):
-        return "\x00" in value or any(0xD800 <= ord(ch) <= 0xDFFF for ch in value)
-    if isinstance(value, dict | list):
-        if depth + 1 > MAX_DEPTH:
-            return True
-        items = value.items() if isinstance(value, dict) else enumerate(value)
-        return any(
-            bad_strings_or_depth(k, depth) or bad_strings_or_depth(v, depth + 1) for k, v in items
-        )
-    return False
-
-
 def broken_rules(body: Any) -> list[str]:
     """The rules `body` breaks (empty: it may be accepted)."""
     if not isinstance(body, dict):
@@ -242,13 +222,6 @@ SCALARS = st.one_of(
 )
 
 
-def deep(depth: int) -> Any:
-    value: Any = "x"
-    for _ in range(depth):
-        value = {"k": value} if depth % 2 else [value]
-    return value
-
-
 JUNK = st.one_of(
     SCALARS,
     st.lists(SCALARS, max_size=4),
@@ -257,64 +230,7 @@ JUNK = st.one_of(
 )
 
 
-def all_paths(node: Any, prefix: tuple = ()) -> list[tuple]:
-    paths = [prefix] if prefix else []
-    if isinstance(node, dict):
-        for key, value in node.items():
-            paths += all_paths(value, (*prefix, key))
-    elif isinstance(node, list):
-        for index, value in enumerate(node):
-            paths += all_paths(value, (*prefix, index))
-    return paths
-
-
-def apply(body: Any, path: tuple, operation: str, junk: Any) -> None:
-    junk = copy.deepcopy(junk)
-    *parents, last = path
-    node = body
-    for part in parents:
-        node = node[part]
-    if operation == "delete":
-        if isinstance(node, dict):
-            del node[last]
-        else:
-            node.pop(last)
-    elif operation == "add" and isinstance(node[last], dict):
-        node[last]["fuzz_extra"] = junk
-    elif operation == "retext":
-        if isinstance(node[last], str) and isinstance(junk, str):
-            node[last] = junk
-    else:
-        node[last] = junk
-
-
-@st.composite
-def mutations(draw, original: dict) -> tuple[bytes, Any]:
-    body = copy.deepcopy(original)
-    for _ in range(draw(st.integers(min_value=1, max_value=3))):
-        paths = all_paths(body)
-        if not paths:
-            break
-        path = draw(st.sampled_from(paths))
-        operation = draw(st.sampled_from(["replace", "delete", "add", "retext", "retext"]))
-        junk = draw(st.text(max_size=40) if operation == "retext" else JUNK)
-        apply(body, path, operation, junk)
-    raw = json.dumps(body, ensure_ascii=draw(st.booleans())).encode("utf-8", "surrogatepass")
-    trick = draw(st.sampled_from(["none"] * 12 + ["nan", "truncate"]))
-    if trick == "nan":
-        replaced, count = re.subn(rb"(?<=: )-?[0-9]+(?=[,}\]])", b"NaN", raw, count=1)
-        if count:
-            return replaced, None
-    if trick == "truncate":
-        return raw[: draw(st.integers(min_value=0, max_value=max(len(raw) - 1, 0)))], None
-    return raw, body
-
-
 # --- The property ----------------------------------------------------------------------
-
-
-class _Rollback(Exception):
-    pass
 
 
 def states() -> tuple:
@@ -354,27 +270,11 @@ def test_mutated_fixtures_never_5xx_and_never_process_an_invalid_event(client, s
     original = tagged(json.loads(path.read_bytes()), tenant)
     assert broken_rules(original) == [], "the oracle must accept the recorded fixture"
 
-    @settings(
-        max_examples=EXAMPLES,
-        deadline=None,
-        derandomize=not RANDOM,
-        database=None,
-        suppress_health_check=[
-            HealthCheck.function_scoped_fixture,
-            HealthCheck.too_slow,
-            HealthCheck.data_too_large,
-            HealthCheck.large_base_example,
-        ],
-    )
-    @given(mutation=mutations(original))
+    @fuzz_settings()
+    @given(mutation=nested_mutations(original, JUNK))
     def run(mutation):
         raw, body = mutation
-        try:
-            with transaction.atomic():
-                check_one(client, tenant, raw, body)
-                raise _Rollback
-        except _Rollback:
-            pass
+        rolled_back(check_one, client, tenant, raw, body)
 
     run()
 

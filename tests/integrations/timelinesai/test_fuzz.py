@@ -20,31 +20,33 @@ runs the same cases every time; `FUZZ_RANDOM=1 FUZZ_EXAMPLES=500` explores furth
 
 from __future__ import annotations
 
-import copy
 import json
 import math
-import os
 import re
 from datetime import datetime
 from typing import Any
 
 import pytest
-from django.db import transaction
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from cerniq.models import WebhookEvent
 from cerniq.webhooks import process_event
 from outreach.models import Message
 from tests.factories import make_lead, make_phone
+from tests.integrations.fuzzing import (
+    MISSING,
+    bad_strings_or_depth,
+    deep,
+    fuzz_settings,
+    get,
+    nested_mutations,
+    rolled_back,
+)
 from tests.whatsapp.conftest import WEBHOOK_FIXTURES
 from whatsapp.models import Phone
 
 FIXTURES = sorted(WEBHOOK_FIXTURES.glob("*.json"))
-EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "30"))
-RANDOM = bool(os.environ.get("FUZZ_RANDOM"))  # explore beyond the fixed CI examples
-MISSING = object()
-MAX_DEPTH = 32
 
 # --- The oracle: what a valid handled event looks like ---------------------------------
 
@@ -156,29 +158,6 @@ ACCOUNT_EVENTS = {
 }
 
 
-def get(body: Any, path: str) -> Any:
-    node = body
-    for part in path.split("."):
-        if not isinstance(node, dict) or part not in node:
-            return MISSING
-        node = node[part]
-    return node
-
-
-def bad_strings_or_depth(value: Any, depth: int = 0) -> bool:
-    """A NUL, a lone surrogate or nesting deeper than the limit anywhere."""
-    if isinstance(value, str):
-        return "\x00" in value or any(0xD800 <= ord(ch) <= 0xDFFF for ch in value)
-    if isinstance(value, dict | list):
-        if depth + 1 > MAX_DEPTH:
-            return True
-        items = value.items() if isinstance(value, dict) else enumerate(value)
-        return any(
-            bad_strings_or_depth(k, depth) or bad_strings_or_depth(v, depth + 1) for k, v in items
-        )
-    return False
-
-
 def broken_rules(body: Any) -> list[str]:
     """The rules `body` breaks (empty: it may be accepted)."""
     if not isinstance(body, dict):
@@ -247,13 +226,6 @@ NUMBERS = st.one_of(
 )
 
 
-def deep(depth: int) -> Any:
-    value: Any = "x"
-    for _ in range(depth):
-        value = {"k": value} if depth % 2 else [value]
-    return value
-
-
 SCALARS = st.one_of(
     st.none(), st.booleans(), NUMBERS, st.text(max_size=30), JUNK_STRINGS, LONE_SURROGATES
 )
@@ -265,66 +237,7 @@ JUNK = st.one_of(
 )
 
 
-def all_paths(node: Any, prefix: tuple = ()) -> list[tuple]:
-    paths = [prefix] if prefix else []
-    if isinstance(node, dict):
-        for key, value in node.items():
-            paths += all_paths(value, (*prefix, key))
-    elif isinstance(node, list):
-        for index, value in enumerate(node):
-            paths += all_paths(value, (*prefix, index))
-    return paths
-
-
-def apply(body: Any, path: tuple, operation: str, junk: Any) -> None:
-    junk = copy.deepcopy(junk)  # shared sample values must never be mutated in place
-    *parents, last = path
-    node = body
-    for part in parents:
-        node = node[part]
-    if operation == "delete":
-        if isinstance(node, dict):
-            del node[last]
-        else:
-            node.pop(last)
-    elif operation == "add" and isinstance(node[last], dict):
-        node[last]["fuzz_extra"] = junk
-    elif operation == "retext":  # a string stays a string, often still a valid one
-        if isinstance(node[last], str) and isinstance(junk, str):
-            node[last] = junk
-    else:
-        node[last] = junk
-
-
-@st.composite
-def mutations(draw, original: dict) -> tuple[bytes, Any]:
-    """(raw body, parsed body or None when it is not JSON we can judge)."""
-    body = copy.deepcopy(original)
-    for _ in range(draw(st.integers(min_value=1, max_value=3))):
-        paths = all_paths(body)
-        if not paths:
-            break
-        path = draw(st.sampled_from(paths))
-        operation = draw(st.sampled_from(["replace", "delete", "add", "retext", "retext"]))
-        junk = draw(st.text(max_size=40) if operation == "retext" else JUNK)
-        apply(body, path, operation, junk)
-    raw = json.dumps(body, ensure_ascii=draw(st.booleans())).encode("utf-8", "surrogatepass")
-    trick = draw(st.sampled_from(["none"] * 12 + ["nan", "infinity", "truncate"]))
-    if trick in ("nan", "infinity"):
-        constant = b"NaN" if trick == "nan" else b"-Infinity"
-        replaced, count = re.subn(rb"(?<=: )-?[0-9]+(?=[,}\]])", constant, raw, count=1)
-        if count:
-            return replaced, None
-    if trick == "truncate":
-        return raw[: draw(st.integers(min_value=0, max_value=max(len(raw) - 1, 0)))], None
-    return raw, body
-
-
 # --- The property ----------------------------------------------------------------------
-
-
-class _Rollback(Exception):
-    pass
 
 
 @pytest.fixture
@@ -389,27 +302,11 @@ def test_mutated_fixtures_never_5xx_and_never_process_an_invalid_event(client, w
     original = json.loads(path.read_bytes())
     assert broken_rules(original) == [], "the oracle must accept the recorded fixture"
 
-    @settings(
-        max_examples=EXAMPLES,
-        deadline=None,
-        derandomize=not RANDOM,
-        database=None,
-        suppress_health_check=[
-            HealthCheck.function_scoped_fixture,
-            HealthCheck.too_slow,
-            HealthCheck.data_too_large,
-            HealthCheck.large_base_example,
-        ],
-    )
-    @given(mutation=mutations(original))
+    @fuzz_settings()
+    @given(mutation=nested_mutations(original, JUNK))
     def run(mutation):
         raw, body = mutation
-        try:
-            with transaction.atomic():
-                check_one(client, world, raw, body)
-                raise _Rollback
-        except _Rollback:
-            pass
+        rolled_back(check_one, client, world, raw, body)
 
     run()
 
