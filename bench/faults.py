@@ -64,12 +64,10 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import io
 import json
 import os
 import random
 import re
-import secrets
 import signal
 import socket
 import subprocess
@@ -88,7 +86,12 @@ from zoneinfo import ZoneInfo
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.import_leads import ROOT, configure  # noqa: E402
-from bench.send_pipeline import RUN_LINE, TIMELINESAI_BACKEND, build_world  # noqa: E402
+from bench.send_pipeline import (  # noqa: E402
+    RUN_LINE,
+    build_world,
+    set_environment,
+    worker_command,
+)
 
 DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/cerniq_bench_faults"
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/10"
@@ -508,18 +511,6 @@ class Process:
             self.kill()
 
 
-def worker_command(args: argparse.Namespace) -> list[str]:
-    """What `manage.py rundramatiq` starts."""
-    from django_dramatiq.management.commands.rundramatiq import Command
-
-    modules = Command(stdout=io.StringIO()).discover_tasks_modules()
-    return [
-        sys.executable, "-m", "dramatiq", "--path", ".",
-        "--processes", str(args.processes), "--threads", str(args.threads),
-        "--worker-shutdown-timeout", "20000", *modules,
-    ]  # fmt: skip
-
-
 def run_scheduler() -> int:
     """`manage.py scheduler` with only the send path's jobs (`--scheduler`, a child)."""
     import django
@@ -634,7 +625,7 @@ class Bench:
         if not locked[0]:
             raise BenchError("another bench/faults.py is running on this PostgreSQL")
         self.allow_connections(True)  # should an earlier run have died mid-outage
-        self.workers_command = worker_command(args)
+        self.workers_command = worker_command(args, shutdown_ms=20_000, extra_modules=())
         self.env = dict(os.environ)
         self.workers: Process | None = None
         self.scheduler: Process | None = None
@@ -1080,27 +1071,6 @@ def report(results: list[Result], args: argparse.Namespace) -> None:
 # --- setup -------------------------------------------------------------------------------
 
 
-def set_environment(args: argparse.Namespace, server: FakeTimelinesAI) -> None:
-    """Production-like settings for this process and the workers it starts."""
-    os.environ.update(
-        {
-            "DJANGO_SETTINGS_MODULE": "cerniq.settings",
-            "DEBUG": "false",
-            "SECRET_KEY": secrets.token_urlsafe(40),
-            "DATABASE_URL": args.database_url,
-            "REDIS_URL": args.redis_url,
-            "DRAMATIQ_NAMESPACE": NAMESPACE,
-            "TIMELINESAI_BACKEND": TIMELINESAI_BACKEND,
-            "TIMELINESAI_API_TOKEN": "bench",
-            "TIMELINESAI_BASE_URL": server.base_url,
-            "WHATSAPP_PHONE_QUEUES": "20",
-            "LOG_LEVEL": "INFO",
-            "NO_PROXY": "127.0.0.1,localhost",
-            "PYTHONUNBUFFERED": "1",
-        }
-    )
-
-
 def main() -> int:
     if sys.argv[1:] == ["--scheduler"]:
         return run_scheduler()
@@ -1127,7 +1097,7 @@ def main() -> int:
 
     server = FakeTimelinesAI()
     server.start()
-    set_environment(args, server)
+    set_environment(args, server, NAMESPACE)
     configure()  # creates and migrates the database (DATABASE_URL is set above)
     import logging
 

@@ -638,20 +638,28 @@ def build_world(
 # --- setup -------------------------------------------------------------------------------
 
 
-def worker_command(args: argparse.Namespace) -> list[str]:
-    """`manage.py rundramatiq`'s command line, plus the ceiling actors."""
+def worker_command(
+    args: argparse.Namespace,
+    *,
+    shutdown_ms: int = 600_000,
+    extra_modules: tuple[str, ...] = ("bench.ceiling_actors",),
+) -> list[str]:
+    """`manage.py rundramatiq`'s command line (plus this bench's ceiling actors; also used by
+    bench/faults.py, with none)."""
     from django_dramatiq.management.commands.rundramatiq import Command
 
     modules = Command(stdout=io.StringIO()).discover_tasks_modules()
     return [
         sys.executable, "-m", "dramatiq", "--path", ".",
         "--processes", str(args.processes), "--threads", str(args.threads),
-        "--worker-shutdown-timeout", "600000",
-        *modules, "bench.ceiling_actors",
+        "--worker-shutdown-timeout", str(shutdown_ms),
+        *modules, *extra_modules,
     ]  # fmt: skip
 
 
-def set_environment(args: argparse.Namespace, server: FakeTimelinesAI) -> None:
+def set_environment(
+    args: argparse.Namespace, server: FakeTimelinesAI, namespace: str = NAMESPACE
+) -> None:
     """Production-like settings for this process and the workers it starts."""
     os.environ.update(
         {
@@ -660,7 +668,7 @@ def set_environment(args: argparse.Namespace, server: FakeTimelinesAI) -> None:
             "SECRET_KEY": secrets.token_urlsafe(40),
             "DATABASE_URL": args.database_url,
             "REDIS_URL": args.redis_url,
-            "DRAMATIQ_NAMESPACE": NAMESPACE,
+            "DRAMATIQ_NAMESPACE": namespace,
             "TIMELINESAI_BACKEND": TIMELINESAI_BACKEND,
             "TIMELINESAI_API_TOKEN": "bench",
             "TIMELINESAI_BASE_URL": server.base_url,
