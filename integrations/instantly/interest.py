@@ -9,7 +9,8 @@ from __future__ import annotations
 import logging
 
 from integrations.instantly import config
-from outreach.models import Channel, Journey, Message, Stage
+from integrations.instantly.optouts import pushed_lead_ids
+from outreach.models import Journey, Stage
 
 log = logging.getLogger(__name__)
 SYSTEM = "instantly"  # by_system of the transitions the webhook handlers make
@@ -28,13 +29,7 @@ def stage_changed(*, journey_id: int, from_stage: str, to_stage: str, by_system:
     """The "stage_changed" hook (cerniq.integrations.notify): queue the update, if any."""
     if by_system == SYSTEM or to_stage not in INTEREST or not config.talks_to_instantly():
         return
-    known = Message.objects.filter(
-        lead__journey__pk=journey_id,
-        channel=Channel.EMAIL_COLD,
-        direction=Message.Direction.OUTBOUND,
-        status__in=(Message.Status.SENT, Message.Status.DELIVERED, Message.Status.READ),
-    ).exclude(provider_message_id="")
-    if known.exists():
+    if pushed_lead_ids(lead__journey=journey_id):
         from integrations.instantly.tasks import push_interest
 
         push_interest.send(journey_id, INTEREST[to_stage])

@@ -12,21 +12,27 @@ from outreach.models import Channel, Message
 PUSHED = (Message.Status.SENT, Message.Status.DELIVERED, Message.Status.READ)
 
 
-def opted_out(*, lead_id: int) -> None:
-    """The "opted_out" hook (cerniq.integrations.notify): queue the deletions, if any."""
-    if not config.talks_to_instantly():
-        return
-    instantly_ids = set(
+def pushed_lead_ids(**lead: object) -> set[str]:
+    """Instantly's ids of the lead (`lead_id=…` or `lead__journey=…`) from our pushes of it
+    into campaigns: empty when Instantly never had it."""
+    return set(
         Message.objects.filter(
-            lead_id=lead_id,
             channel=Channel.EMAIL_COLD,
             direction=Message.Direction.OUTBOUND,
             status__in=PUSHED,
             provider_thread_id="",  # a push, not an answer in a thread
+            **lead,
         )
         .exclude(provider_message_id="")
         .values_list("provider_message_id", flat=True)
     )
+
+
+def opted_out(*, lead_id: int) -> None:
+    """The "opted_out" hook (cerniq.integrations.notify): queue the deletions, if any."""
+    if not config.talks_to_instantly():
+        return
+    instantly_ids = pushed_lead_ids(lead_id=lead_id)
     if instantly_ids:
         from integrations.instantly.tasks import forget_lead
 
