@@ -9,15 +9,11 @@ transaction block) into `bench_webhook_ceiling`, which bench/webhooks.py creates
 database. It answers like the intake does: `{"status": "accepted", "id": ...}`.
 
 `LeanIntakeView` (`/bench/lean/<provider>/<token>/`, measured with `--prototype`) is a
-what-if, not the app's code: the intake as issue #10 suggests making it, to measure what the
-suggestion is worth in the same run. For a handled message event it does what
-`WebhookIntakeView` does on the accepted path (raw body, the receiver's `authenticate`,
-`parse_payload` and `identify` with its strict schema, the same row), with the tenant cached
-in the process for `TENANT_TTL` seconds (a hit needs no query; a miss asks `authenticate`),
-the row stored by one `INSERT ... ON CONFLICT DO NOTHING RETURNING id` in autocommit (no
-transaction block, no savepoint, no SELECT first: no row back means a duplicate) and the
-event enqueued right after it (the row is already committed). Everything else (other
-events, refusals, failures) goes to `WebhookIntakeView.post` unchanged.
+what-if, not the app's code: the shipped intake's accepted path for a handled message event,
+with the tenant cached (`tenant_for_url_token`) and one INSERT (`cerniq.webhooks.store_event`),
+the app's own pieces, but with the broker call on the request path (as before cerniq.relay)
+and none of the intake's bookkeeping. Everything else (other events, refusals, failures)
+goes to `WebhookIntakeView.post` unchanged.
 `LeanNoEnqueueView` (`/bench/lean-noenqueue/...`) is the same without the enqueue: what
 the broker round trip on the request path costs (its rows are never processed).
 """
@@ -25,9 +21,7 @@ the broker round trip on the request path costs (its rows are never processed).
 from __future__ import annotations
 
 import ipaddress
-import json
 import logging
-import time
 
 from django.db import connection
 from django.urls import include, path, re_path
@@ -68,16 +62,7 @@ class InsertOneView(APIView):
         return Response({"status": "accepted", "id": row_id})
 
 
-TENANT_TTL = 30.0  # seconds a token -> tenant id answer is reused by a process
-_tenants: dict[tuple[str, str], tuple[float, int]] = {}
 _receivers: dict[str, webhooks.Receiver | None] = {}
-LEAN_INSERT = (
-    f"INSERT INTO {WebhookEvent._meta.db_table} (tenant_id, provider, event_type, "  # noqa: S608
-    "provider_event_id, raw_body, headers, remote_addr, verified, status, error, attempts, "
-    "received_at) VALUES (%s, %s, %s, %s, %s, %s::jsonb, %s, true, 'RECEIVED', '', 0, now()) "
-    "ON CONFLICT (provider, provider_event_id) WHERE NOT (provider_event_id = '') "
-    "DO NOTHING RETURNING id"
-)
 
 
 class LeanIntakeView(WebhookIntakeView):
@@ -94,10 +79,10 @@ class LeanIntakeView(WebhookIntakeView):
             limit = receiver.max_body_bytes() if receiver else None
             if receiver is None or token is None or (limit is not None and len(raw) > limit):
                 raise LookupError
-            tenant_id = self.tenant_id(receiver, request, raw, token)
+            tenant = receiver.authenticate(request, raw, token)  # cached per process
             payload = webhooks.parse_payload(raw, max_depth=receiver.MAX_DEPTH)
             event_type, key = receiver.identify(payload)
-            if tenant_id is None or not event_type.startswith("message:") or not key:
+            if tenant is None or not event_type.startswith("message:") or not key:
                 raise LookupError
             if not receiver.is_handled(event_type) or len(key) > 255 or "\x00" in key:
                 raise LookupError
@@ -108,34 +93,28 @@ class LeanIntakeView(WebhookIntakeView):
             remote = str(ipaddress.ip_address(request.META.get("REMOTE_ADDR") or ""))
         except ValueError:
             remote = None
-        with connection.cursor() as cursor:
-            cursor.execute(
-                LEAN_INSERT,
-                [tenant_id, receiver.provider, event_type, key, raw, json.dumps(headers), remote],
+        event_id = webhooks.store_event(
+            WebhookEvent(
+                tenant=tenant,
+                provider=receiver.provider,
+                event_type=event_type,
+                provider_event_id=key,
+                raw_body=raw,
+                headers=headers,
+                remote_addr=remote,
+                verified=True,
             )
-            row = cursor.fetchone()
-        if row is None:
+        )
+        if event_id is None:
             return Response({"status": "duplicate"})
         from cerniq.tasks import process_webhook_event
 
         try:
             if self.enqueue:
-                process_webhook_event.send(row[0])
+                process_webhook_event.send(event_id)
         except Exception:  # like on_commit(robust=True): the row stays RECEIVED
-            log.exception("webhook %s: event %s stored, not enqueued", provider, row[0])
-        return Response({"status": "accepted", "id": row[0]})
-
-    @staticmethod
-    def tenant_id(receiver: webhooks.Receiver, request: Request, raw: bytes, token: str):
-        now = time.monotonic()
-        hit = _tenants.get((receiver.provider, token))
-        if hit is not None and now - hit[0] < TENANT_TTL:
-            return hit[1]
-        tenant = receiver.authenticate(request, raw, token)
-        if tenant is None:
-            return None  # misses are never cached: a wrong token costs its query each time
-        _tenants[(receiver.provider, token)] = (now, tenant.pk)
-        return tenant.pk
+            log.exception("webhook %s: event %s stored, not enqueued", provider, event_id)
+        return Response({"status": "accepted", "id": event_id})
 
 
 class LeanNoEnqueueView(LeanIntakeView):
