@@ -65,9 +65,17 @@ class EmailBackend(ABC):
         the provider answers the first send instead."""
 
     @abstractmethod
-    def find_sent(self, *, idempotency_key: str, to: str, since: datetime) -> SendResult | None:
+    def find_sent(
+        self,
+        *,
+        idempotency_key: str,
+        to: str,
+        since: datetime,
+        email: OutgoingEmail | None = None,
+    ) -> SendResult | None:
         """The send made with this key, if the provider has it (reconciliation of an
-        attempt whose worker died), else None."""
+        attempt whose worker died), else None. `email` is what was being sent, for a
+        provider that must recognise a send by its content (an answer in a thread)."""
 
     def send_many(
         self, emails: Sequence[tuple[OutgoingEmail, str]]

@@ -217,6 +217,7 @@ class EmailTransport(Transport):
             idempotency_key=idempotency_key(message),
             to=message.counterpart,
             since=started - LOOKBACK_SKEW,
+            email=outgoing_email(message),
         )
 
     def recipient_invalid(self, message: Message) -> None:

@@ -48,6 +48,7 @@ class FakeEmail(EmailBackend):
         self.sent: dict[str, SendResult] = {}
         self.fail_with: ProviderError | None = None
         self.fail_lookups_with: ProviderError | None = None
+        self.lookups: list[OutgoingEmail | None] = []  # what each find_sent was given
 
     def send(self, email: OutgoingEmail, *, idempotency_key: str) -> SendResult:
         self.calls += 1
@@ -60,7 +61,15 @@ class FakeEmail(EmailBackend):
             self.sent[idempotency_key] = SendResult(uid, {"id": uid})
         return self.sent[idempotency_key]
 
-    def find_sent(self, *, idempotency_key: str, to: str, since: datetime) -> SendResult | None:
+    def find_sent(
+        self,
+        *,
+        idempotency_key: str,
+        to: str,
+        since: datetime,
+        email: OutgoingEmail | None = None,
+    ) -> SendResult | None:
+        self.lookups.append(email)
         if self.fail_lookups_with is not None:
             raise self.fail_lookups_with
         return self.sent.get(idempotency_key)

@@ -198,3 +198,37 @@ def test_a_one_click_unsubscribe_stops_every_channel(tenant, world):
     assert queued.status == Status.CANCELLED
     assert Lead.objects.get(pk=both.pk).email_status == Lead.EmailStatus.UNSUBSCRIBED
     assert not Message.objects.filter(lead=both, status=Status.QUEUED).exists()
+
+
+def test_an_in_thread_answer_whose_outcome_was_lost_is_found_not_sent_twice(client, tenant, world):
+    """Instantly's reply endpoint takes no idempotency key: an answer whose POST timed out
+    is looked for among the lead's emails before the send path would send it again."""
+    from outreach.manual import answer
+
+    both = world["leads"][1]
+    posted = post_webhook(client, tenant, instantly_event("reply_received")).json()
+    assert process_event(posted["id"]) == "processed"
+    inbound = Message.objects.get(lead=both, direction=Message.Direction.INBOUND)
+    message = answer(both, "Vă trimit oferta.", to=inbound, reason="e2e", is_manual=True)
+    with responses.RequestsMock() as rsps:
+        rsps.post(
+            f"{BASE}/api/v2/emails/reply", body=requests.exceptions.ReadTimeout("read timed out")
+        )
+        outcome = send_message(message.pk)
+        message.refresh_from_db()
+        assert outcome.kind == "retry", (outcome, message.error)
+        listed = api_body("emails_list")
+        ours = listed["items"][0]
+        ours["subject"] = message.subject
+        ours["timestamp_created"] = (message.attempt_started_at + timedelta(seconds=2)).isoformat()
+        lookup = rsps.get(f"{BASE}/api/v2/emails", json=listed)
+        later = max(message.scheduled_for, message.attempt_started_at + timedelta(minutes=6))
+        with time_machine.travel(later, tick=False):
+            for _ in range(5):
+                if send_message(message.pk).kind in ("sent", "reconciled"):
+                    break
+        replies = [c for c in rsps.calls if c.request.url.endswith("/emails/reply")]
+    message.refresh_from_db()
+    assert message.status == Status.SENT
+    assert message.provider_message_id == ours["id"]
+    assert len(replies) == 1 and lookup.call_count >= 1  # answered once, found, not resent

@@ -19,7 +19,9 @@ is the real operation (outreach.pushing hands over batches of `max_batch`):
 4. a failed call fails every message of its chunk with that error (nothing is raised).
 
 `find_sent` (reconciling an attempt whose worker died) finds the lead by its address and
-its `cerniq_key`.
+its `cerniq_key`; an in-thread answer (`POST /api/v2/emails/reply`, which takes no
+idempotency key) is found among the lead's recent non-campaign emails: one sent from the
+answering account, with the answer's subject, since the attempt began.
 """
 
 from __future__ import annotations
@@ -134,9 +136,8 @@ class InstantlyEmail(EmailBackend):
 
     def _reply(self, email: OutgoingEmail) -> SendResult:
         """An answer in the thread of a lead's reply (`POST /api/v2/emails/reply`), from the
-        account that received it. Instantly has no idempotency key here and no cheap look-up
-        (`GET /api/v2/emails` is limited to 20 a minute), so an answer whose outcome is
-        unknown may, after the send path's reconcile window, be sent a second time."""
+        account that received it. Instantly takes no idempotency key here: an answer whose
+        outcome is unknown is looked for by `_find_answer` before it is sent again."""
         if not email.sender:
             raise RejectedRequest("the Instantly account that received the reply is unknown")
         answer = self.client.reply(
@@ -148,7 +149,16 @@ class InstantlyEmail(EmailBackend):
         )
         return SendResult(str(answer.get("id") or ""), answer, thread_id=email.in_reply_to)
 
-    def find_sent(self, *, idempotency_key: str, to: str, since: datetime) -> SendResult | None:
+    def find_sent(
+        self,
+        *,
+        idempotency_key: str,
+        to: str,
+        since: datetime,
+        email: OutgoingEmail | None = None,
+    ) -> SendResult | None:
+        if email is not None and email.in_reply_to:
+            return self._find_answer(email, since)
         leads = [
             lead
             for lead in self.client.find_leads(contacts=[to])
@@ -165,6 +175,28 @@ class InstantlyEmail(EmailBackend):
         for lead in leads:  # pushed without our key (by hand, or before keys existed)
             if lead.get("campaign") in ours and KEY_VARIABLE not in variables(lead):
                 return _result(lead, found=True)
+        return None
+
+    def _find_answer(self, email: OutgoingEmail, since: datetime) -> SendResult | None:
+        """Our in-thread answer if Instantly has it: among the lead's newest non-campaign
+        emails (one `GET /api/v2/emails`, 20 a minute, so only when reconciling), one sent
+        from the answering account with this subject no earlier than the attempt. An
+        answer someone typed in Instantly's Unibox meanwhile, with the same subject, counts
+        too: the lead is answered either way, and a second answer is what must not happen."""
+        if not email.sender:
+            return None
+        sender = email.sender.strip().lower()
+        subject = _subject_key(email.subject)
+        for item in self.client.recent_emails(lead=email.to, eaccount=email.sender):
+            sent_by = str(item.get("from_address_email") or "")  # not eaccount: the inbox
+            created = _timestamp(item.get("timestamp_created"))
+            if (
+                sent_by.strip().lower() == sender
+                and created is not None
+                and created >= since
+                and _subject_key(str(item.get("subject") or "")) == subject
+            ):
+                return SendResult(str(item.get("id") or ""), item, thread_id=email.in_reply_to)
         return None
 
     # --- campaigns ----------------------------------------------------------------------
@@ -255,6 +287,20 @@ class InstantlyEmail(EmailBackend):
             if lead.get("campaign") in (None, campaign_id):
                 found.setdefault(str(lead.get("email") or "").lower(), []).append(lead)
         return found
+
+
+def _subject_key(subject: str) -> str:
+    """A subject as mail clients keep it: case and runs of white space do not matter."""
+    return " ".join(subject.split()).casefold()
+
+
+def _timestamp(value: Any) -> datetime | None:
+    """An Instantly ISO 8601 timestamp ("2026-10-06T09:20:00.000Z"), aware; None if not one."""
+    try:
+        parsed = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo is not None else None
 
 
 def _result(lead: dict[str, Any], *, found: bool) -> SendResult:

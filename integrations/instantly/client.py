@@ -225,6 +225,26 @@ class InstantlyClient:
         }
         return self._object("POST", "/api/v2/emails/reply", body=body)
 
+    def recent_emails(
+        self, *, lead: str, eaccount: str, email_type: str = "manual", limit: int = 20
+    ) -> list[dict[str, Any]]:
+        """`GET /api/v2/emails`, newest first, one page only: the endpoint allows 20 calls a
+        minute, so this is for rare look-ups (reconciling an answer), never for polling.
+        `email_type` "manual" is every email except campaign steps (our answers and the
+        lead's replies)."""
+        params = [
+            ("lead", lead),
+            ("eaccount", eaccount),
+            ("email_type", email_type),
+            ("sort_order", "desc"),
+            ("limit", str(limit)),
+        ]
+        page = self._object("GET", "/api/v2/emails", params=params)
+        items = page.get("items")
+        if not isinstance(items, list):
+            raise _unexpected("GET /api/v2/emails", "no items list", page)
+        return [item for item in items if isinstance(item, dict)]
+
     # --- webhooks -------------------------------------------------------------------------
 
     def list_webhooks(self) -> list[dict[str, Any]]:

@@ -109,7 +109,14 @@ class ResendEmail(EmailBackend):
             )
         return SendResult(email_id, raw=payload)
 
-    def find_sent(self, *, idempotency_key: str, to: str, since: datetime) -> SendResult | None:
+    def find_sent(
+        self,
+        *,
+        idempotency_key: str,
+        to: str,
+        since: datetime,
+        email: OutgoingEmail | None = None,
+    ) -> SendResult | None:
         """Resend cannot be asked by idempotency key (and listing sent emails is not in the
         API we use), so nothing is found: the send path then sends again with the same key,
         which Resend answers with the first send for 24 hours (our reconcile window is 5

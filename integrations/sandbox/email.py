@@ -56,7 +56,14 @@ class SandboxEmail(EmailBackend):
         maybe_schedule_events(email, email_id)  # the demo: the provider reports back later
         return result
 
-    def find_sent(self, *, idempotency_key: str, to: str, since: datetime) -> SendResult | None:
+    def find_sent(
+        self,
+        *,
+        idempotency_key: str,
+        to: str,
+        since: datetime,
+        email: OutgoingEmail | None = None,
+    ) -> SendResult | None:
         with self._lock:
             return self._by_key.get(idempotency_key)
 

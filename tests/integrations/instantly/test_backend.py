@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import threading
+from dataclasses import replace
+from datetime import UTC, datetime
 
 import pytest
 import requests
@@ -384,3 +386,64 @@ def test_an_answer_in_a_thread_uses_the_reply_endpoint_from_the_account_reached(
             ),
             idempotency_key="k",
         )
+
+
+ANSWER = OutgoingEmail(
+    to="ion.popescu@agroferma-example.ro",
+    subject="Re: Irigații pentru Agroferma Popescu",
+    text="Vă trimit oferta.",
+    in_reply_to="019ffad3-4b5c-7d6e-8f70-8192a3b4c5d6",
+    sender="vanzari@cerniq-mail.ro",
+)
+
+
+def at(text: str) -> datetime:
+    return datetime.fromisoformat(text).replace(tzinfo=UTC)
+
+
+def test_an_answer_whose_outcome_is_unknown_is_found_in_the_leads_emails(backend, rsps):
+    """`POST /emails/reply` takes no idempotency key: an attempt whose worker died is found
+    among the lead's non-campaign emails (ours, this subject, since the attempt), so the
+    send path records it instead of answering twice."""
+    rsps.get(f"{BASE}/api/v2/emails", json=api_body("emails_list"))
+    found = backend.find_sent(
+        idempotency_key="ai-reply:1",
+        to=ANSWER.to,
+        since=at("2026-10-06T09:15:00"),
+        email=ANSWER,
+    )
+    assert found is not None
+    assert found.provider_message_id == "019ffad3-9a8b-7c6d-8e5f-4a3b2c1d0e9f"
+    assert found.thread_id == ANSWER.in_reply_to
+    assert "/api/v2/leads" not in " ".join(c.request.url for c in rsps.calls)
+
+
+@pytest.mark.parametrize(
+    ("since", "email"),
+    [
+        # Our only answers are older than the attempt (an earlier answer in the thread).
+        ("2026-10-06T09:25:00", ANSWER),
+        # Another subject: not this answer.
+        ("2026-10-06T09:15:00", replace(ANSWER, subject="Oferta de preț")),
+    ],
+)
+def test_an_answer_not_in_the_leads_emails_is_not_found(backend, rsps, since, email):
+    rsps.get(f"{BASE}/api/v2/emails", json=api_body("emails_list"))
+    assert backend.find_sent(idempotency_key="k", to=email.to, since=at(since), email=email) is None
+
+
+def test_a_lead_reply_in_the_thread_is_not_our_answer(backend, rsps):
+    """Only the lead's reply (from their address, in our account's inbox) is newer than the
+    attempt: not found, with or without the sender's address in the item."""
+    body = api_body("emails_list")
+    body["items"] = [item for item in body["items"] if item["ue_type"] == 2] * 2
+    body["items"][0]["timestamp_created"] = "2026-10-06T09:30:00.000Z"
+    body["items"][1] = {**body["items"][0]}
+    del body["items"][1]["from_address_email"]
+    rsps.get(f"{BASE}/api/v2/emails", json=body)
+    assert (
+        backend.find_sent(
+            idempotency_key="k", to=ANSWER.to, since=at("2026-10-06T09:15:00"), email=ANSWER
+        )
+        is None
+    )

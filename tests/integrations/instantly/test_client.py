@@ -163,6 +163,24 @@ def test_reply_posts_in_the_thread_of_the_email(rsps, instantly):
         instantly.reply(reply_to_uuid=uuid, eaccount="a@b.ro", subject="x")
 
 
+def test_recent_emails_reads_one_page_of_the_leads_non_campaign_emails(rsps, instantly):
+    rsps.get(f"{BASE}/api/v2/emails", json=api_body("emails_list"))
+    items = instantly.recent_emails(lead=LEAD_EMAIL, eaccount="vanzari@cerniq-mail.ro")
+    assert [item["id"] for item in items] == [i["id"] for i in api_body("emails_list")["items"]]
+    assert len(rsps.calls) == 1  # one page only: the endpoint allows 20 calls a minute
+    query = dict(parse_qsl(urlsplit(rsps.calls[0].request.url).query))
+    assert query == {
+        "lead": LEAD_EMAIL,
+        "eaccount": "vanzari@cerniq-mail.ro",
+        "email_type": "manual",
+        "sort_order": "desc",
+        "limit": "20",
+    }
+    rsps.get(f"{BASE}/api/v2/emails", json={"data": []})
+    with pytest.raises(ProviderUnavailable, match="no items list"):
+        instantly.recent_emails(lead=LEAD_EMAIL, eaccount="vanzari@cerniq-mail.ro")
+
+
 def test_webhooks_are_listed_over_every_page_created_and_deleted(rsps, instantly):
     page_one = api_body("webhooks_list")
     page_one["next_starting_after"] = page_one["items"][-1]["id"]
