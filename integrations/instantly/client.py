@@ -110,6 +110,16 @@ class InstantlyClient:
             raise
         return True
 
+    def get_lead(self, lead_id: str) -> dict[str, Any] | None:
+        """`GET /api/v2/leads/{id}`: the Lead (its `status`, `timestamp_last_contact`), or
+        None when Instantly no longer has it (404)."""
+        try:
+            return self._object("GET", f"/api/v2/leads/{_id(lead_id)}")
+        except RejectedRequest as error:
+            if error.status_code == 404:
+                return None
+            raise
+
     def get_campaign(self, campaign_id: str) -> dict[str, Any]:
         return self._object("GET", f"/api/v2/campaigns/{_id(campaign_id)}")
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dramatiq
 
-from integrations.instantly import analytics, config, interest
+from integrations.instantly import analytics, config, interest, optouts
 
 
 @dramatiq.actor(queue_name="default", max_retries=5, time_limit=60_000)
@@ -23,3 +23,9 @@ def sync_analytics() -> None:
 def forget_lead(instantly_lead_id: str) -> None:
     """A lead who opted out is deleted from Instantly (optouts.py); retried on errors."""
     config.client().delete_lead(instantly_lead_id)
+
+
+@dramatiq.actor(queue_name="default", max_retries=8, time_limit=60_000)
+def withdraw_lead(instantly_lead_id: str) -> None:
+    """A stopped sequence's pushed lead leaves Instantly if still unsent (optouts.py)."""
+    optouts.withdraw_if_unsent(instantly_lead_id)
