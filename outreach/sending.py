@@ -367,7 +367,7 @@ def _give_up(
             provider = transport.provider_name(message)
             raise_alert(
                 message.tenant,
-                Alert.Kind.OTHER,
+                Alert.Kind.PROVIDER_AUTH,
                 f"provider-auth:{provider}",
                 f"{provider} rejected our credentials: {error}",
                 severity=Alert.Severity.CRITICAL,

@@ -202,7 +202,7 @@ def handle_account_error(tenant: Tenant, event: InstantlyEvent) -> None:
     if event.campaign_name:
         message += f" (campaign {event.campaign_name})"
     message += f": {detail}" if detail else ". Check the account in Instantly."
-    raise_alert(tenant, Alert.Kind.OTHER, f"instantly-account:{account}"[:200], message)
+    raise_alert(tenant, Alert.Kind.SENDER_ACCOUNT, f"instantly-account:{account}"[:200], message)
 
 
 def handle_campaign_completed(tenant: Tenant, event: InstantlyEvent) -> None:
