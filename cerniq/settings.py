@@ -241,6 +241,49 @@ STORAGES = {
     },
 }
 
+# --- Backups (cerniq.backups: manage.py backup / restore) -----------------------------
+# The database (pg_dump, or SQLite's online backup) and the media files, gzipped, into
+# STORAGES["dbbackup"]: a local folder (BACKUP_DIR; files 0600 in a 0700 folder) or, when
+# BACKUP_S3_BUCKET is set, an S3-compatible bucket (objects private, server-side encryption
+# BACKUP_S3_SSE requested: "AES256", "aws:kms", or "" for a server without it). Not
+# encrypted by us: python-gnupg is not a dependency. The newest BACKUP_KEEP are kept.
+# BACKUP_SCHEDULE (cron, TIME_ZONE) adds the "backup" periodic job; "" turns it off.
+# Production backs up nightly by default, embedded mode (a demo on SQLite) only by hand.
+BACKUP_KEEP = env.int("BACKUP_KEEP", default=14)
+BACKUP_SCHEDULE = env.str("BACKUP_SCHEDULE", default="" if EMBEDDED else "15 3 * * *")
+BACKUP_DIR = env.str("BACKUP_DIR", default="") or str(VAR_DIR / "backups")
+BACKUP_S3_BUCKET = env.str("BACKUP_S3_BUCKET", default="")
+BACKUP_S3_SSE = env.str("BACKUP_S3_SSE", default="AES256")
+if BACKUP_S3_BUCKET:
+    STORAGES["dbbackup"] = {
+        "BACKEND": "storages.backends.s3.S3Storage",
+        "OPTIONS": {
+            "bucket_name": BACKUP_S3_BUCKET,
+            "location": env.str("BACKUP_S3_PREFIX", default="cerniq-backups"),
+            "endpoint_url": env.str("BACKUP_S3_ENDPOINT_URL", default="") or None,
+            "region_name": env.str("BACKUP_S3_REGION", default="") or None,
+            # Empty: boto3's own credential chain (AWS_* variables, an instance role).
+            "access_key": env.str("BACKUP_S3_ACCESS_KEY_ID", default="") or None,
+            "secret_key": env.str("BACKUP_S3_SECRET_ACCESS_KEY", default="") or None,
+            # No ACL sent: objects are private to the bucket owner by default, and buckets
+            # with ACLs disabled (AWS's default) refuse any other canned ACL.
+            "default_acl": None,
+            "file_overwrite": False,
+            "object_parameters": {"ServerSideEncryption": BACKUP_S3_SSE} if BACKUP_S3_SSE else {},
+        },
+    }
+else:
+    STORAGES["dbbackup"] = {
+        "BACKEND": "django.core.files.storage.FileSystemStorage",
+        "OPTIONS": {
+            "location": BACKUP_DIR,
+            "file_permissions_mode": 0o600,
+            "directory_permissions_mode": 0o700,
+        },
+    }
+if BACKUP_SCHEDULE:
+    PERIODIC_JOBS.append({"name": "backup", "cron": BACKUP_SCHEDULE, "command": "backup"})
+
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_AUTHENTICATION_CLASSES": [
