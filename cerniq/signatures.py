@@ -14,8 +14,6 @@ import re
 import time
 from collections.abc import Mapping
 
-from svix.webhooks import Webhook, WebhookVerificationError
-
 
 def verify_hmac(
     raw: bytes, secret: str | bytes, signature_hex: str | None, algo: str = "sha256"
@@ -66,6 +64,11 @@ def verify_svix(
     it give up before reaching a good one). Raises ValueError for a bad secret
     (configuration), returns False for anything wrong with the request.
     """
+    # Imported here: the svix package loads its whole API client on import (~26 MiB and
+    # 560 modules per process, httpx included), and only a web process receiving a Resend
+    # webhook needs it, never a worker (bench/results/worker_rss.md).
+    from svix.webhooks import Webhook, WebhookVerificationError
+
     key = _svix_key(secret)
     lowered = {str(k).lower(): v for k, v in headers.items()}
 
