@@ -52,6 +52,7 @@ bench: install
 	$(PY) bench/send_pipeline.py
 	$(PY) bench/webhooks.py
 	$(PY) bench/faults.py
+	$(PY) bench/worker_rss.py
 
 ## Romanian catalogue: collect the marked strings into locale/ro (translate new/fuzzy entries), compile the .mo.
 I18N_IGNORE := -i $(VENV) -i var -i bench -i tests
