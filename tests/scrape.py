@@ -21,7 +21,7 @@ def scrape(client, settings) -> Samples:
     return samples
 
 
-def value(samples: Samples, name: str, **labels: str) -> float:
+def value(samples: Samples, name: str, /, **labels: str) -> float:
     """One sample's value; 0 when the series does not exist (yet)."""
     return samples.get((name, frozenset(labels.items())), 0.0)
 

@@ -174,7 +174,7 @@ def doomed() -> None:
     raise RuntimeError("this one always fails")
 
 
-def delta(before, after, name: str, **labels: str) -> float:
+def delta(before, after, name: str, /, **labels: str) -> float:
     return value(after, name, **labels) - value(before, name, **labels)
 
 
