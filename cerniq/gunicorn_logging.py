@@ -13,16 +13,19 @@ from __future__ import annotations
 
 from gunicorn.glogging import Logger
 
+from cerniq.log_context import ContextFilter
 from cerniq.logging import JSONFormatter, MaskPIIFilter, log_format, mask_query_string
 
 
 class MaskingLogger(Logger):
     _mask = MaskPIIFilter()
+    _context = ContextFilter()  # the request's id: the access line is written before the end
 
     def setup(self, cfg) -> None:
         super().setup(cfg)  # also on HUP: addFilter ignores a filter it already has
-        self.error_log.addFilter(self._mask)
-        self.access_log.addFilter(self._mask)
+        for log in (self.error_log, self.access_log):
+            log.addFilter(self._mask)
+            log.addFilter(self._context)
         if log_format() == "json":
             for handler in (*self.error_log.handlers, *self.access_log.handlers):
                 handler.setFormatter(JSONFormatter())

@@ -2,8 +2,9 @@
 the message, lead and tenant it is about.
 
 They live in one context variable, so a request's thread and a worker thread each see
-their own. The web sets `request_id` (`RequestIDMiddleware`), a Dramatiq worker `task_id`
-(`TaskContextMiddleware`), the send path and the actors what they work on (`bind`).
+their own. The web sets `request_id` (`bind_request`, `RequestIDMiddleware`), a Dramatiq
+worker `task_id` (`TaskContextMiddleware`), the send path and the actors what they work on
+(`bind`).
 `ContextFilter` (on every handler, settings.LOGGING) copies them onto each record, where
 the JSON formatter (`cerniq.logging.JSONFormatter`) writes them out.
 """
@@ -78,15 +79,30 @@ def request_id_for(incoming: str | None) -> str:
     return uuid.uuid4().hex
 
 
+def bind_request(sender: Any, environ: Mapping[str, Any] | None = None, **kwargs: Any) -> None:
+    """On `request_started`: the request's id, for everything logged until it is finished,
+    including Django's own "Not Found" line and gunicorn's access line, both written
+    outside the middleware."""
+    request_id = request_id_for((environ or {}).get("HTTP_X_REQUEST_ID"))
+    _ids.set(MappingProxyType({"request_id": request_id}))
+
+
+def unbind_request(sender: Any, **kwargs: Any) -> None:
+    """On `request_finished`: the thread serves the next request with nothing bound."""
+    _ids.set(_EMPTY)
+
+
 class RequestIDMiddleware:
-    """Binds the request's id for everything logged while it is served, and answers it in
-    the `X-Request-ID` header so a caller can quote it."""
+    """Gives the request its id (the one `bind_request` bound, or a new one) and answers it
+    in the `X-Request-ID` header so a caller can quote it."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        request_id = request_id_for(request.headers.get(REQUEST_ID_HEADER))
+        request_id = _ids.get().get("request_id") or request_id_for(
+            request.headers.get(REQUEST_ID_HEADER)
+        )
         request.request_id = request_id  # type: ignore[attr-defined]
         with bind(request_id=request_id):
             response = self.get_response(request)

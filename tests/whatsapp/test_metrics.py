@@ -9,6 +9,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from outreach.sending import send_message
+from tests.cerniq.test_json_logs import json_lines
 from tests.factories import make_phone, make_tenant
 from tests.scrape import scrape, value
 from tests.whatsapp.conftest import BASE, MONDAY_10, api_body
@@ -98,3 +99,14 @@ def test_quota_gauges_cost_two_queries_whatever_the_number_of_phones(time_machin
     assert len(used) == 8
     names = {s.labels["name"] for s in many["cerniq_wa_quota_used"].samples}
     assert all("***" in name for name in names)  # numbers masked (these phones have no label)
+
+
+@responses.activate
+def test_the_send_paths_log_lines_carry_message_lead_and_tenant_ids(queued):
+    responses.post(SEND_URL, status=401, json=api_body("error_invalid_token.json"))
+    with json_lines("outreach.sending") as lines:
+        assert send_message(queued.pk).kind == "dead"
+    (line,) = [line for line in lines if "DEAD_LETTER" in line["message"]]
+    assert line["message_id"] == str(queued.pk)
+    assert line["lead_id"] == str(queued.lead_id)
+    assert line["tenant_id"] == str(queued.tenant_id)
