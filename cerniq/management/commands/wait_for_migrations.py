@@ -7,7 +7,7 @@ non-zero, naming what is missing, when the timeout passes first.
 
 from __future__ import annotations
 
-import time
+from time import monotonic, sleep
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
@@ -37,16 +37,16 @@ class Command(BaseCommand):
             raise CommandError("--timeout must be 0 or more and --interval more than 0")
         if database not in connections:
             raise CommandError(f"--database: no database {database!r} in DATABASES")
-        deadline = time.monotonic() + timeout
+        deadline = monotonic() + timeout
         while True:
             problem = self.problem(database)
             if not problem:
                 self.stdout.write("Database migrated.")
                 return
-            if time.monotonic() >= deadline:
+            if monotonic() >= deadline:
                 raise CommandError(f"gave up after {timeout:g} s: {problem}")
             self.stderr.write(f"waiting: {problem}")
-            time.sleep(interval)
+            sleep(interval)
 
     def problem(self, database: str) -> str:
         """What keeps the database from being ready ("" when nothing does)."""
