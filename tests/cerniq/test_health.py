@@ -246,3 +246,29 @@ def test_health_command_fails_naming_the_component(all_beating, capsys):
 def test_health_command_refuses_an_unknown_check():
     with pytest.raises(CommandError, match="unknown health check.*: workerz; known: database"):
         call_command("health", "workerz")
+
+
+# --- docker-compose.yml uses them -------------------------------------------------------
+
+
+def test_compose_checks_each_process_and_waits_for_migrations():
+    from pathlib import Path
+
+    import yaml
+    from django.conf import settings
+
+    compose = yaml.safe_load((Path(settings.BASE_DIR) / "docker-compose.yml").read_text())
+    services = compose["services"]
+    assert "/health/ready" in " ".join(services["web"]["healthcheck"]["test"])
+    assert services["worker"]["healthcheck"]["test"][-4:] == [
+        "health",
+        "database",
+        "broker",
+        "workers",
+    ]
+    assert services["scheduler"]["healthcheck"]["test"][-2:] == ["health", "scheduler"]
+    for name in ("worker", "scheduler"):
+        command = services[name]["command"]
+        assert command.index("wait_for_migrations") < command.index("exec python manage.py")
+    for name in ("web", "worker", "scheduler"):  # one metrics directory for all processes
+        assert "metrics:/app/var/prometheus" in services[name]["volumes"]
