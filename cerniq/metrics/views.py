@@ -73,21 +73,23 @@ def refusal(request: HttpRequest) -> HttpResponse | None:
     return HttpResponse("Forbidden", status=403, content_type="text/plain")
 
 
-def exposition() -> bytes:
-    """Every process's counters (multiprocess files) and the scrape-time collectors."""
-    if is_multiprocess():
-        registry = CollectorRegistry()
-        MultiProcessCollector(registry, path=str(ensure()))
-    else:  # prometheus_client was imported before settings: this process only
-        registry = CollectorRegistry()
-        registry.register(_Default())
-    registry.register(ScrapeCollector())
-    return generate_latest(registry)
+class _ThisProcess:
+    """The default registry's metrics, when prometheus-client was imported before settings
+    chose multiprocess mode (a script): only this process's counters are known then."""
 
-
-class _Default:
     def collect(self):
         return REGISTRY.collect()
+
+
+def exposition() -> bytes:
+    """Every process's counters (multiprocess files) and the scrape-time collectors."""
+    registry = CollectorRegistry()
+    if is_multiprocess():
+        MultiProcessCollector(registry, path=str(ensure()))
+    else:
+        registry.register(_ThisProcess())
+    registry.register(ScrapeCollector())
+    return generate_latest(registry)
 
 
 def metrics(request: HttpRequest) -> HttpResponse:
