@@ -9,13 +9,13 @@ Metrics: the workers write to the multiprocess directory (cerniq/metrics/directo
 exported here before any worker starts; a worker that exits has its live gauges dropped.
 """
 
-from cerniq.metrics import directory
+from cerniq.metrics import directory as _metrics_directory
 
 logger_class = "cerniq.gunicorn_logging.MaskingLogger"
 accesslog = "-"
 
-directory.ensure()
+_metrics_directory.ensure()
 
 
 def child_exit(server, worker):
-    directory.mark_process_dead(worker.pid)
+    _metrics_directory.mark_process_dead(worker.pid)
