@@ -36,7 +36,9 @@ COPY . .
 RUN SECRET_KEY=build-only DATABASE_URL=sqlite:////tmp/build.sqlite3 \
     python manage.py collectstatic --noinput
 
-RUN useradd --create-home --uid 1000 cerniq && mkdir -p /app/var && chown cerniq /app/var
+# var/prometheus: the metrics of the processes (settings creates it at build time, as root).
+RUN useradd --create-home --uid 1000 cerniq && mkdir -p /app/var/prometheus \
+    && chown -R cerniq /app/var
 USER cerniq
 EXPOSE 8000
 CMD ["gunicorn", "-c", "gunicorn.conf.py", "cerniq.wsgi", "--bind", "0.0.0.0:8000", "--workers", "3", "--timeout", "30"]

@@ -4,13 +4,18 @@ the tenants' webhook tokens, in messages, their arguments, tracebacks and stacks
 `MaskPIIFilter` goes on every handler (settings.LOGGING, and gunicorn's loggers through
 `cerniq.gunicorn_logging`): it renders the message once, masked, so no %-argument can carry
 a secret past it, and caches a masked traceback on the record for whatever formatter comes
-next. `MaskingFormatter` masks its whole output as well, for the handlers we format.
+next. `MaskingFormatter` (text) and `JSONFormatter` (production) mask their whole output as
+well, for the handlers we format.
 """
 
 from __future__ import annotations
 
+import json
 import logging
+import os
 import re
+from collections.abc import Mapping
+from datetime import UTC, datetime
 from urllib.parse import quote, unquote_plus
 
 _EMAIL = re.compile(r"([A-Za-z0-9._%+-])[A-Za-z0-9._%+-]*@([A-Za-z0-9.-]+\.[A-Za-z]{2,})")
@@ -129,3 +134,47 @@ class MaskingFormatter(logging.Formatter):
 
     def format(self, record: logging.LogRecord) -> str:
         return mask_log_text(super().format(record))
+
+
+# --- the format: JSON in production, text in development ---------------------------------
+
+LOG_FORMATS = ("json", "text")
+
+
+def log_format(environ: Mapping[str, str] = os.environ) -> str:
+    """LOG_FORMAT ("json" or "text"); without it, JSON unless DEBUG is on. The one rule, for
+    settings.LOGGING and for gunicorn's own loggers (which never read Django's settings)."""
+    from environ import Env
+
+    debug = Env.parse_value(environ.get("DEBUG", "false"), bool)
+    chosen = environ.get("LOG_FORMAT", "").strip().lower() or ("text" if debug else "json")
+    if chosen not in LOG_FORMATS:
+        raise ValueError(f"LOG_FORMAT must be one of {', '.join(LOG_FORMATS)}, not {chosen!r}")
+    return chosen
+
+
+class JSONFormatter(logging.Formatter):
+    """One JSON object per line: time (UTC), level, logger, message, the ids of the work
+    being done (cerniq.log_context: request, task, message, lead, tenant) when known, and
+    the traceback or stack, all masked like every other log line."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        from cerniq.log_context import FIELDS
+
+        entry: dict[str, object] = {
+            "time": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
+            "level": record.levelname,
+            "logger": record.name,
+            "message": mask_log_text(record.getMessage()),
+        }
+        for field in FIELDS:
+            value = getattr(record, field, None)
+            if value is not None:
+                entry[field] = mask_log_text(str(value))
+        if record.exc_info and not record.exc_text:
+            record.exc_text = self.formatException(record.exc_info)
+        if record.exc_text:
+            entry["exception"] = mask_log_text(record.exc_text)
+        if record.stack_info:
+            entry["stack"] = mask_log_text(self.formatStack(record.stack_info))
+        return json.dumps(entry, ensure_ascii=False, default=str)

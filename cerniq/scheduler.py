@@ -2,13 +2,17 @@
 
 Embedded mode runs them in-process from `manage.py run`; production runs `manage.py
 scheduler` once (or system cron calling the same commands). A job either enqueues an
-actor (cheap, the work happens on a worker) or calls a management command.
+actor (cheap, the work happens on a worker), calls a management command, or calls a
+function in the scheduler's own process ("call": for work that must not depend on a worker,
+such as the heartbeats that prove the workers run). "at_start": the job also runs once as
+soon as the scheduler starts.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any
 
 from apscheduler.schedulers.base import BaseScheduler
@@ -41,7 +45,18 @@ def job_callable(job: dict[str, str]) -> Callable[[], None]:
                 close_old_connections()
 
         return run_command
-    raise ValueError(f"Periodic job {job.get('name')!r} needs an 'actor' or a 'command'.")
+    if "call" in job:
+        function = import_string(job["call"])
+
+        def run_function() -> None:
+            close_old_connections()
+            try:
+                function()
+            finally:
+                close_old_connections()
+
+        return run_function
+    raise ValueError(f"Periodic job {job.get('name')!r} needs an 'actor', a 'command' or a 'call'.")
 
 
 def add_jobs(scheduler: BaseScheduler, jobs: list[dict[str, Any]] | None = None) -> list[str]:
@@ -57,6 +72,7 @@ def add_jobs(scheduler: BaseScheduler, jobs: list[dict[str, Any]] | None = None)
             coalesce=True,
             misfire_grace_time=60,
             replace_existing=True,
+            **({"next_run_time": datetime.now(scheduler.timezone)} if job.get("at_start") else {}),
         )
         names.append(job["name"])
     log.info("scheduler: %d periodic jobs: %s", len(names), ", ".join(names))

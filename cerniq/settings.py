@@ -14,6 +14,8 @@ import environ
 from django.core.exceptions import ImproperlyConfigured
 
 from cerniq import integrations
+from cerniq.logging import log_format
+from cerniq.metrics import directory as metrics_directory
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = BASE_DIR / "var"
@@ -62,6 +64,9 @@ INTEGRATIONS = [
 INSTALLED_APPS += INTEGRATIONS  # their commands, actors (tasks.py) and fixtures
 
 MIDDLEWARE = [
+    "cerniq.health.ProbeMiddleware",  # /health*, /metrics: before host checks and redirects
+    "cerniq.log_context.RequestIDMiddleware",
+    "cerniq.metrics.web.RequestMetricsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -125,6 +130,8 @@ DRAMATIQ_MIDDLEWARE = [
     "dramatiq.middleware.Pipelines",
     "dramatiq.middleware.Retries",
     "django_dramatiq.middleware.DbConnectionsMiddleware",
+    "cerniq.metrics.workers.QueueMetrics",
+    "cerniq.log_context.TaskContextMiddleware",
 ]
 if REDIS_URL:
     DRAMATIQ_BROKER = {
@@ -161,7 +168,9 @@ WHATSAPP_PHONE_QUEUES = env.int("WHATSAPP_PHONE_QUEUES", default=20)
 # Periodic work: cron expression -> management command (or actor). `manage.py run` runs it
 # in-process (embedded mode); production runs `manage.py scheduler` or system cron.
 PERIODIC_JOBS: list[dict[str, str]] = [
-    {"name": "heartbeat", "cron": "* * * * *", "actor": "cerniq.tasks.record_heartbeat"},
+    # In the scheduler's process: its own heartbeat, one onto every queue, the WORKER_DOWN check.
+    {"name": "heartbeat", "cron": "* * * * *", "call": "cerniq.heartbeats.beat", "at_start": "1"},
+    {"name": "watch-workers", "cron": "* * * * *", "call": "cerniq.heartbeats.watch_workers"},
     {"name": "dispatch", "cron": "*/5 * * * *", "actor": "outreach.tasks.dispatch_all_tenants"},
     {"name": "requeue-stale", "cron": "* * * * *", "command": "requeue_stale"},
     {"name": "check-sla", "cron": "* * * * *", "command": "check_sla"},
@@ -306,21 +315,27 @@ X_FRAME_OPTIONS = "DENY"
 if env.bool("BEHIND_PROXY", default=False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 
+LOG_FORMAT = log_format(os.environ)
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "filters": {"mask_pii": {"()": "cerniq.logging.MaskPIIFilter"}},
+    "filters": {
+        "mask_pii": {"()": "cerniq.logging.MaskPIIFilter"},
+        "log_context": {"()": "cerniq.log_context.ContextFilter"},
+    },
     "formatters": {
         "plain": {
             "class": "cerniq.logging.MaskingFormatter",
             "format": "%(asctime)s %(levelname)s %(name)s %(message)s",
-        }
+        },
+        "json": {"()": "cerniq.logging.JSONFormatter"},
     },
     "handlers": {
         "console": {
             "class": "logging.StreamHandler",
-            "formatter": "plain",
-            "filters": ["mask_pii"],
+            # LOG_FORMAT: json (default with DEBUG off) or text (default in development).
+            "formatter": "json" if LOG_FORMAT == "json" else "plain",
+            "filters": ["mask_pii", "log_context"],
         }
     },
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
@@ -334,3 +349,15 @@ LOGGING = {
         "django.server": {"handlers": [], "level": "INFO", "propagate": True},
     },
 }
+
+# --- Monitoring: /metrics, health, heartbeats ---------------------------------------------
+# prometheus-client's multiprocess directory (PROMETHEUS_MULTIPROC_DIR, default var/prometheus),
+# set before anything imports prometheus_client: see cerniq/metrics/directory.py.
+PROMETHEUS_MULTIPROC_DIR = str(metrics_directory.ensure())
+# /metrics answers a scraper with `Authorization: Bearer <METRICS_TOKEN>` or from one of these
+# networks (CIDRs, the connecting address); with neither set it is a 404.
+METRICS_TOKEN = env.str("METRICS_TOKEN", default="")
+METRICS_ALLOWED_NETWORKS = env.list("METRICS_ALLOWED_NETWORKS", default=[])
+# /health/ready: a queue group (or the scheduler) whose last heartbeat is older is down.
+HEALTH_WORKER_STALE_SECONDS = env.int("HEALTH_WORKER_STALE_SECONDS", default=180)
+HEALTH_SCHEDULER_STALE_SECONDS = env.int("HEALTH_SCHEDULER_STALE_SECONDS", default=180)

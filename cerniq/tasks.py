@@ -3,19 +3,17 @@
 from __future__ import annotations
 
 import dramatiq
-from django.core.cache import cache
-from django.utils import timezone
 
-from cerniq import webhooks
+from cerniq import heartbeats, webhooks
 
-HEARTBEAT_KEY = "cerniq:worker-heartbeat"
 RETRY_DELAY_MS = 15_000  # a failed event of a batch: its first retry, as Retries would wait
 
 
 @dramatiq.actor(queue_name="default", max_retries=0, time_limit=10_000)
-def record_heartbeat() -> None:
-    """Prove a worker is consuming: /health reports the age of the last beat."""
-    cache.set(HEARTBEAT_KEY, timezone.now().isoformat(), timeout=None)
+def record_heartbeat(queue: str = "default") -> None:
+    """Prove a worker consumes `queue`: the scheduler sends this onto every queue
+    (cerniq.heartbeats.beat); /health/ready reports each queue group's last beat."""
+    heartbeats.record(queue)
 
 
 @dramatiq.actor(queue_name="webhooks", max_retries=5, time_limit=120_000)

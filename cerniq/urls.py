@@ -1,17 +1,17 @@
 """The root URLconf: the platform's own endpoints, then the operator pages (console).
 
 Included by dotted path, never imported: the platform does not depend on the apps above.
+The probes (`/health`, `/health/live`, `/health/ready`) and `/metrics` are answered before
+URL routing, by cerniq.health.ProbeMiddleware.
 """
 
 from django.contrib import admin
 from django.urls import include, path, re_path
 
-from cerniq import health
 from cerniq.webhooks import WebhookIntakeView
 
 urlpatterns = [
     path("admin/", admin.site.urls),
-    path("health", health.health, name="health"),
     # /webhooks/<provider>/<token>/ (the token is the per-tenant secret for providers that
     # sign nothing) or /webhooks/<provider>/ for signing providers. The trailing slash is
     # optional: a POST must never be redirected (APPEND_SLASH would drop its body).

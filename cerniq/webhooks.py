@@ -49,6 +49,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from cerniq import integrations
+from cerniq.metrics import webhooks as metrics
 from cerniq.models import Tenant, WebhookEvent
 from cerniq.relay import relay
 from cerniq.signatures import verify_hmac, verify_svix  # noqa: F401 (part of the framework)
@@ -423,6 +424,13 @@ class WebhookIntakeView(APIView):
     schema = None  # provider callbacks, not part of our API schema
 
     def post(self, request: Request, provider: str, token: str | None = None) -> Response:
+        response = self.receive(request, provider, token)
+        known = provider in receivers()
+        outcome = metrics.intake_outcome(known, response.status_code, response.data)
+        metrics.INTAKE.labels(provider if known else "unknown", outcome).inc()
+        return response
+
+    def receive(self, request: Request, provider: str, token: str | None) -> Response:
         try:
             raw = request.body  # raw bytes, before anything parses the stream
         except RequestDataTooBig:
@@ -555,9 +563,12 @@ def process_event(event_id: int) -> str:
         WebhookEvent.objects.filter(pk=event_id).update(
             status=Status.FAILED, error=_error_text(exc)
         )
+        metrics.PROCESSED.labels(event.provider, "failed").inc()
         log.warning("webhook event %s failed: %s: %s", event_id, type(exc).__name__, exc)
         raise
-    return "processed" if handled else "ignored"
+    outcome = "processed" if handled else "ignored"
+    metrics.PROCESSED.labels(event.provider, outcome).inc()
+    return outcome
 
 
 def requeue_stale_events(older_than: timedelta) -> int:

@@ -14,6 +14,7 @@ import json
 import logging
 from dataclasses import asdict
 from datetime import date, datetime, time
+from time import perf_counter
 
 from django.db import IntegrityError, transaction
 from django.db.models import F
@@ -22,6 +23,7 @@ from django_dramatiq import apps as django_dramatiq_apps
 from dramatiq.rate_limits import WindowRateLimiter
 
 from cerniq.models import Tenant
+from hitl.metrics import observe_triage
 from hitl.routing import complains
 from outreach import optout, sequences, stages
 from outreach.hours import SendingWindow
@@ -39,7 +41,15 @@ REPLYING_STAGES = stages.AUTOMATED  # a reply moves these to WARM_REPLY
 
 def analyse(lead: Lead, text: str, *, today: date | None = None):
     """Triage within the tenant's AI budget (60/min); past it, the offline backend answers.
-    `today` is the day the reply was written (return dates are read relative to it)."""
+    `today` is the day the reply was written (return dates are read relative to it).
+    Timed for the metrics (cerniq_triage_duration_seconds)."""
+    started = perf_counter()
+    result = _triage_within_budget(lead, text, today=today)
+    observe_triage(result.backend, result.fell_back, perf_counter() - started)
+    return result
+
+
+def _triage_within_budget(lead: Lead, text: str, *, today: date | None):
     from hitl.triage import OfflineTriage, triage
 
     kwargs = {"contact_name": lead.contact_name, "company_name": lead.name, "today": today}

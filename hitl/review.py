@@ -441,14 +441,20 @@ def _sync_priorities(lead_ids: set[int]) -> None:
     )
 
 
-def review_stats(tenant: Tenant, now: datetime) -> dict:
-    """Open review items by priority and SLA breaches: one grouped query."""
-    rows = (
-        ReviewItem.objects.filter(tenant=tenant, status__in=OPEN_STATUSES)
+def open_counts(now: datetime, *group_by: str, **filters: object):
+    """Open items and, of them, those past their SLA (`open`, `breached`) per priority and
+    `group_by` fields: one grouped query (the dashboard, the metrics)."""
+    return (
+        ReviewItem.objects.filter(status__in=OPEN_STATUSES, **filters)
         .order_by()
-        .values("priority")
+        .values(*group_by, "priority")
         .annotate(open=Count("pk"), breached=Count("pk", filter=Q(sla_due_at__lt=now)))
     )
+
+
+def review_stats(tenant: Tenant, now: datetime) -> dict:
+    """Open review items by priority and SLA breaches: one grouped query."""
+    rows = open_counts(now, tenant=tenant)
     found = {row["priority"]: row for row in rows}
     priorities = [
         {

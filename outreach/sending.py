@@ -26,6 +26,7 @@ from django.utils import timezone
 
 from cerniq import retry
 from cerniq.alerts import raise_alert
+from cerniq.log_context import bind
 from cerniq.models import Alert
 from cerniq.provider_errors import (
     AccountDisconnected,
@@ -38,6 +39,7 @@ from cerniq.provider_errors import (
 )
 from outreach import sequences, stages
 from outreach.hours import SendingWindow
+from outreach.metrics import count_message
 from outreach.models import Enrollment, Journey, Message, TemplateVersion
 from outreach.sequences import cancel_message, is_opt_out_confirmation
 from outreach.transports import Transport, transport_for
@@ -70,6 +72,11 @@ def send_message(message_id: int) -> Outcome:
     )
     if message is None:
         return Outcome("skipped", "no such outbound message")
+    with bind(message_id=message.pk, lead_id=message.lead_id, tenant_id=message.tenant_id):
+        return _send(message)
+
+
+def _send(message: Message) -> Outcome:
     transport = transport_for(message.channel)
     if message.status == Message.Status.SENDING:
         return _recover(message, transport)
@@ -163,6 +170,7 @@ def record_sent(message: Message, transport: Transport, result: SendResult) -> N
         **{**echo, **thread},
     )
     message.status = Message.Status.SENT
+    count_message(message.channel, "sent")
     journey = Journey.objects.select_for_update().get(lead_id=message.lead_id)
     contacted = transport.contacted_stage
     if journey.stage in stages.AUTOMATED and journey.stage != contacted:
@@ -330,6 +338,7 @@ def record_failure(message: Message, transport: Transport, error: ProviderError)
         retries=retries,
         scheduled_for=at,
     )
+    count_message(message.channel, "retry")
     if decision.give_up:
         return Outcome("retry", f"{decision.reason}; looking for it at the provider first", at)
     return Outcome("retry", decision.reason, at)
@@ -357,6 +366,7 @@ def _give_up(
         Message.objects.filter(pk=message.pk).update(
             status=final, error=detail[:ERROR_LIMIT], failed_at=timezone.now()
         )
+        count_message(message.channel, final.lower())
         if message.quota_cost and message.phone_id and not keep_quota:
             release(message.phone_id, sequences.reservation_day(message))
         if invalid:

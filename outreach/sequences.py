@@ -18,6 +18,7 @@ from django.utils.translation import gettext as _
 
 from outreach import stages
 from outreach.hours import SendingWindow
+from outreach.metrics import count_message
 from outreach.models import (
     Enrollment,
     Journey,
@@ -288,6 +289,8 @@ def cancel_message(message: Message, reason: str, *, status: str = Message.Statu
     cancelled = Message.objects.filter(pk=message.pk, status=status).update(
         status=Message.Status.CANCELLED, error=reason, idempotency_key=key
     )
+    if cancelled:
+        count_message(message.channel, "cancelled")
     if cancelled and message.quota_cost and message.phone_id:
         release(message.phone_id, reservation_day(message))
     return cancelled

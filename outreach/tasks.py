@@ -6,6 +6,7 @@ import logging
 
 import dramatiq
 
+from cerniq.log_context import bind
 from cerniq.models import Tenant
 from outreach import pacing, sending
 from outreach.delivery import EMAIL_QUEUES, enqueue_again
@@ -38,7 +39,8 @@ def push_cold_email(tenant_id: int) -> None:
     run twice (rows are claimed). Planned by dispatch and by the reconciler."""
     from outreach.pushing import push_due
 
-    outcome = push_due(tenant_id)
+    with bind(tenant_id=tenant_id):
+        outcome = push_due(tenant_id)
     log.info("cold email push, tenant %s: %s", tenant_id, outcome)
 
 

@@ -36,6 +36,9 @@ os.environ.setdefault("DEBUG", "true")
 os.environ.setdefault("WEBHOOK_RELAY_WAIT", "0")
 # Uploaded files (email attachments) land in a directory of the run's own, never var/media.
 os.environ.setdefault("MEDIA_ROOT", tempfile.mkdtemp(prefix="cerniq-test-media-"))
+# Metrics (prometheus-client multiprocess files) in a directory of this process's own: an
+# xdist worker's counters never add up with another's, nor with var/prometheus.
+os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="cerniq-test-metrics-")
 
 _worker = os.environ.get("PYTEST_XDIST_WORKER", "")  # "gw0", "gw1", … in xdist workers
 if _worker.startswith("gw") and os.environ.get("REDIS_URL"):

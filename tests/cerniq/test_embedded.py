@@ -9,8 +9,11 @@ import pytest
 from django.core.cache import cache
 
 from cerniq.embedded import EmbeddedRuntime
+from cerniq.heartbeats import QUEUE_KEY
 from cerniq.scheduler import add_jobs, job_callable
-from cerniq.tasks import HEARTBEAT_KEY, record_heartbeat
+from cerniq.tasks import record_heartbeat
+
+HEARTBEAT_KEY = QUEUE_KEY.format(queue="default")
 
 
 @pytest.fixture
@@ -43,7 +46,7 @@ def test_periodic_jobs_are_registered_from_settings(settings):
 
 
 def test_a_job_without_target_is_rejected():
-    with pytest.raises(ValueError, match="needs an 'actor' or a 'command'"):
+    with pytest.raises(ValueError, match="needs an 'actor', a 'command' or a 'call'"):
         job_callable({"name": "broken", "cron": "* * * * *"})
 
 

@@ -3,6 +3,7 @@ webhook token and searched phones are masked there too (gunicorn is not started)
 
 from __future__ import annotations
 
+import json
 import logging
 from datetime import timedelta
 from pathlib import Path
@@ -114,7 +115,7 @@ def test_error_log_masks_messages_and_tracebacks(gunicorn_log):
 def test_reopening_the_logs_does_not_stack_filters(gunicorn_log):
     logger, _, _ = gunicorn_log
     logger.setup(logger.cfg)  # what gunicorn does on HUP
-    assert len(logger.access_log.filters) == 1 and len(logger.error_log.filters) == 1
+    assert len(logger.access_log.filters) == 2 and len(logger.error_log.filters) == 2
     assert logging.getLogger("gunicorn.access") is logger.access_log
 
 
@@ -122,3 +123,28 @@ def test_reopening_the_logs_does_not_stack_filters(gunicorn_log):
 def test_the_image_and_compose_start_gunicorn_with_the_config(path):
     text = (ROOT / path).read_text()
     assert "-c gunicorn.conf.py" in text or '"-c", "gunicorn.conf.py"' in text
+
+
+def test_with_json_logs_both_logs_write_masked_json(tmp_path, monkeypatch):
+    monkeypatch.setenv("LOG_FORMAT", "json")
+    access, error = tmp_path / "access.log", tmp_path / "error.log"
+    cfg = _ShippedConfig(accesslog=str(access), errorlog=str(error)).cfg
+    logger = cfg.logger_class(cfg)
+    try:
+        _access(logger, f"/webhooks/timelinesai/{TOKEN}/")
+        try:
+            raise ValueError("lead +40722999888")
+        except ValueError:
+            logger.exception("Error handling request %s", f"/webhooks/timelinesai/{TOKEN}/")
+    finally:
+        for log in (logger.access_log, logger.error_log):
+            for handler in log.handlers[:]:
+                handler.close()
+                log.removeHandler(handler)
+            log.filters.clear()
+    (line,) = access.read_text().splitlines()
+    entry = json.loads(line)
+    assert entry["logger"] == "gunicorn.access" and f"{TOKEN[:4]}***" in entry["message"]
+    failure = json.loads(error.read_text().splitlines()[-1])
+    assert failure["level"] == "ERROR" and "ValueError: lead +407***888" in failure["exception"]
+    assert TOKEN not in access.read_text() + error.read_text()

@@ -22,7 +22,11 @@ class Command(BaseCommand):
     def handle(self, *args: Any, show_list: bool, **opts: Any) -> None:
         if show_list:
             for job in settings.PERIODIC_JOBS:
-                target = job.get("actor") or f"manage.py {job.get('command')} {job.get('args', '')}"
+                target = (
+                    job.get("actor")
+                    or (job.get("call") and f"{job['call']}()")
+                    or f"manage.py {job.get('command')} {job.get('args', '')}"
+                )
                 self.stdout.write(f"{job['cron']:<15} {job['name']:<24} {target.strip()}")
             return
         scheduler = BlockingScheduler(timezone=settings.TIME_ZONE)

@@ -1,0 +1,74 @@
+"""Through the real doors: a TimelinesAI reply posted to the webhook intake, processed by
+the worker's function, shows in /metrics (intake by provider and outcome, processing,
+triage, the review item it opened)."""
+
+from __future__ import annotations
+
+import pytest
+import time_machine
+
+from cerniq.models import WebhookEvent
+from cerniq.webhooks import process_event
+from outreach.dispatch import dispatch_due
+from outreach.models import Message
+from outreach.sending import send_message
+from tests.factories import make_outreach_world
+from tests.scrape import scrape, value
+from tests.whatsapp.conftest import MONDAY_10, WEBHOOK_FIXTURES
+
+pytestmark = pytest.mark.django_db
+
+INTAKE = "cerniq_webhook_requests_total"
+
+
+@pytest.fixture
+def contacted(tenant):
+    """Ion Popescu (+40722000111) got step 1 from +40740000101 (the fixtures' numbers)."""
+    with time_machine.travel(MONDAY_10, tick=False):
+        world = make_outreach_world(tenant, leads=1, phones=1, steps=2)
+        phone = world["phones"][0]
+        phone.number, phone.account_id = "+40740000101", "40740000101@s.whatsapp.net"
+        phone.save()
+        lead = world["leads"][0]
+        lead.phone, lead.contact_name = "+40722000111", "Ion Popescu"
+        lead.save()
+        dispatch_due(tenant)
+        assert send_message(Message.objects.get().pk).kind == "sent"
+    return world
+
+
+def post(client, path: str, body: bytes):
+    return client.post(path, body, content_type="application/json")
+
+
+def test_a_real_webhook_is_counted_from_intake_to_review(client, settings, tenant, contacted):
+    reply = (WEBHOOK_FIXTURES / "message_received_new__text.json").read_bytes()
+    hook = f"/webhooks/timelinesai/{tenant.webhook_token}/"
+    before = scrape(client, settings)
+    assert post(client, hook, reply).json()["status"] == "accepted"
+    assert post(client, hook, reply).json()["status"] == "duplicate"
+    # A wrong token is a 404 at this door (nothing tells a guesser the provider exists).
+    assert post(client, "/webhooks/timelinesai/not-the-token/", reply).status_code == 404
+    assert post(client, hook, b'{"event_type": ').status_code == 400
+    assert post(client, f"/webhooks/nosuch/{tenant.webhook_token}/", reply).status_code == 404
+    waiting = scrape(client, settings)
+    (event,) = WebhookEvent.objects.filter(status="RECEIVED")
+    assert process_event(event.pk) == "processed"
+    after = scrape(client, settings)
+
+    def counted(name, samples=after, **labels):
+        return value(samples, name, **labels) - value(before, name, **labels)
+
+    for outcome in ("accepted", "duplicate", "unauthorized", "malformed"):
+        assert counted(INTAKE, provider="timelinesai", status=outcome) == 1, outcome
+    assert counted(INTAKE, provider="unknown", status="unknown_provider") == 1
+    assert tenant.webhook_token not in str(after)  # an unknown segment never becomes a label
+    # Stored and waiting for a worker, then processed.
+    assert value(waiting, "cerniq_webhook_events", provider="timelinesai", status="received") == 1
+    assert value(after, "cerniq_webhook_events", provider="timelinesai", status="received") == 0
+    processed = "cerniq_webhook_events_processed_total"
+    assert counted(processed, provider="timelinesai", outcome="processed") == 1
+    # The reply was triaged and is now in front of a person.
+    assert counted("cerniq_triage_duration_seconds_count", backend="offline", fell_back="false")
+    assert value(after, "cerniq_review_open_items", tenant=tenant.slug, priority="high") == 1
+    assert value(after, "cerniq_review_sla_breaches", tenant=tenant.slug, priority="high") == 0
