@@ -48,7 +48,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from cerniq import integrations
+from cerniq import integrations, webhook_alerts
 from cerniq.models import Tenant, WebhookEvent
 from cerniq.relay import relay
 from cerniq.signatures import verify_hmac, verify_svix  # noqa: F401 (part of the framework)
@@ -439,6 +439,7 @@ class WebhookIntakeView(APIView):
             log.warning(
                 "webhook %s: authentication failed from %s", provider, _remote_addr(request)
             )
+            webhook_alerts.note_rejected(receiver.provider)
             status = receiver.auth_failure_status
             return Response({"error": "not found" if status == 404 else "unauthorized"}, status)
 
@@ -556,6 +557,7 @@ def process_event(event_id: int) -> str:
             status=Status.FAILED, error=_error_text(exc)
         )
         log.warning("webhook event %s failed: %s: %s", event_id, type(exc).__name__, exc)
+        webhook_alerts.note_failure(event.tenant, event.provider, f"{type(exc).__name__}: {exc}")
         raise
     return "processed" if handled else "ignored"
 
