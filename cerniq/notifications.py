@@ -265,7 +265,11 @@ def send_text(target: Target, title: str, body: str, notify_type: str) -> str:
     notifier = apprise.Apprise()
     notifier.add(plugin)
     try:
-        result = notifier.notify(body=body, title=title, notify_type=notify_type)
+        # Plain text: apprise escapes it for services that read HTML (Telegram), so a "<"
+        # in an alert's message cannot break the notice.
+        result = notifier.notify(
+            body=body, title=title, notify_type=notify_type, body_format=apprise.NotifyFormat.TEXT
+        )
     except Exception as exc:  # noqa: BLE001 - one channel's crash must not stop the others
         return _scrub(f"{type(exc).__name__}: {exc}", url)
     if result:

@@ -313,5 +313,7 @@ LOGGING = {
         # apprise logs a URL it cannot parse in full (an alert channel's secret): its lines
         # stay with it; cerniq.notifications logs the reason, masked.
         "apprise": {"handlers": ["null"], "propagate": False},
+        # urllib3's DEBUG request lines hold the path, where webhook URLs keep their secret.
+        "urllib3.connectionpool": {"level": "INFO"},
     },
 }

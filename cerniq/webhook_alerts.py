@@ -24,7 +24,6 @@ from django.conf import settings
 from django.core.cache import cache
 from django.utils import timezone
 
-from cerniq import integrations
 from cerniq.alerts import raise_alert, resolve_alerts
 from cerniq.models import Alert, Tenant, WebhookEvent
 
@@ -93,9 +92,11 @@ def rejected_recently(provider: str) -> int:
 
 def check() -> None:
     """The minute job: resolve recovered providers, raise or resolve refused-request alerts."""
+    from cerniq.webhooks import receivers  # the intake imports this module
+
     resolve_recovered()
     threshold = settings.WEBHOOK_REJECTED_ALERT_THRESHOLD
-    for provider in sorted(integrations.receivers()):
+    for provider in sorted(receivers()):
         refused = rejected_recently(provider)
         if refused >= threshold:
             raise_alert(
