@@ -14,7 +14,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from cerniq import alert_channels, notifications
 from cerniq.forms import AlertChannelForm
-from cerniq.models import AlertChannel
+from cerniq.models import Alert, AlertChannel
 from cerniq.tenancy import TenantScope, scope_for
 from console.views.alerts import is_channel_admin
 
@@ -39,7 +39,11 @@ def channel_list(request: HttpRequest, pk: int | None = None) -> HttpResponse:
         messages.success(request, _("Channel “%(name)s” saved.") % {"name": channel.name})
         return redirect("outreach:alert_channels")
     channels = [
-        {"channel": channel, "masked_url": alert_channels.masked(channel.url)}
+        {
+            "channel": channel,
+            "masked_url": alert_channels.masked(channel.url),
+            "kinds": [Alert.Kind(k).label for k in channel.kinds if k in Alert.Kind.values],
+        }
         for channel in scope.queryset(AlertChannel)
     ]
     return render(

@@ -46,7 +46,10 @@ def broken_receiver(monkeypatch, settings):
     # Counted refusals of an earlier run (Redis outlives the test database), around T0.
     start = int(T0.timestamp() // 60)
     cache.delete_many(
-        [f"cerniq:webhook-rejected:sandbox:{minute}" for minute in range(start - 5, start + 30)]
+        [
+            webhook_alerts._BUCKET_KEY.format(provider="sandbox", minute=minute)
+            for minute in range(start - 5, start + 30)
+        ]
     )
 
 
