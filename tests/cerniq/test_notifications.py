@@ -251,6 +251,20 @@ def test_an_env_reference_is_read_at_send_time(tenant, alert_receiver, clock, mo
     assert len(alert_receiver.received) == 1
 
 
+def test_an_email_channel_gets_the_notice_as_an_email(tenant, clock):
+    from tests.alert_receiver import FakeSMTP
+
+    with FakeSMTP() as smtp:
+        AlertChannel.objects.create(tenant=tenant, name="E-mail", url=smtp.url(), language="en")
+        raise_one(tenant, Kind.DEAD_LETTERS, subject="dead-letters", severity="CRITICAL")
+        assert deliver_pending().sent == 1
+    (mail,) = smtp.messages
+    assert (mail["To"], mail["From"]) == ("ops@agro-nord.ro", "alerte@cerniq.ro")
+    assert mail["Subject"] == "[Critical] Dead letters, dead-letters"
+    text = next(p for p in mail.walk() if p.get_content_type() == "text/plain")
+    assert "It stopped answering." in text.get_payload(decode=True).decode()
+
+
 @responses.activate
 def test_slack_gets_the_notice_as_a_slack_message(tenant, clock):
     responses.post(SLACK_HOOK, body="ok")
