@@ -22,15 +22,19 @@ import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from types import ModuleType
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-import apprise
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext as _
 
 from cerniq.alerts import SEVERITY_RANK
 from cerniq.models import Alert, AlertChannel
+
+if TYPE_CHECKING:
+    from apprise.plugins import NotifyBase
 
 ENV_SCHEME = "env://"
 ENV_PREFIX = "ALERTS_"
@@ -59,9 +63,17 @@ def resolve(url: str) -> str:
     return value
 
 
-def service(url: str) -> apprise.plugins.NotifyBase:
+def _apprise() -> ModuleType:
+    """apprise, imported when first needed: it costs a process some 40 MB once its plugins
+    load, which a worker that never sends a notice should not pay."""
+    import apprise
+
+    return apprise
+
+
+def service(url: str) -> NotifyBase:
     """The apprise service for `url` (env:// resolved), or ChannelURLError."""
-    plugin = apprise.Apprise.instantiate(resolve(url))
+    plugin = _apprise().Apprise.instantiate(resolve(url))
     if plugin is None:
         raise ChannelURLError(
             _(
@@ -94,7 +106,7 @@ def masked(url: str) -> str:
     url = url.strip()
     if url.startswith(ENV_SCHEME):
         return url
-    plugin = apprise.Apprise.instantiate(url)
+    plugin = _apprise().Apprise.instantiate(url)
     if plugin is None:
         scheme = urlsplit(url).scheme
         return f"{scheme}://…" if scheme else "…"

@@ -19,7 +19,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-import apprise
 from django.conf import settings
 from django.db.models import Exists, OuterRef, Q
 from django.urls import reverse
@@ -215,10 +214,11 @@ def _record_channel_outcome(target: Target, problem: str, now: datetime) -> None
 
 # --- Sending ----------------------------------------------------------------------------
 
+# apprise's notification types (apprise.NotifyType values: the colour and icon of a notice).
 NOTIFY_TYPES = {
-    Alert.Severity.INFO: apprise.NotifyType.INFO,
-    Alert.Severity.WARNING: apprise.NotifyType.WARNING,
-    Alert.Severity.CRITICAL: apprise.NotifyType.FAILURE,
+    Alert.Severity.INFO: "info",
+    Alert.Severity.WARNING: "warning",
+    Alert.Severity.CRITICAL: "failure",
 }
 
 
@@ -235,9 +235,7 @@ def alerts_page_url(alert: Alert | None = None) -> str:
 def send(target: Target, alert: Alert, notice: str) -> str:
     """Send one notice to one target: "" when it went out, else what went wrong."""
     title, body = alert_messages.compose(alert, notice, target.language, alerts_page_url(alert))
-    notify_type = (
-        apprise.NotifyType.SUCCESS if notice == Notice.RESOLVED else NOTIFY_TYPES[alert.severity]
-    )
+    notify_type = "success" if notice == Notice.RESOLVED else NOTIFY_TYPES[alert.severity]
     return send_text(target, title, body, notify_type)
 
 
@@ -246,7 +244,7 @@ def send_test(channel: AlertChannel) -> str:
     else what went wrong. The channel's status shows the outcome too."""
     target = alert_channels.channel_target(channel)
     title, body = alert_messages.channel_check_message(channel, target.language, alerts_page_url())
-    problem = send_text(target, title, body, apprise.NotifyType.INFO)
+    problem = send_text(target, title, body, "info")
     _record_channel_outcome(target, problem, timezone.now())
     if problem:
         log.warning("alert channel %s: test notice failed: %s", target.label, problem)
@@ -262,6 +260,8 @@ def send_text(target: Target, title: str, body: str, notify_type: str) -> str:
         plugin = alert_channels.service(url)
     except ChannelURLError as problem:
         return str(problem)
+    import apprise  # loaded already by alert_channels.service
+
     notifier = apprise.Apprise()
     notifier.add(plugin)
     try:

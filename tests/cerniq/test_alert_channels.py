@@ -101,3 +101,15 @@ def test_a_new_channel_needs_a_url_and_a_name_unique_in_its_tenant(tenant, other
     data = {"name": "Mine", "url": "json://h/p", "min_severity": "INFO", "language": "en"}
     form = AlertChannelForm(data, instance=AlertChannel(tenant=tenant))
     assert form.is_valid(), form.errors  # another tenant's name is no clash
+
+
+def test_a_deployment_url_apprise_cannot_use_is_a_system_check_warning(settings):
+    from cerniq.checks import check_alert_urls
+
+    settings.ALERT_URLS = ["json://127.0.0.1/ops", "slack://T1JJ3T3L2/A1BRTD4JD/bad-token!"]
+    (warning,) = check_alert_urls()
+    assert warning.id == "cerniq.W030"
+    assert warning.msg.startswith("ALERT_URLS entry 2 (slack://…) cannot be used: Apprise")
+    assert "bad-token" not in warning.msg
+    settings.ALERT_URLS = []
+    assert check_alert_urls() == []
