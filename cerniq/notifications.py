@@ -94,20 +94,39 @@ def notice_owed(alert: Alert, now: datetime) -> str | None:
     """Which notice the alert owes: OPENED, REMINDER, RESOLVED, or None.
 
     An alert resolved before anybody heard of it owes nothing; once resolved, a pending
-    opening or reminder gives way to the "resolved" notice; an acknowledged alert gets no
-    reminders (someone is on it)."""
+    opening or reminder gives way to the "resolved" notice. A reminder round starts a quiet
+    period after the last notice reached someone, unless the alert is acknowledged (someone
+    is on it); until then a notice that missed some channels is still owed to them."""
     if alert.resolved_at is not None:
         if alert.notified_at is None or alert.resolved_notified_at is not None:
             return None
         return Notice.RESOLVED
-    if alert.notified_at is None or alert.notice_pending == Notice.OPENED:
+    if alert.notified_at is None:
         return Notice.OPENED
-    if alert.acknowledged_at is not None:
-        return None
-    last = alert.reminded_at or alert.notified_at
-    if alert.notice_pending == Notice.REMINDER or last <= _quiet_since(now):
+    if alert.acknowledged_at is None and _new_reminder_round(alert, now):
+        return Notice.REMINDER
+    if alert.notice_pending == Notice.OPENED:
+        return Notice.OPENED
+    if alert.notice_pending == Notice.REMINDER and alert.acknowledged_at is None:
         return Notice.REMINDER
     return None
+
+
+def _new_reminder_round(alert: Alert, now: datetime) -> bool:
+    last_reached = alert.reminded_at or alert.notified_at
+    return last_reached is not None and last_reached <= _quiet_since(now)
+
+
+def _continues(alert: Alert, notice: str, now: datetime) -> bool:
+    """Is this attempt the pending notice again (its channels that have it are skipped,
+    its back-off grows), or a new one? A reminder round that reached someone a quiet period
+    ago is over: the next one goes to every channel again (a channel that stays broken never
+    holds the others' reminders back)."""
+    if alert.notice_pending != notice:
+        return False
+    if notice == Notice.REMINDER and alert.notice_sent_to:
+        return not _new_reminder_round(alert, now)
+    return True
 
 
 def _channels_by_tenant(tenant_ids: Iterable[int | None]) -> dict[int, list[AlertChannel]]:
@@ -158,7 +177,9 @@ def _deliver(alert_id: int, now: datetime, channels: list[AlertChannel], report:
         )
         return
     report.alerts += 1
-    already = set(alert.notice_sent_to) if alert.notice_pending == notice else set()
+    continuing = _continues(alert, notice, now)
+    before = set(alert.notice_sent_to) if continuing else set()
+    already = set(before)
     targets = [t for t in alert_channels.targets_for(alert, channels) if t.key not in already]
     failed = 0
     for target in targets:
@@ -173,16 +194,30 @@ def _deliver(alert_id: int, now: datetime, channels: list[AlertChannel], report:
             already.add(target.key)
     report.sent += len(targets) - failed
     report.failed += failed
-    Alert.objects.filter(pk=alert_id).update(**_outcome(alert, notice, already, failed, now))
+    outcome = _outcome(alert, notice, continuing, before, already, failed, now)
+    Alert.objects.filter(pk=alert_id).update(**outcome)
 
 
-def _outcome(alert: Alert, notice: str, sent_to: set[str], failed: int, now: datetime) -> dict:
-    """The alert's notification fields after one attempt at `notice`."""
+def _outcome(
+    alert: Alert,
+    notice: str,
+    continuing: bool,
+    before: set[str],
+    sent_to: set[str],
+    failed: int,
+    now: datetime,
+) -> dict:
+    """The alert's notification fields after one attempt at `notice`. `notified_at` and
+    `reminded_at` mark when the notice first reached a channel (or found none taking it):
+    the quiet period counts from there."""
     fields: dict[str, object] = {}
-    if notice == Notice.OPENED and alert.notified_at is None and (sent_to or not failed):
-        fields["notified_at"] = now  # the first channel has it (or none takes this alert)
+    reached_first = not before and (sent_to or not failed)
+    if notice == Notice.OPENED and alert.notified_at is None and reached_first:
+        fields["notified_at"] = now
+    elif notice == Notice.REMINDER and reached_first:
+        fields["reminded_at"] = now
     if failed:
-        attempts = alert.notice_attempts + 1 if alert.notice_pending == notice else 1
+        attempts = alert.notice_attempts + 1 if continuing else 1
         delay = min(RETRY_FIRST * 2 ** (attempts - 1), RETRY_MAX)
         return fields | {
             "notice_pending": notice,
@@ -190,9 +225,7 @@ def _outcome(alert: Alert, notice: str, sent_to: set[str], failed: int, now: dat
             "notice_attempts": attempts,
             "notify_after": now + delay,
         }
-    if notice == Notice.REMINDER:
-        fields["reminded_at"] = now
-    elif notice == Notice.RESOLVED:
+    if notice == Notice.RESOLVED:
         fields["resolved_notified_at"] = now
     return fields | {
         "notice_pending": "",

@@ -184,6 +184,23 @@ def test_the_good_channel_is_not_sent_the_notice_again_while_another_is_retried(
     assert Alert.objects.get().notice_attempts == 7  # 1, 2, 4 … 64 minutes apart
 
 
+def test_a_channel_that_stays_broken_never_holds_back_the_others_reminders(
+    tenant, channel, alert_receiver, clock, settings
+):
+    settings.ALERT_REMINDER_AFTER = timedelta(hours=4)
+    AlertChannel.objects.create(tenant=tenant, name="Revoked", url="json://127.0.0.1:9/x")
+    raise_one(tenant)
+    for minutes in range(0, 9 * 60 + 10, 5):
+        clock.move_to(T0 + timedelta(minutes=minutes))
+        deliver_pending()
+    # Each reminder may wait out the broken channel's back-off (at most an hour).
+    assert alert_receiver.titles() == [
+        "[Warning] Phone offline, phone:+40740000101",
+        "Still open: [Warning] Phone offline, phone:+40740000101",
+        "Still open: [Warning] Phone offline, phone:+40740000101",
+    ]
+
+
 def test_channels_take_only_their_kinds_and_severities(tenant, alert_receiver, clock):
     phones = AlertChannel.objects.create(
         tenant=tenant,
