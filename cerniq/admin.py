@@ -1,4 +1,4 @@
-"""Admin for tenants, memberships, raw webhook intake and alerts."""
+"""Admin for tenants, memberships, raw webhook intake, alerts and their channels."""
 
 from __future__ import annotations
 
@@ -11,8 +11,9 @@ from django.http import HttpRequest
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
-from cerniq import webhooks
-from cerniq.models import Alert, Membership, Tenant, WebhookEvent
+from cerniq import alert_channels, alerts, notifications, webhooks
+from cerniq.forms import AlertChannelForm
+from cerniq.models import Alert, AlertChannel, Membership, Tenant, WebhookEvent
 
 PAYLOAD_DISPLAY_LIMIT = 100_000  # characters; bigger payloads are cut in the admin page
 _SECRET_HEADER_PARTS = ("authorization", "cookie", "token", "secret", "api-key", "apikey")
@@ -178,11 +179,84 @@ class AlertAdmin(admin.ModelAdmin):
         "subject",
         "tenant",
         "occurrences",
+        "acknowledged_at",
         "resolved_at",
         "notified_at",
     )
     list_select_related = ("tenant",)
-    list_filter = ("severity", "kind", ("resolved_at", admin.EmptyFieldListFilter), "tenant")
+    list_filter = (
+        "severity",
+        "kind",
+        ("resolved_at", admin.EmptyFieldListFilter),
+        ("acknowledged_at", admin.EmptyFieldListFilter),
+        "tenant",
+    )
     search_fields = ("subject", "message")
     date_hierarchy = "last_seen_at"
-    readonly_fields = ("occurrences", "first_seen_at", "last_seen_at", "notified_at")
+    raw_id_fields = ("acknowledged_by", "resolved_by")
+    readonly_fields = (
+        "occurrences",
+        "first_seen_at",
+        "last_seen_at",
+        "acknowledged_at",
+        "acknowledged_by",
+        "resolved_by",
+        "notified_at",
+        "reminded_at",
+        "resolved_notified_at",
+        "notice_pending",
+        "notice_sent_to",
+        "notice_attempts",
+        "notify_after",
+    )
+    actions = ("acknowledge", "resolve")
+
+    @admin.action(description="Acknowledge (no more reminders)")
+    def acknowledge(self, request: HttpRequest, queryset: QuerySet[Alert]) -> None:
+        done = alerts.acknowledge(queryset, request.user)
+        self.message_user(request, f"{done} alert(s) acknowledged.", messages.SUCCESS)
+
+    @admin.action(description="Resolve")
+    def resolve(self, request: HttpRequest, queryset: QuerySet[Alert]) -> None:
+        done = alerts.resolve_by_hand(queryset, request.user)
+        self.message_user(request, f"{done} alert(s) resolved.", messages.SUCCESS)
+
+
+class AdminAlertChannelForm(AlertChannelForm):
+    class Meta(AlertChannelForm.Meta):
+        fields = ["tenant", *AlertChannelForm.Meta.fields]
+
+
+@admin.register(AlertChannel)
+class AlertChannelAdmin(admin.ModelAdmin):
+    """The URL is write-only here too: shown masked, never in full."""
+
+    form = AdminAlertChannelForm
+    list_display = (
+        "name",
+        "tenant",
+        "masked_url",
+        "min_severity",
+        "enabled",
+        "last_sent_at",
+        "last_error_at",
+    )
+    list_select_related = ("tenant",)
+    list_filter = ("enabled", "min_severity", "tenant")
+    search_fields = ("name", "tenant__name")
+    autocomplete_fields = ("tenant",)
+    readonly_fields = ("masked_url", "created_at", "last_sent_at", "last_error", "last_error_at")
+    actions = ("send_test",)
+
+    @admin.display(description="URL")
+    def masked_url(self, obj: AlertChannel) -> str:
+        return alert_channels.masked(obj.url)
+
+    @admin.action(description="Send a test notification")
+    def send_test(self, request: HttpRequest, queryset: QuerySet[AlertChannel]) -> None:
+        for channel in queryset.select_related("tenant"):
+            problem = notifications.send_test(channel)
+            if problem:
+                self.message_user(request, f"{channel}: {problem}", messages.ERROR)
+            else:
+                self.message_user(request, f"{channel}: test notification sent.", messages.SUCCESS)

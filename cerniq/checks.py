@@ -8,6 +8,7 @@
 - cerniq.W001: a real backend is selected without its credentials (production only:
   a development machine has no tokens and uses the sandbox phones of the demo).
 - cerniq.W002: a backend that cannot be imported.
+- cerniq.W030: an ALERT_URLS entry apprise cannot use (platform alerts would not go out).
 """
 
 from __future__ import annotations
@@ -123,6 +124,27 @@ def check_provider_credentials(app_configs: Any = None, **kwargs: Any) -> list[W
                     f"Provider {alias} uses {config['BACKEND']} but {', '.join(missing)} is empty.",
                     hint="Set the credential in the environment.",
                     id="cerniq.W001",
+                )
+            )
+    return warnings
+
+
+@register(Tags.compatibility)
+def check_alert_urls(app_configs: Any = None, **kwargs: Any) -> list[Warning]:
+    if not settings.ALERT_URLS:
+        return []  # apprise is imported only when there is something to check
+    from cerniq.alert_channels import ChannelURLError, masked, service
+
+    warnings = []
+    for n, url in enumerate(settings.ALERT_URLS, start=1):
+        try:
+            service(url)
+        except ChannelURLError as problem:
+            warnings.append(
+                Warning(
+                    f"ALERT_URLS entry {n} ({masked(url)}) cannot be used: {problem}",
+                    hint="Platform-wide alerts would not reach it. See docs/alerts.md.",
+                    id="cerniq.W030",
                 )
             )
     return warnings

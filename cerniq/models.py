@@ -8,6 +8,7 @@ from datetime import time
 from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
+from django.utils.translation import gettext_lazy as _
 
 from cerniq import integrations
 
@@ -143,26 +144,38 @@ class WebhookEvent(models.Model):
 
 
 class Alert(models.Model):
-    """Something an operator must know about; one open alert per (tenant, kind, subject)."""
+    """Something an operator must know about; one open alert per (tenant, kind, subject).
+
+    Notification bookkeeping (cerniq.notifications): `notified_at` is when the opening notice
+    first reached a channel, `reminded_at` the last reminder, `resolved_notified_at` the
+    "resolved" notice. A notice that reached only some channels stays owed to the others:
+    `notice_pending` names it, `notice_sent_to` lists the channels that have it.
+    `notify_after` is both the claim (a worker sending holds it for a few minutes) and the
+    back-off after a failed channel."""
 
     class Kind(models.TextChoices):
-        PHONE_OFFLINE = "PHONE_OFFLINE", "Phone offline"
-        PHONE_BANNED = "PHONE_BANNED", "Phone banned"
-        PHONE_HEALTH = "PHONE_HEALTH", "Phone health degraded"
-        QUOTA_EXHAUSTED = "QUOTA_EXHAUSTED", "Quota nearly exhausted"
-        SLA_BREACH = "SLA_BREACH", "SLA breach"
-        BOUNCE_RATE = "BOUNCE_RATE", "Bounce rate"
-        DEAD_LETTERS = "DEAD_LETTERS", "Dead letters"
-        PROVIDER_AUTH = "PROVIDER_AUTH", "Provider authentication failure"
-        SENDER_ACCOUNT = "SENDER_ACCOUNT", "Email sending account error"
-        WEBHOOK_FAILURE = "WEBHOOK_FAILURE", "Webhook failure"
-        WORKER_DOWN = "WORKER_DOWN", "Worker down"
-        OTHER = "OTHER", "Other"
+        PHONE_OFFLINE = "PHONE_OFFLINE", _("Phone offline")
+        PHONE_BANNED = "PHONE_BANNED", _("Phone banned")
+        PHONE_HEALTH = "PHONE_HEALTH", _("Phone health degraded")
+        QUOTA_EXHAUSTED = "QUOTA_EXHAUSTED", _("Quota nearly exhausted")
+        SLA_BREACH = "SLA_BREACH", _("SLA breach")
+        BOUNCE_RATE = "BOUNCE_RATE", _("Bounce rate")
+        DEAD_LETTERS = "DEAD_LETTERS", _("Dead letters")
+        PROVIDER_AUTH = "PROVIDER_AUTH", _("Provider authentication failure")
+        SENDER_ACCOUNT = "SENDER_ACCOUNT", _("Email sending account error")
+        WEBHOOK_FAILURE = "WEBHOOK_FAILURE", _("Webhook failure")
+        WORKER_DOWN = "WORKER_DOWN", _("Worker down")
+        OTHER = "OTHER", _("Other")
 
     class Severity(models.TextChoices):
-        INFO = "INFO", "Info"
-        WARNING = "WARNING", "Warning"
-        CRITICAL = "CRITICAL", "Critical"
+        INFO = "INFO", _("Info")
+        WARNING = "WARNING", _("Warning")
+        CRITICAL = "CRITICAL", _("Critical")
+
+    class Notice(models.TextChoices):
+        OPENED = "OPENED", _("Opened")
+        REMINDER = "REMINDER", _("Reminder")
+        RESOLVED = "RESOLVED", _("Resolved")
 
     tenant = models.ForeignKey(
         Tenant, on_delete=models.CASCADE, related_name="alerts", null=True, blank=True
@@ -175,7 +188,25 @@ class Alert(models.Model):
     first_seen_at = models.DateTimeField(auto_now_add=True)
     last_seen_at = models.DateTimeField(auto_now=True)
     resolved_at = models.DateTimeField(null=True, blank=True)
+    resolved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        null=True,
+        blank=True,
+        help_text="Who resolved it by hand (empty when the condition cleared by itself).",
+    )
+    acknowledged_at = models.DateTimeField(null=True, blank=True)
+    acknowledged_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, related_name="+", null=True, blank=True
+    )
     notified_at = models.DateTimeField(null=True, blank=True)
+    reminded_at = models.DateTimeField(null=True, blank=True)
+    resolved_notified_at = models.DateTimeField(null=True, blank=True)
+    notice_pending = models.CharField(max_length=16, choices=Notice.choices, blank=True)
+    notice_sent_to = models.JSONField(default=list, blank=True)
+    notice_attempts = models.PositiveIntegerField(default=0)
+    notify_after = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-last_seen_at"]
@@ -189,6 +220,51 @@ class Alert(models.Model):
                 condition=Q(occurrences__gte=1), name="alert_occurrences_positive"
             ),
         ]
+        # The page and the top bar's badge read a tenant's open alerts through the partial
+        # unique index above (tenant first, resolved_at IS NULL).
 
     def __str__(self) -> str:
         return f"[{self.severity}] {self.kind} {self.subject}"
+
+
+def default_alert_language() -> str:
+    return settings.LANGUAGE_CODE
+
+
+class AlertChannel(models.Model):
+    """Where a tenant's alerts are sent: one apprise URL (mailto://, slack://, tgram://,
+    json://…) or `env://ALERTS_…`, the name of an environment variable holding it.
+
+    The URL carries a secret (a Slack webhook, a bot token): it is stored because the tenant
+    configures it, never logged and never shown back in full (cerniq.alert_channels.masked).
+    """
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="alert_channels")
+    name = models.CharField(_("name"), max_length=100)
+    url = models.CharField(_("URL"), max_length=2000)
+    kinds = models.JSONField(
+        _("kinds"), default=list, blank=True, help_text=_("Empty: every kind of alert.")
+    )
+    min_severity = models.CharField(
+        _("lowest severity"),
+        max_length=16,
+        choices=Alert.Severity.choices,
+        default=Alert.Severity.INFO,
+    )
+    language = models.CharField(
+        _("language"), max_length=8, choices=settings.LANGUAGES, default=default_alert_language
+    )
+    enabled = models.BooleanField(_("enabled"), default=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_sent_at = models.DateTimeField(null=True, blank=True)
+    last_error = models.CharField(max_length=500, blank=True)
+    last_error_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["name", "pk"]
+        constraints = [
+            models.UniqueConstraint(fields=["tenant", "name"], name="alertchannel_unique_name"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name

@@ -8,6 +8,7 @@ SECRET_KEY and the provider credentials; it refuses to start without a SECRET_KE
 from __future__ import annotations
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import environ
@@ -175,6 +176,13 @@ PERIODIC_JOBS: list[dict[str, str]] = [
     {"name": "requeue-stale", "cron": "* * * * *", "command": "requeue_stale"},
     {"name": "check-sla", "cron": "* * * * *", "command": "check_sla"},
     {"name": "rollup-stats", "cron": "*/15 * * * *", "command": "rollup_stats"},
+    # Alerts (docs/alerts.md): notices owed (catch-up, reminders, retries); webhook health.
+    {
+        "name": "alert-notices",
+        "cron": "* * * * *",
+        "actor": "cerniq.tasks.deliver_alert_notifications",
+    },
+    {"name": "webhook-health", "cron": "* * * * *", "actor": "cerniq.tasks.check_webhook_health"},
     *integrations.periodic_jobs(INTEGRATIONS),
 ]
 
@@ -184,6 +192,18 @@ PERIODIC_JOBS: list[dict[str, str]] = [
 # message (cerniq.relay); 0 sends each at once from the request's thread.
 WEBHOOK_RELAY_WAIT = env.float("WEBHOOK_RELAY_WAIT", default=0.02)
 WEBHOOK_MAX_BODY_BYTES = env.dict("WEBHOOK_MAX_BODY_BYTES", cast={"value": int}, default={})
+
+# --- Alerts (docs/alerts.md) -----------------------------------------------------------
+# Where platform-wide alerts (no tenant) go: apprise URLs separated by spaces. Tenants
+# configure their own channels (AlertChannel) on the alerts page.
+ALERT_URLS: list[str] = env.str("ALERT_URLS", default="").split()
+# An open alert nobody acknowledged is sent again after this quiet period.
+ALERT_REMINDER_AFTER = timedelta(minutes=env.int("ALERT_REMINDER_AFTER_MINUTES", default=240))
+# WEBHOOK_FAILURE: this many of a tenant's events of one provider failing in the window
+# raise it; this many refused requests to one provider's endpoint raise the platform one.
+WEBHOOK_ALERT_WINDOW = timedelta(minutes=env.int("WEBHOOK_ALERT_WINDOW_MINUTES", default=15))
+WEBHOOK_FAILURE_ALERT_THRESHOLD = env.int("WEBHOOK_FAILURE_ALERT_THRESHOLD", default=5)
+WEBHOOK_REJECTED_ALERT_THRESHOLD = env.int("WEBHOOK_REJECTED_ALERT_THRESHOLD", default=100)
 
 # --- Providers ------------------------------------------------------------------------
 # Each alias names a backend class and its options (Django's STORAGES shape). The
@@ -336,7 +356,8 @@ LOGGING = {
             # LOG_FORMAT: json (default with DEBUG off) or text (default in development).
             "formatter": "json" if LOG_FORMAT == "json" else "plain",
             "filters": ["mask_pii", "log_context"],
-        }
+        },
+        "null": {"class": "logging.NullHandler"},
     },
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
     "loggers": {
@@ -347,6 +368,11 @@ LOGGING = {
         # through ours instead.
         "django": {"handlers": [], "level": "INFO", "propagate": True},
         "django.server": {"handlers": [], "level": "INFO", "propagate": True},
+        # apprise logs a URL it cannot parse in full (an alert channel's secret): its lines
+        # stay with it; cerniq.notifications logs the reason, masked.
+        "apprise": {"handlers": ["null"], "propagate": False},
+        # urllib3's DEBUG request lines hold the path, where webhook URLs keep their secret.
+        "urllib3.connectionpool": {"level": "INFO"},
     },
 }
 

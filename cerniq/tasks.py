@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dramatiq
 
-from cerniq import heartbeats, webhooks
+from cerniq import heartbeats, notifications, webhook_alerts, webhooks
 
 RETRY_DELAY_MS = 15_000  # a failed event of a batch: its first retry, as Retries would wait
 
@@ -36,3 +36,25 @@ def process_webhook_events(event_ids: list[int]) -> None:
             for left in event_ids[done:]:
                 process_webhook_event.send_with_options(args=(left,), delay=RETRY_DELAY_MS)
             raise
+
+
+# --- Alerts -----------------------------------------------------------------------------
+
+
+@dramatiq.actor(queue_name="alerts", max_retries=3, time_limit=300_000)
+def notify_alert(alert_id: int) -> None:
+    """Send what one alert owes, right after it opened (claimed, so safe to run twice)."""
+    notifications.deliver_alert(alert_id)
+
+
+@dramatiq.actor(queue_name="alerts", max_retries=0, time_limit=900_000)
+def deliver_alert_notifications() -> None:
+    """Every minute: every notice owed (openings, reminders, "resolved", retries)."""
+    notifications.deliver_pending()
+
+
+@dramatiq.actor(queue_name="alerts", max_retries=0, time_limit=60_000)
+def check_webhook_health() -> None:
+    """Every minute: resolve webhook-failure alerts that recovered; alert on a burst of
+    rejected (unauthenticated) webhook requests."""
+    webhook_alerts.check()

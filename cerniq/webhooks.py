@@ -48,7 +48,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from cerniq import integrations
+from cerniq import integrations, webhook_alerts
 from cerniq.metrics import webhooks as metrics
 from cerniq.models import Tenant, WebhookEvent
 from cerniq.relay import relay
@@ -447,6 +447,7 @@ class WebhookIntakeView(APIView):
             log.warning(
                 "webhook %s: authentication failed from %s", provider, _remote_addr(request)
             )
+            webhook_alerts.note_rejected(receiver.provider)
             status = receiver.auth_failure_status
             return Response({"error": "not found" if status == 404 else "unauthorized"}, status)
 
@@ -565,6 +566,7 @@ def process_event(event_id: int) -> str:
         )
         metrics.PROCESSED.labels(event.provider, "failed").inc()
         log.warning("webhook event %s failed: %s: %s", event_id, type(exc).__name__, exc)
+        webhook_alerts.note_failure(event.tenant, event.provider, f"{type(exc).__name__}: {exc}")
         raise
     outcome = "processed" if handled else "ignored"
     metrics.PROCESSED.labels(event.provider, outcome).inc()

@@ -2,17 +2,39 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from django.http import HttpRequest
 
-from cerniq.tenancy import NoTenant, scope_for
+from cerniq.models import Alert
+from cerniq.tenancy import NoTenant, TenantScope, scope_for
+
+
+def _open_alert_count(scope: TenantScope) -> Callable[[], int]:
+    """The top bar's badge: the tenant's open alerts nobody acknowledged. One COUNT, run
+    only by a template that shows it (partials rendered for htmx do not)."""
+    counted: list[int] = []
+
+    def count() -> int:
+        if not counted:
+            counted.append(
+                scope.queryset(Alert)
+                .filter(resolved_at__isnull=True, acknowledged_at__isnull=True)
+                .count()
+            )
+        return counted[0]
+
+    return count
 
 
 def tenant(request: HttpRequest) -> dict[str, object]:
-    """`current_tenant`: the signed-in user's tenant, or None (anonymous, no membership)."""
+    """`current_tenant`: the signed-in user's tenant, or None (anonymous, no membership);
+    `open_alert_count`: the badge's number (0 without a tenant)."""
     user = getattr(request, "user", None)
     if user is None or not user.is_authenticated:
-        return {"current_tenant": None}
+        return {"current_tenant": None, "open_alert_count": 0}
     try:
-        return {"current_tenant": scope_for(request).tenant}
+        scope = scope_for(request)
     except NoTenant:
-        return {"current_tenant": None}
+        return {"current_tenant": None, "open_alert_count": 0}
+    return {"current_tenant": scope.tenant, "open_alert_count": _open_alert_count(scope)}

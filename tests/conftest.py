@@ -66,3 +66,13 @@ def admin_client(db, admin_user):
     client = Client(HTTP_ACCEPT_LANGUAGE="en")
     client.force_login(admin_user)
     return client
+
+
+@pytest.fixture
+def alert_receiver():
+    """A generic alert webhook on 127.0.0.1 (tests/alert_receiver.py), for json:// and
+    form:// alert channels."""
+    from tests.alert_receiver import AlertReceiver
+
+    with AlertReceiver() as receiver:
+        yield receiver

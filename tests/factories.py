@@ -10,7 +10,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractUser
 from django.utils import timezone
 
-from cerniq.models import Alert, Membership, Tenant, WebhookEvent
+from cerniq.models import Alert, AlertChannel, Membership, Tenant, WebhookEvent
 from email_channels.models import CampaignDailyStats, EmailCampaign, SenderAccount
 from hitl.models import ReviewItem
 from outreach.models import (
@@ -189,6 +189,9 @@ def make_one_of_everything(tenant: Tenant) -> dict[str, Any]:
             kind=Alert.Kind.PHONE_OFFLINE,
             subject=f"phone:{phone.pk}",
             message="Phone went offline",
+        ),
+        "alert_channel": AlertChannel.objects.create(
+            tenant=tenant, name="Ops Slack", url="json://127.0.0.1:9/hooks/secret-path-token"
         ),
         "membership": Membership.objects.get(user=user),
         "template_stats": TemplateDailyStats.objects.create(
