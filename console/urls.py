@@ -16,4 +16,5 @@ urlpatterns = [
     path("campaigns/<int:pk>/<str:action>/", campaigns.campaign_action, name="campaign_action"),
     path("", include("console.urls_leads")),
     path("", include("console.urls_sequences")),
+    path("", include("console.urls_deadletters")),
 ]
