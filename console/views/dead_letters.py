@@ -38,11 +38,12 @@ def dead_letter_list(request: HttpRequest) -> HttpResponse:
     events_page = events.get_page(request.GET.get("events_page"))
     for event in events_page.object_list:
         event.error_summary = event.error.strip().split("\n", 1)[0] if event.error else ""
-    return render(
-        request,
-        "outreach/dead_letters.html",
-        {"letters": letters_page, "events": events_page},
-    )
+    context = {
+        "letters": letters_page,
+        "events": events_page,
+        "dead_count": letters.count + events.count,
+    }
+    return render(request, "outreach/dead_letters.html", context)
 
 
 def _ids(values: Iterable[str]) -> list[int]:

@@ -15,7 +15,7 @@ from django.shortcuts import render
 from django.utils import timezone
 from django.views.decorators.http import require_GET
 
-from cerniq import queues
+from cerniq import failed_events, queues
 from cerniq.tenancy import scope_for
 from outreach.backlog import channel_backlogs, phone_backlogs
 
@@ -25,8 +25,10 @@ from outreach.backlog import channel_backlogs, phone_backlogs
 def queue_view(request: HttpRequest) -> HttpResponse:
     tenant = scope_for(request).tenant
     now = timezone.now()
+    channels = channel_backlogs(tenant, now)
     context = {
-        "channels": channel_backlogs(tenant, now),
+        "channels": channels,
+        "dead_count": sum(c.dead for c in channels) + failed_events.failed(tenant).count(),
         "phones": phone_backlogs(tenant, now),
         "broker": queues.snapshot() if request.user.is_staff else None,
         "now": now,
