@@ -273,6 +273,14 @@ def test_a_new_contact_is_not_retried_on_a_phone_with_no_quota_left_today(
     assert phone.wake_at == MONDAY_10  # the phone's run is planned: it sends it
 
 
+def test_a_whatsapp_dead_letter_whose_phone_is_gone_is_not_retried(tenant, dead_whatsapp):
+    dead_whatsapp.phone.delete()
+    refused = deadletters.retry(tenant, [dead_whatsapp.pk])
+    assert refused.done == 0
+    assert refused.skipped == {"its phone is gone: discard it to re-plan the lead": 1}
+    assert Message.objects.get(pk=dead_whatsapp.pk).status == DEAD
+
+
 def test_another_tenants_dead_letters_are_ignored(tenant, other_tenant, dead_whatsapp):
     assert deadletters.retry(other_tenant, [dead_whatsapp.pk]).done == 0
     assert deadletters.discard(other_tenant, [dead_whatsapp.pk]).done == 0
