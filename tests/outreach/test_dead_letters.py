@@ -313,6 +313,15 @@ def test_discard_cancels_it_and_dispatch_plans_the_lead_again(tenant, dead_whats
     assert deadletters.discard(tenant, [dead_whatsapp.pk]).skipped == {"no longer a dead letter": 1}
 
 
+def test_a_discarded_dead_letter_still_counts_as_failed_on_its_day(tenant, dead_whatsapp):
+    from outreach.analytics import local_today, rollup_day
+    from outreach.models import DailyStats
+
+    deadletters.discard(tenant, [dead_whatsapp.pk])
+    rollup_day(tenant, local_today(tenant, timezone.now()))
+    assert DailyStats.objects.get(channel=Channel.WHATSAPP, phone=None).failed == 1
+
+
 def test_discard_and_pause_pauses_the_lead_until_an_operator_resumes_it(
     tenant, dead_whatsapp, clock
 ):
