@@ -105,7 +105,7 @@ def retry(tenant: Tenant, ids: Iterable[int]) -> Result:
             result.done += 1
             queued.append(message)
         transaction.on_commit(lambda: _hand_over(tenant.pk, queued, now))
-    check_alert(tenant)
+    resolve_alert_if_under(tenant)
     return result
 
 
@@ -163,7 +163,7 @@ def discard(
             _pause_leads(tenant, discarded, by_user, result)
         else:
             replan(discarded)
-    check_alert(tenant)
+    resolve_alert_if_under(tenant)
     return result
 
 
@@ -269,10 +269,12 @@ def check_alerts() -> list[int]:
     return sorted(above)
 
 
-def check_alert(tenant: Tenant) -> None:
-    """The same check for one tenant, right after an operator's action."""
-    counts = dead_letters(tenant).count() + failed_events.failed(tenant).count()
-    _set_alert(tenant, counts, settings.DEAD_LETTER_ALERT_THRESHOLD)
+def resolve_alert_if_under(tenant: Tenant) -> None:
+    """Right after an operator's action: the tenant's alert is resolved at once when the
+    count is back under the threshold (raising it is the periodic check's job)."""
+    threshold = settings.DEAD_LETTER_ALERT_THRESHOLD
+    if dead_letters(tenant).count() + failed_events.failed(tenant).count() <= threshold:
+        resolve_alerts(tenant, Alert.Kind.DEAD_LETTERS, ALERT_SUBJECT)
 
 
 def _set_alert(tenant: Tenant, count: int, threshold: int) -> None:

@@ -136,7 +136,7 @@ def _act_on_events(
         note = f"discarded from the dead letters by {display_name(request.user)}"
         done = failed_events.discard(scope.tenant, ids, note)
         text = ngettext("%(n)d webhook event discarded.", "%(n)d webhook events discarded.", done)
-    deadletters.check_alert(scope.tenant)
+    deadletters.resolve_alert_if_under(scope.tenant)
     left = len(set(ids)) - done  # no longer failed (or not the tenant's: not said)
     skipped = {_("no longer a dead letter"): left} if left else {}
     _report(request, text % {"n": done}, done, skipped)
