@@ -66,7 +66,7 @@ def test_operator_retries_a_dead_letter_and_discards_another(
         http.add_passthru(live_server.url)
         http.add_callback(responses.POST, f"{BASE}/messages", callback=provider)
         tenant = make_tenant(name="Agro Browser SRL")
-        make_user(tenant, username="elena")
+        make_user(tenant, username="elena", is_staff=True)  # staff: the broker's numbers too
         world = make_outreach_world(tenant, leads=2, phones=1)
         phone = world["phones"][0]
         phone.number, phone.provider = "+40740000101", "timelinesai"
@@ -87,6 +87,7 @@ def test_operator_retries_a_dead_letter_and_discards_another(
         page.wait_for_url("**/outreach/queues/")
         whatsapp = page.locator("[data-channel=WHATSAPP]")
         assert whatsapp.locator("[data-dead]").inner_text() == "2"
+        assert page.locator("[data-queue='wa.phone_01'] [data-failed]").inner_text() == "0"
         page.screenshot(path=str(SHOTS / "queues.png"), full_page=True)
         page.get_by_role("link", name="Dead letters").click()
         page.wait_for_url("**/outreach/dead-letters/")
