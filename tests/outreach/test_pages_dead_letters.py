@@ -242,3 +242,35 @@ def test_the_queue_view_costs_the_same_queries_for_two_phones_or_ten(client, ope
     for _ in range(8):
         make_message(lead, phone=make_phone(tenant))
     assert queries() == few
+
+
+# --- the admin --------------------------------------------------------------------------
+
+
+def test_the_admin_retries_and_discards_dead_letters(
+    admin_client, tenant, other_tenant, django_capture_on_commit_callbacks
+):
+    ours = dead(make_lead(tenant), phone=make_phone(tenant))
+    theirs = dead(make_lead(other_tenant), phone=make_phone(other_tenant))
+    sent = make_message(make_lead(tenant), status=Message.Status.SENT)
+    changelist = "/admin/outreach/message/"
+    with django_capture_on_commit_callbacks():
+        response = admin_client.post(
+            changelist,
+            {"action": "retry_dead_letters", "_selected_action": [ours.pk, sent.pk]},
+            follow=True,
+        )
+    assert flashes(response) == [
+        "1 dead letter(s) sent back to the send path.",
+        "Not changed — no longer a dead letter: 1",
+    ]
+    response = admin_client.post(
+        changelist, {"action": "discard_dead_letters", "_selected_action": [theirs.pk]}, follow=True
+    )
+    assert flashes(response) == ["1 dead letter(s) discarded, their leads re-planned."]
+    statuses = dict(Message.objects.values_list("pk", "status"))
+    assert statuses == {
+        ours.pk: Message.Status.QUEUED,
+        theirs.pk: Message.Status.CANCELLED,
+        sent.pk: Message.Status.SENT,
+    }
