@@ -186,6 +186,15 @@ PERIODIC_JOBS: list[dict[str, str]] = [
     *integrations.periodic_jobs(INTEGRATIONS),
 ]
 
+# --- Dead letters (#12) -------------------------------------------------------------------
+# Kept this many days, then discarded (outreach.deadletters: re-planned, never deleted); a
+# tenant with more than the threshold gets a DEAD_LETTERS alert. One job does both.
+DEAD_LETTER_RETENTION_DAYS = env.int("DEAD_LETTER_RETENTION_DAYS", default=7)
+DEAD_LETTER_ALERT_THRESHOLD = env.int("DEAD_LETTER_ALERT_THRESHOLD", default=100)
+PERIODIC_JOBS.append(
+    {"name": "purge-dead-letters", "cron": "*/5 * * * *", "command": "purge_dead_letters"}
+)
+
 # Largest webhook body taken in, per provider key (bytes; 413 above it). Unnamed providers
 # use their receiver's own cap (TimelinesAI: 512 KiB). "timelinesai=262144;resend=65536".
 # Seconds a process gathers stored webhook events before sending them to the workers as one

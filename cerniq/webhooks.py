@@ -588,14 +588,15 @@ def requeue_stale_events(older_than: timedelta) -> int:
     return len(events)
 
 
-def replay(event: WebhookEvent) -> bool:
+def replay(event: WebhookEvent, *, only: tuple[str, ...] = REPLAYABLE) -> bool:
     """Process an event again: FAILED/PROCESSED/IGNORED (or a RECEIVED row whose message
     was lost) -> RECEIVED, enqueued on commit. Handlers are idempotent, so replaying a
     PROCESSED event is safe. MALFORMED rows are never processed and cannot be replayed;
-    PROCESSING rows are running. Returns whether the event was queued."""
+    PROCESSING rows are running. `only` narrows the statuses replayed (the dead letters
+    retry FAILED events alone). Returns whether the event was queued."""
     with transaction.atomic():
         reset = WebhookEvent.objects.filter(
-            pk=event.pk, verified=True, status__in=REPLAYABLE
+            pk=event.pk, verified=True, status__in=[s for s in only if s in REPLAYABLE]
         ).update(status=Status.RECEIVED, processed_at=None)
         if reset:
             enqueue_processing(event.pk)

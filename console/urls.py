@@ -17,4 +17,5 @@ urlpatterns = [
     path("", include("console.urls_leads")),
     path("", include("console.urls_sequences")),
     path("", include("console.urls_alerts")),
+    path("", include("console.urls_deadletters")),
 ]

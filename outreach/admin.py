@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -15,7 +16,8 @@ from django.template.defaultfilters import pluralize
 from django.utils.safestring import SafeString
 
 from cerniq.admin import pretty_payload
-from outreach import stages
+from cerniq.models import Tenant
+from outreach import deadletters, stages
 from outreach.analytics import DAILY_FIELDS
 from outreach.models import (
     DailyStats,
@@ -269,6 +271,41 @@ class MessageAdmin(admin.ModelAdmin):
     @admin.display(description="raw response")
     def pretty_raw_response(self, obj: Message) -> SafeString | str:
         return pretty_payload(obj.raw_response)
+
+    # Dead letters (SPEC: retry or discard from the UI/admin): the rules are
+    # outreach.deadletters', applied per tenant; other selected rows are left alone.
+    actions = ("retry_dead_letters", "discard_dead_letters")
+
+    @admin.action(description="Retry dead letters (through the send path)", permissions=["change"])
+    def retry_dead_letters(self, request: HttpRequest, queryset: QuerySet[Message]) -> None:
+        self._on_dead_letters(request, queryset, deadletters.retry, "sent back to the send path")
+
+    @admin.action(description="Discard dead letters (re-plan their leads)", permissions=["change"])
+    def discard_dead_letters(self, request: HttpRequest, queryset: QuerySet[Message]) -> None:
+        def discard(tenant: Tenant, ids: list[int]) -> deadletters.Result:
+            return deadletters.discard(tenant, ids, by_user=request.user)
+
+        self._on_dead_letters(request, queryset, discard, "discarded, their leads re-planned")
+
+    def _on_dead_letters(
+        self,
+        request: HttpRequest,
+        queryset: QuerySet[Message],
+        act: Callable[[Tenant, list[int]], deadletters.Result],
+        done_text: str,
+    ) -> None:
+        by_tenant: dict[int, list[int]] = {}
+        for tenant_id, pk in queryset.order_by().values_list("tenant_id", "pk"):
+            by_tenant.setdefault(tenant_id, []).append(pk)
+        done, skipped = 0, Counter[str]()
+        for tenant in Tenant.objects.filter(pk__in=by_tenant):
+            result = act(tenant, by_tenant[tenant.pk])
+            done += result.done
+            skipped.update(result.skipped)
+        self.message_user(request, f"{done} dead letter(s) {done_text}.", messages.SUCCESS)
+        if skipped:
+            detail = "; ".join(f"{why}: {n}" for why, n in sorted(skipped.items()))
+            self.message_user(request, f"Not changed — {detail}", messages.WARNING)
 
 
 class SequenceStepInline(admin.TabularInline):

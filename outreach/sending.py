@@ -363,8 +363,13 @@ def _give_up(
     invalid = isinstance(error, InvalidRecipient)
     final = Message.Status.FAILED if invalid else Message.Status.DEAD_LETTER
     with transaction.atomic():
+        # `needs_reconcile` stays true on a dead letter that may have gone out (its slot
+        # kept): a retry from the dead letters looks for it at the provider before sending.
         Message.objects.filter(pk=message.pk).update(
-            status=final, error=detail[:ERROR_LIMIT], failed_at=timezone.now()
+            status=final,
+            error=detail[:ERROR_LIMIT],
+            failed_at=timezone.now(),
+            needs_reconcile=keep_quota,
         )
         count_message(message.channel, final.lower())
         if message.quota_cost and message.phone_id and not keep_quota:

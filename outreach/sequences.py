@@ -284,14 +284,17 @@ def cancel_queued(lead_ids: Iterable[int], reason: str) -> int:
 
 def cancel_message(message: Message, reason: str, *, status: str = Message.Status.QUEUED) -> int:
     """Cancel a not-yet-sent message: its quota slot goes back and its idempotency key is
-    freed, so a later dispatch may queue the step again."""
+    freed, so a later dispatch may queue the step again. A dead letter's slot was settled
+    when it died (outreach.sending._give_up: given back, or kept when it may have gone
+    out), so cancelling one (outreach.deadletters) leaves the quota alone."""
     key = f"{message.idempotency_key}#cancelled-{message.pk}" if message.idempotency_key else None
     cancelled = Message.objects.filter(pk=message.pk, status=status).update(
         status=Message.Status.CANCELLED, error=reason, idempotency_key=key
     )
     if cancelled:
         count_message(message.channel, "cancelled")
-    if cancelled and message.quota_cost and message.phone_id:
+    settled = status == Message.Status.DEAD_LETTER  # its quota slot was settled when it died
+    if cancelled and message.quota_cost and message.phone_id and not settled:
         release(message.phone_id, reservation_day(message))
     return cancelled
 

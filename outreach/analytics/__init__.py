@@ -9,8 +9,9 @@ Definitions (one place for all of them):
   (the dashboard's definition). A *new contact* is a sent message matching
   ``FIRST_CONTACT``; a *follow-up* is any other sent automated (not manual) message.
 - *Delivered* / *read*: ``delivered_at`` / ``read_at`` in the day (events of the day,
-  whatever day the message went out). *Failed*: FAILED or DEAD_LETTER, *bounces*:
-  BOUNCED, dated by ``failed_at`` (else ``sent_at``, else ``created_at``).
+  whatever day the message went out). *Failed*: FAILED or DEAD_LETTER (also once
+  discarded from the dead letters), *bounces*: BOUNCED, dated by ``failed_at`` (else
+  ``sent_at``, else ``created_at``).
 - *Reply*: every inbound message received (``created_at``) in the day, as on the
   dashboard. An *opt-out* is a reply whose routing decision starts with "opt-out".
 - *Positive reply*: a reply the AI triage scored at ``sentiment >= POSITIVE_SENTIMENT``

@@ -12,6 +12,10 @@ from outreach.hours import SendingWindow
 from outreach.models import POSITIVE_SENTIMENT, Channel, Message
 
 FAILED_STATUSES = (Message.Status.FAILED, Message.Status.DEAD_LETTER)
+# A failed message: FAILED, a dead letter, or a dead letter an operator (or the purge)
+# discarded since, which is CANCELLED with its `failed_at` kept (outreach.deadletters):
+# discarding it does not undo the failure in that day's figures.
+FAILED = Q(status__in=FAILED_STATUSES) | Q(status=Message.Status.CANCELLED, failed_at__isnull=False)
 POSITIVE_INTENTS = ("interested", "meeting_request")
 MAX_RANGE_DAYS = 366
 

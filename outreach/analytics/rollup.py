@@ -27,7 +27,7 @@ from django.db.models.functions import Coalesce, Least
 from cerniq.models import Tenant
 from outreach.analytics.definitions import (
     DAILY_FIELDS,
-    FAILED_STATUSES,
+    FAILED,
     FIRST_CONTACT,
     INBOUND,
     OPT_OUT,
@@ -83,7 +83,7 @@ def _daily_counts(start: datetime, end: datetime) -> dict[str, Count]:
         "positive_replies": Count("pk", filter=received & POSITIVE),
         "bounces": Count("pk", filter=out & Q(status=Message.Status.BOUNCED) & failed_on),
         "opt_outs": Count("pk", filter=received & OPT_OUT),
-        "failed": Count("pk", filter=out & Q(status__in=FAILED_STATUSES) & failed_on),
+        "failed": Count("pk", filter=out & FAILED & failed_on),
     }
 
 
