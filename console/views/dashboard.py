@@ -85,9 +85,7 @@ def phone_colour(phone: Phone, used: int, limit: int) -> tuple[str, str]:
 def phone_rows(scope: TenantScope, today: date) -> list[PhoneRow]:
     """All the tenant's phones with today's quota: two queries."""
     phones = list(scope.queryset(Phone).order_by("number"))
-    statuses = quota.status_many(
-        [p.pk for p in phones], today, limits={p.pk: p.daily_limit for p in phones}
-    )
+    statuses = quota.status_many(phones, today)
     now = timezone.now()
     rows = []
     for phone in phones:
