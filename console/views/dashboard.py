@@ -61,6 +61,7 @@ class PhoneRow:
     status_label: str
     next_slot: datetime | None  # None: free now (if usable)
     usable: bool  # active and enabled: it will send
+    why: quota.DayLimit | None = None  # what set today's limit (warm-up, throttle)
 
     @property
     def percent(self) -> int:
@@ -76,9 +77,13 @@ def phone_colour(phone: Phone, used: int, limit: int) -> tuple[str, str]:
     if phone.status == Phone.Status.OFFLINE:
         return "bad", _("Offline")
     if phone.status == Phone.Status.PAUSED:
+        if phone.health == Phone.Health.PAUSED:
+            return "warn", _("Paused by health")
         return "warn", _("Paused")
     if limit and used >= limit:
         return "warn", _("Quota full")
+    if phone.health == Phone.Health.THROTTLED:
+        return "warn", _("Throttled")
     return "ok", _("Active")
 
 
@@ -93,7 +98,7 @@ def phone_rows(scope: TenantScope, today: date) -> list[PhoneRow]:
         colour, label = phone_colour(phone, st.used, st.limit)
         upcoming = phone.next_send_at if phone.next_send_at and phone.next_send_at > now else None
         usable = phone.is_usable
-        rows.append(PhoneRow(phone, st.used, st.limit, colour, label, upcoming, usable))
+        rows.append(PhoneRow(phone, st.used, st.limit, colour, label, upcoming, usable, st.why))
     return rows
 
 
