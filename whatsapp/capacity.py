@@ -59,7 +59,8 @@ def check_quota_alert(tenant: Tenant, at: datetime | None = None) -> Capacity:
                 Alert.Kind.QUOTA_EXHAUSTED,
                 SUBJECT,
                 f"WhatsApp quota nearly exhausted: {today.used} of {today.limit} new contacts "
-                f"used today ({today.share:.0%}) on {today.phones} usable phones",
+                f"used today ({today.share:.0%}) on {today.phones} usable "
+                f"phone{'' if today.phones == 1 else 's'}",
             )
     else:
         resolve_alerts(tenant, Alert.Kind.QUOTA_EXHAUSTED, SUBJECT)

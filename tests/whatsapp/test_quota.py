@@ -274,9 +274,7 @@ def test_concurrent_bulk_and_single_reservations_never_exceed_the_limit() -> Non
     def work(index: int) -> None:
         for _ in range(5):
             if index % 2:
-                got = retry_shared_cache_lock(
-                    lambda: reserve_many(dict.fromkeys(ids, 7), DAY)
-                )
+                got = retry_shared_cache_lock(lambda: reserve_many(dict.fromkeys(ids, 7), DAY))
                 counts = [got[p.pk] for p in phones]
             else:
                 counts = [
