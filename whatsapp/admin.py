@@ -11,7 +11,7 @@ from django.template.defaultfilters import pluralize
 from django.utils import timezone
 
 from whatsapp.models import Phone, PhoneStatusChange, QuotaUsage, WarmupPlan
-from whatsapp.quota import quota_day
+from whatsapp.quota import day_limits, quota_day
 
 
 def tenant_today(phone: Phone) -> date:
@@ -29,6 +29,7 @@ class PhoneAdmin(admin.ModelAdmin):
         "status",
         "health",
         "health_score",
+        "warmup_started_at",
         "is_enabled",
         "used_today",
         "next_send_at",
@@ -69,7 +70,8 @@ class PhoneAdmin(admin.ModelAdmin):
         for quota in getattr(obj, "recent_quota", ()):
             if quota.day == today:
                 return f"{quota.used}/{quota.limit}"
-        return f"0/{obj.daily_limit}"
+        # No row yet today: the limit the day will get (a query only for a warming phone).
+        return f"0/{day_limits([obj], today)[obj.pk].limit}"
 
     @admin.action(description="Enable selected phones")
     def enable_phones(self, request: HttpRequest, queryset: QuerySet[Phone]) -> None:
