@@ -38,7 +38,7 @@ def replan(phone: Phone) -> int:
         ).select_related("tenant")
     )
     for message in queued:
-        cancel_message(message, f"phone {phone} went {status}; re-planned")
+        cancel_message(message, f"phone {phone} is {status}; re-planned")
     Journey.objects.filter(lead_id__in=[m.lead_id for m in queued]).update(
         next_action_at=timezone.now()
     )

@@ -83,8 +83,8 @@ def reactivate(phone: Phone) -> None:
 def start_warmup(phone: Phone) -> None:
     """Start the warm-up ramp today; its health record starts over too (a new number),
     and today's limit follows."""
-    Phone.objects.filter(pk=phone.pk).update(warmup_started_at=timezone.now())
     phone.warmup_started_at = timezone.now()
+    Phone.objects.filter(pk=phone.pk).update(warmup_started_at=phone.warmup_started_at)
     set_health(phone, Phone.Health.OK, "")
     quota.follow_limits([phone], quota.quota_day(phone.tenant))
 
@@ -112,7 +112,7 @@ def resume(phone: Phone, *, by_health: bool = False) -> None:
             if not by_health:
                 hours = settings.PHONE_HEALTH_OPERATOR_HOLD_HOURS
                 hold = timezone.now() + timedelta(hours=hours)
-            why = _("recovering") if by_health else _("resumed by an operator")
+            why = "recovering" if by_health else "resumed by an operator"
             set_health(phone, Phone.Health.THROTTLED, f"{why}; {phone.health_reason}", hold=hold)
 
 
