@@ -226,8 +226,12 @@ def signals_of(numbers: list[Phone], now: datetime) -> dict[int, Signals]:
     since = now - timedelta(hours=settings.PHONE_HEALTH_WINDOW_HOURS)
     judged_before = now - timedelta(hours=settings.PHONE_HEALTH_DELIVERY_GRACE_HOURS)
     ids = [p.pk for p in numbers]
+    tenants = {p.tenant_id for p in numbers}  # (tenant, direction, sent_at) is indexed
     outbound = Message.objects.filter(
-        phone_id__in=ids, channel=Channel.WHATSAPP, direction=Message.Direction.OUTBOUND
+        tenant_id__in=tenants,
+        phone_id__in=ids,
+        channel=Channel.WHATSAPP,
+        direction=Message.Direction.OUTBOUND,
     ).order_by()
     firsts = outbound.filter(quota_cost=1, status__in=SENT_STATUSES, sent_at__gte=since)
     old_enough = Q(sent_at__lte=judged_before)
@@ -244,7 +248,7 @@ def signals_of(numbers: list[Phone], now: datetime) -> dict[int, Signals]:
             undelivered=Count("pk", filter=old_enough & Q(status=Message.Status.SENT)),
         )
     }
-    blocked = _blocked(firsts, since)
+    blocked = _blocked(firsts, tenants, since)
     failures = dict(
         outbound.filter(
             status__in=(Message.Status.FAILED, Message.Status.DEAD_LETTER), failed_at__gte=since
@@ -278,11 +282,12 @@ def signals_of(numbers: list[Phone], now: datetime) -> dict[int, Signals]:
     return result
 
 
-def _blocked(firsts, since: datetime) -> Counter[int]:
+def _blocked(firsts, tenants: set[int], since: datetime) -> Counter[int]:
     """Per number: leads it first contacted (not opted out) whose WhatsApp reply in the
     window has block or spam words. One query, a second only when some do."""
     replies = (
         Message.objects.filter(
+            tenant_id__in=tenants,
             channel=Channel.WHATSAPP,
             direction=Message.Direction.INBOUND,
             created_at__gte=since,
