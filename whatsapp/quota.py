@@ -7,7 +7,8 @@ A day's limit is decided here only (`day_limits`): the phone's daily limit, lowe
 warm-up ramp (whatsapp.warmup) and by the health guard's throttle (outreach.phone_health).
 A day's row is created with it; when the warm-up or the throttle changes during the day,
 `follow_limits` moves the row's limit too (never below what was already used). An operator
-editing `daily_limit` changes the days to come, not the one already started.
+editing `daily_limit` changes the days to come, not the one already started (unless the
+warm-up or the throttle moves that day's row later).
 """
 
 from __future__ import annotations
