@@ -174,9 +174,7 @@ def test_a_banned_number_reactivated_warms_up_from_day_1(tenant, monday):
         phones.reactivate(phone)  # only a banned phone
 
 
-def test_back_after_a_long_disconnection_it_warms_up_after_a_short_one_it_does_not(
-    tenant, monday
-):
+def test_back_after_a_long_disconnection_it_warms_up_after_a_short_one_it_does_not(tenant, monday):
     short = make_phone(tenant)
     long = make_phone(tenant)
     phones.mark_offline(short, "disconnected")
