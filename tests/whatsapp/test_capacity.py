@@ -3,27 +3,16 @@ resolved when capacity frees and on the next day."""
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
-from zoneinfo import ZoneInfo
-
-import pytest
-import time_machine
+from datetime import timedelta
 
 from cerniq.models import Alert
 from tests.factories import make_phone
+from tests.whatsapp.conftest import MONDAY_10
 from whatsapp import phones, quota
 from whatsapp.capacity import Capacity, capacity, check_quota_alert
 from whatsapp.models import Phone
 
-BUCHAREST = ZoneInfo("Europe/Bucharest")
-MONDAY_10 = datetime(2026, 11, 23, 10, 0, tzinfo=BUCHAREST)
 MONDAY = MONDAY_10.date()
-
-
-@pytest.fixture
-def clock():
-    with time_machine.travel(MONDAY_10, tick=False) as traveller:
-        yield traveller
 
 
 def use(phone: Phone, count: int) -> None:

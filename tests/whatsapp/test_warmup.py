@@ -6,25 +6,18 @@ from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
-import time_machine
 from django.core.exceptions import ValidationError
 
 from cerniq.models import Alert
 from outreach.dispatch import dispatch_due
 from outreach.models import Message
 from tests.factories import make_outreach_world, make_phone, make_tenant
+from tests.whatsapp.conftest import MONDAY_10
 from whatsapp import phones, quota, warmup
 from whatsapp.models import Phone, PhoneStatusChange, QuotaUsage
 
 BUCHAREST = ZoneInfo("Europe/Bucharest")
-MONDAY_10 = datetime(2026, 11, 23, 10, 0, tzinfo=BUCHAREST)
 MONDAY = MONDAY_10.date()
-
-
-@pytest.fixture
-def monday():
-    with time_machine.travel(MONDAY_10, tick=False) as traveller:
-        yield traveller
 
 
 # --- the rule -----------------------------------------------------------------------------
@@ -72,7 +65,7 @@ def test_parse_refuses_a_bad_ramp_with_a_clear_reason(text, problem):
 # --- the day's limit ------------------------------------------------------------------------
 
 
-def test_a_new_phone_starts_its_ramp_and_an_established_one_has_its_daily_limit(tenant, monday):
+def test_a_new_phone_starts_its_ramp_and_an_established_one_has_its_daily_limit(tenant, clock):
     new = Phone.objects.create(tenant=tenant, number="+40740000001")  # created: warms up
     old = make_phone(tenant)  # established (no ramp)
     limits = quota.day_limits([new, old], MONDAY)
@@ -87,7 +80,7 @@ def test_a_new_phone_starts_its_ramp_and_an_established_one_has_its_daily_limit(
     assert quota.day_limits([new], MONDAY + timedelta(days=13))[new.pk].warmup_day is None
 
 
-def test_the_ramp_never_raises_a_lower_daily_limit(tenant, monday):
+def test_the_ramp_never_raises_a_lower_daily_limit(tenant, clock):
     small = make_phone(tenant, daily_limit=30, warmup_started_at=MONDAY_10)
     assert quota.day_limits([small], MONDAY + timedelta(days=2))[small.pk].limit == 30  # not 40
 
@@ -106,7 +99,7 @@ def test_ramp_days_are_the_tenants_calendar_days(db):
     assert limits == [20, 40]
 
 
-def test_a_tenants_plan_applies_to_its_phones_only(tenant, other_tenant, monday):
+def test_a_tenants_plan_applies_to_its_phones_only(tenant, other_tenant, clock):
     ours = make_phone(tenant, warmup_started_at=MONDAY_10)
     theirs = make_phone(other_tenant, warmup_started_at=MONDAY_10)
     quota.change_ramp(tenant, warmup.parse("1:5, 4:200"))
@@ -114,7 +107,7 @@ def test_a_tenants_plan_applies_to_its_phones_only(tenant, other_tenant, monday)
     assert (limits[ours.pk].limit, limits[theirs.pk].limit) == (5, 20)
 
 
-def test_changing_the_plan_moves_todays_rows_of_warming_phones(tenant, monday):
+def test_changing_the_plan_moves_todays_rows_of_warming_phones(tenant, clock):
     warming = make_phone(tenant, warmup_started_at=MONDAY_10)
     established = make_phone(tenant)
     for phone in (warming, established):
@@ -128,7 +121,7 @@ def test_changing_the_plan_moves_todays_rows_of_warming_phones(tenant, monday):
 
 
 def test_dispatch_gives_a_new_phone_at_most_its_ramp_limit_however_many_leads_are_due(
-    tenant, monday
+    tenant, clock
 ):
     world = make_outreach_world(tenant, phones=1, leads=60)
     established = world["phones"][0]
@@ -145,12 +138,12 @@ def test_dispatch_gives_a_new_phone_at_most_its_ramp_limit_however_many_leads_ar
     assert quota.status(established, MONDAY) == quota.QuotaStatus(used=25, limit=25)
 
 
-def test_the_ramp_raises_the_limit_day_by_day_through_dispatch(tenant, monday):
+def test_the_ramp_raises_the_limit_day_by_day_through_dispatch(tenant, clock):
     make_outreach_world(tenant, phones=0, leads=120, steps=1)
     new = Phone.objects.create(tenant=tenant, number="+40740009999")
     sent = []
     for days in (0, 1, 2):  # Monday (day 1), Tuesday (day 2), Wednesday (day 3)
-        monday.move_to(MONDAY_10 + timedelta(days=days))
+        clock.move_to(MONDAY_10 + timedelta(days=days))
         dispatch_due(tenant)
         sent.append(QuotaUsage.objects.get(phone=new, day=MONDAY + timedelta(days=days)).used)
     assert sent == [20, 20, 40]
@@ -159,7 +152,7 @@ def test_the_ramp_raises_the_limit_day_by_day_through_dispatch(tenant, monday):
 # --- re-activation starts the ramp again --------------------------------------------------------
 
 
-def test_a_banned_number_reactivated_warms_up_from_day_1(tenant, monday):
+def test_a_banned_number_reactivated_warms_up_from_day_1(tenant, clock):
     phone = make_phone(tenant, status=Phone.Status.BANNED)
     Alert.objects.create(
         tenant=tenant, kind=Alert.Kind.PHONE_BANNED, subject=f"phone:{phone.number}", message="x"
@@ -174,7 +167,7 @@ def test_a_banned_number_reactivated_warms_up_from_day_1(tenant, monday):
         phones.reactivate(phone)  # only a banned phone
 
 
-def test_back_after_a_long_disconnection_it_warms_up_after_a_short_one_it_does_not(tenant, monday):
+def test_back_after_a_long_disconnection_it_warms_up_after_a_short_one_it_does_not(tenant, clock):
     short = make_phone(tenant)
     long = make_phone(tenant)
     phones.mark_offline(short, "disconnected")
