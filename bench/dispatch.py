@@ -50,7 +50,13 @@ def build_world(leads: int) -> object:
     Tenant.objects.filter(slug=TENANT_SLUG).delete()
     tenant = Tenant.objects.create(name="Bench dispatch", slug=TENANT_SLUG)
     Phone.objects.bulk_create(
-        Phone(tenant=tenant, number=f"+40740000{i:03d}", label=f"Telefon {i:02d}", daily_limit=1000)
+        Phone(
+            tenant=tenant,
+            number=f"+40740000{i:03d}",
+            label=f"Telefon {i:02d}",
+            daily_limit=1000,
+            warmup_started_at=None,  # established numbers: no warm-up ramp
+        )
         for i in range(1, PHONES + 1)
     )  # status defaults to ACTIVE
     sequence = Sequence.objects.create(tenant=tenant, name="Bench WA")

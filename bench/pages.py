@@ -111,6 +111,7 @@ def fill_tenant(slug: str, name: str, leads: int, messages: int, *, phones: int,
                 number=f"+40740{base + i:06d}",
                 label=f"Telefon {i:02d}",
                 daily_limit=200,
+                warmup_started_at=None,  # established numbers: no warm-up ramp
                 status=Phone.Status.PAUSED if i == phones else Phone.Status.ACTIVE,
             )
             for i in range(1, phones + 1)

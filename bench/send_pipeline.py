@@ -617,6 +617,7 @@ def build_world(
             status=Phone.Status.ACTIVE,
             is_enabled=True,
             daily_limit=daily_limit,
+            warmup_started_at=None,  # established numbers: no warm-up ramp
         )
         for i in range(1, phones + 1)
     )

@@ -79,6 +79,20 @@ class AccountDisconnected(PermanentProviderError):
     """The sending account is disconnected, suspended or banned (stop using it)."""
 
 
+class AccountBanned(AccountDisconnected):
+    """The provider says the number itself is banned or disabled for policy: WhatsApp Cloud
+    API codes 368 (blocked for policy violations) and 131031 (account locked), an
+    `account_update` DISABLE (providers.md §4.4). TimelinesAI cannot tell a ban from a
+    logout (providers.md §1.7), so its client never raises this."""
+
+
+class AccountRestricted(AccountDisconnected):
+    """The provider limits what the number may send because of its quality: WhatsApp Cloud
+    API codes 131048 (too many messages blocked or flagged as spam) and 131064 (messaging
+    limit reached for policy). Not banned yet: the number must rest (the health guard
+    pauses it) before it is."""
+
+
 class AuthenticationFailed(PermanentProviderError):
     """Missing/invalid API token, or the token lacks the permission (401, 403)."""
 

@@ -183,6 +183,7 @@ PERIODIC_JOBS: list[dict[str, str]] = [
         "actor": "cerniq.tasks.deliver_alert_notifications",
     },
     {"name": "webhook-health", "cron": "* * * * *", "actor": "cerniq.tasks.check_webhook_health"},
+    {"name": "check-phones", "cron": "*/5 * * * *", "command": "check_phones"},
     *integrations.periodic_jobs(INTEGRATIONS),
 ]
 
@@ -194,6 +195,29 @@ DEAD_LETTER_ALERT_THRESHOLD = env.int("DEAD_LETTER_ALERT_THRESHOLD", default=100
 PERIODIC_JOBS.append(
     {"name": "purge-dead-letters", "cron": "*/5 * * * *", "command": "purge_dead_letters"}
 )
+
+# --- Phone health, warm-up, quota alert (outreach.phone_health, whatsapp.warmup) ---------
+# The health guard scores each number 0-100 from its last PHONE_HEALTH_WINDOW_HOURS
+# (outreach/phone_health.py has the signals and why): at or below THROTTLE_SCORE its daily
+# limit drops to THROTTLE_SHARE of it; at or below PAUSE_SCORE it is paused and its work
+# re-planned; paused, it rests PAUSE_COOLDOWN_HOURS and comes back throttled once it scores
+# above THROTTLE_SCORE; throttled, it is healthy again at RECOVER_SCORE. Shares of messages
+# or leads count from MIN_SAMPLE of them; a first message is judged undelivered after
+# DELIVERY_GRACE_HOURS. An operator resuming a number the guard paused keeps it unpaused
+# for OPERATOR_HOLD_HOURS.
+PHONE_HEALTH_WINDOW_HOURS = env.int("PHONE_HEALTH_WINDOW_HOURS", default=72)
+PHONE_HEALTH_THROTTLE_SCORE = env.int("PHONE_HEALTH_THROTTLE_SCORE", default=70)
+PHONE_HEALTH_PAUSE_SCORE = env.int("PHONE_HEALTH_PAUSE_SCORE", default=40)
+PHONE_HEALTH_RECOVER_SCORE = env.int("PHONE_HEALTH_RECOVER_SCORE", default=85)
+PHONE_HEALTH_THROTTLE_SHARE = env.float("PHONE_HEALTH_THROTTLE_SHARE", default=0.5)
+PHONE_HEALTH_MIN_SAMPLE = env.int("PHONE_HEALTH_MIN_SAMPLE", default=20)
+PHONE_HEALTH_DELIVERY_GRACE_HOURS = env.int("PHONE_HEALTH_DELIVERY_GRACE_HOURS", default=6)
+PHONE_HEALTH_PAUSE_COOLDOWN_HOURS = env.int("PHONE_HEALTH_PAUSE_COOLDOWN_HOURS", default=24)
+PHONE_HEALTH_OPERATOR_HOLD_HOURS = env.int("PHONE_HEALTH_OPERATOR_HOLD_HOURS", default=24)
+# A number back from a disconnection at least this long warms up again (whatsapp.warmup).
+WARMUP_AFTER_OFFLINE_DAYS = env.int("WARMUP_AFTER_OFFLINE_DAYS", default=7)
+# QUOTA_EXHAUSTED alert: the tenant's usable numbers used this share of today's new contacts.
+QUOTA_ALERT_SHARE = env.float("QUOTA_ALERT_SHARE", default=0.9)
 
 # Largest webhook body taken in, per provider key (bytes; 413 above it). Unnamed providers
 # use their receiver's own cap (TimelinesAI: 512 KiB). "timelinesai=262144;resend=65536".

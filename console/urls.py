@@ -10,6 +10,7 @@ urlpatterns = [
     path("dashboard/", dashboard.dashboard, name="dashboard"),
     path("dashboard/partial/", dashboard.dashboard_partial, name="dashboard_partial"),
     path("phones/", phones.phone_list, name="phones"),
+    path("phones/warmup/", phones.warmup_plan, name="phone_warmup"),
     path("analytics/", analytics.analytics, name="analytics"),
     path("phones/<int:pk>/<str:action>/", phones.phone_action, name="phone_action"),
     path("campaigns/", campaigns.campaign_list, name="campaigns"),

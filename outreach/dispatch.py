@@ -79,7 +79,7 @@ class _Plan:
 class _Batch:
     """Everything one batch needs, loaded with one query per kind."""
 
-    def __init__(self, tenant: Tenant, journeys: list[Journey], day: datetime) -> None:
+    def __init__(self, tenant: Tenant, journeys: list[Journey], day: date) -> None:
         lead_ids = [j.lead_id for j in journeys]
         self.enrollments = {
             e.lead_id: e
@@ -107,8 +107,7 @@ class _Batch:
         ).order_by("version"):
             self.versions[version.template_id].append(version)
         self.phones = list(Phone.objects.usable().filter(tenant=tenant).order_by("pk"))
-        limits = {p.pk: p.daily_limit for p in self.phones}
-        status = quota.status_many(limits, day, limits=limits)
+        status = quota.status_many(self.phones, day)
         self.remaining = {pk: s.remaining for pk, s in status.items()}
         self.chats: dict[int, tuple[int, str]] = {}
         for lead_id, phone_id, chat_id in (
@@ -313,14 +312,7 @@ def _write(
         else:
             fresh.append(plan)
     wanted = Counter(p.phone_id for p in fresh if p.new_contact)
-    phones = {
-        p.pk: p for p in Phone.objects.filter(pk__in=[p.phone_id for p in fresh if p.phone_id])
-    }
-    granted = quota.reserve_many(
-        dict(wanted),
-        quota.quota_day(tenant, now),
-        limits={pk: phones[pk].daily_limit for pk in wanted},
-    )
+    granted = quota.reserve_many(dict(wanted), quota.quota_day(tenant, now))
     messages, keep = [], []
     for plan in fresh:
         if plan.new_contact:

@@ -73,7 +73,7 @@ def _phone_for(lead: Lead, journey: Journey) -> tuple[Phone, bool]:
         .first()
     )
     day = quota.quota_day(lead.tenant)
-    status = quota.status_many(phones, day, limits={pk: p.daily_limit for pk, p in phones.items()})
+    status = quota.status_many(phones.values(), day)
     chosen = choose_phone(
         phones,
         {pk: s.remaining for pk, s in status.items()},

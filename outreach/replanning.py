@@ -13,10 +13,24 @@ from whatsapp.models import Phone
 
 @transaction.atomic
 def take_phone_offline(phone: Phone, reason: str, *, banned: bool = False) -> int:
-    """Phone OFFLINE (or BANNED) + alert; its queued messages are cancelled and their
-    leads lose the sticky phone and become due now, so the next dispatch allocates
-    another phone. Returns how many messages were re-planned."""
+    """Phone OFFLINE (or BANNED) + alert, and its queued work re-planned (`replan`).
+    Returns how many messages were re-planned."""
     phones.mark_offline(phone, reason, banned=banned)
+    return replan(phone)
+
+
+@transaction.atomic
+def pause_phone(phone: Phone, reason: str) -> int:
+    """The health guard pauses the phone (outreach.phone_health), and its queued work is
+    re-planned onto the phones that can still send. Returns how many messages moved."""
+    phones.pause(phone, reason, by_health=True)
+    return replan(phone)
+
+
+def replan(phone: Phone) -> int:
+    """The phone's queued messages are cancelled (their quota given back) and their leads
+    lose the sticky phone and become due now, so the next dispatch allocates another
+    phone. Returns how many messages were re-planned."""
     status = phone.status.lower()
     queued = list(
         Message.objects.filter(
@@ -24,7 +38,7 @@ def take_phone_offline(phone: Phone, reason: str, *, banned: bool = False) -> in
         ).select_related("tenant")
     )
     for message in queued:
-        cancel_message(message, f"phone {phone} went {status}; re-planned")
+        cancel_message(message, f"phone {phone} is {status}; re-planned")
     Journey.objects.filter(lead_id__in=[m.lead_id for m in queued]).update(
         next_action_at=timezone.now()
     )

@@ -84,6 +84,7 @@ def seed_demo(companies: int = 300) -> SeedResult:
                 "label": f"Telefon {n:02d}",
                 "provider": integrations.SANDBOX,
                 "account_id": f"407400001{n:02d}@s.whatsapp.net",
+                "warmup_started_at": None,  # established numbers: no warm-up ramp
             },
         )
         created["phones"] += was_created

@@ -357,7 +357,7 @@ def _give_up(
         # Not this message's fault: it goes back to dispatch with the account's other work.
         with transaction.atomic():
             cancel_message(message, f"re-planned: {detail}", status=message.status)
-            transport.account_down(message, str(error))
+            transport.account_down(message, error)
             Journey.objects.filter(lead_id=message.lead_id).update(next_action_at=timezone.now())
         return Outcome("cancelled", f"{transport.label} account down, re-planned: {detail}")
     invalid = isinstance(error, InvalidRecipient)

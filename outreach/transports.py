@@ -14,10 +14,10 @@ from typing import Any, ClassVar
 from django.utils import timezone
 from django.utils.html import linebreaks
 
-from cerniq.provider_errors import ProviderError, SendResult
+from cerniq.provider_errors import AccountBanned, AccountRestricted, ProviderError, SendResult
 from cerniq.providers import get_backend
 from email_channels.backends import EmailBackend, OutgoingEmail
-from outreach import attachments, pacing, unsubscribe
+from outreach import attachments, pacing, phone_health, unsubscribe
 from outreach.models import Channel, Journey, Lead, Message, Stage
 from outreach.replanning import take_phone_offline
 from outreach.suppression import channel_address, is_suppressed
@@ -76,8 +76,8 @@ class Transport:
     def recipient_invalid(self, message: Message) -> None:
         """The provider refused the recipient for good."""
 
-    def account_down(self, message: Message, reason: str) -> None:
-        """The sending account is disconnected or banned."""
+    def account_down(self, message: Message, error: ProviderError) -> None:
+        """The sending account is disconnected, restricted or banned (`error` says which)."""
 
     def provider_name(self, message: Message) -> str:
         raise NotImplementedError
@@ -163,8 +163,13 @@ class WhatsAppTransport(Transport):
     def recipient_invalid(self, message: Message) -> None:
         Lead.objects.filter(pk=message.lead_id).update(phone_reachable=False)
 
-    def account_down(self, message: Message, reason: str) -> None:
-        take_phone_offline(message.phone, reason)
+    def account_down(self, message: Message, error: ProviderError) -> None:
+        """A ban makes the number BANNED, a restriction makes the health guard pause it,
+        anything else is a disconnection (OFFLINE); its queued work is re-planned."""
+        if isinstance(error, AccountRestricted):
+            phone_health.restricted(message.phone, str(error))
+        else:
+            take_phone_offline(message.phone, str(error), banned=isinstance(error, AccountBanned))
 
     def provider_name(self, message: Message) -> str:
         return message.phone.provider if message.phone else "whatsapp"

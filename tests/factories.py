@@ -31,7 +31,7 @@ from outreach.models import (
     TemplateDailyStats,
     TemplateVersion,
 )
-from whatsapp.models import Phone, QuotaUsage
+from whatsapp.models import Phone, PhoneStatusChange, QuotaUsage, WarmupPlan
 
 _seq = itertools.count(1)
 
@@ -70,8 +70,11 @@ def make_lead(tenant: Tenant, *, with_journey: bool = True, **kw: Any) -> Lead:
 
 
 def make_phone(tenant: Tenant, **kw: Any) -> Phone:
+    """An established number (no warm-up ramp) unless `warmup_started_at` is given."""
     n = next(_seq)
-    return Phone.objects.create(**{"tenant": tenant, "number": f"+4074{n:07d}", **kw})
+    return Phone.objects.create(
+        **{"tenant": tenant, "number": f"+4074{n:07d}", "warmup_started_at": None, **kw}
+    )
 
 
 def make_template(tenant: Tenant, **kw: Any) -> Template:
@@ -220,6 +223,10 @@ def make_one_of_everything(tenant: Tenant) -> dict[str, Any]:
         "opt_out_lift": OptOutLift.objects.create(
             tenant=tenant, lead=lead, by_user=user, reason="Called and asked for the offer"
         ),
+        "phone_status_change": PhoneStatusChange.objects.create(
+            tenant=tenant, phone=phone, status=Phone.Status.OFFLINE, reason="disconnected"
+        ),
+        "warmup_plan": WarmupPlan.objects.create(tenant=tenant, steps=[[1, 50], [7, 200]]),
     }
 
 

@@ -10,8 +10,8 @@ from django.http import HttpRequest
 from django.template.defaultfilters import pluralize
 from django.utils import timezone
 
-from whatsapp.models import Phone, QuotaUsage
-from whatsapp.quota import quota_day
+from whatsapp.models import Phone, PhoneStatusChange, QuotaUsage, WarmupPlan
+from whatsapp.quota import day_limits, quota_day
 
 
 def tenant_today(phone: Phone) -> date:
@@ -27,6 +27,9 @@ class PhoneAdmin(admin.ModelAdmin):
         "tenant",
         "provider",
         "status",
+        "health",
+        "health_score",
+        "warmup_started_at",
         "is_enabled",
         "used_today",
         "next_send_at",
@@ -34,7 +37,7 @@ class PhoneAdmin(admin.ModelAdmin):
         "last_health_check_at",
     )
     list_select_related = ("tenant",)
-    list_filter = ("tenant", "provider", "status", "is_enabled")
+    list_filter = ("tenant", "provider", "status", "health", "is_enabled")
     search_fields = ("number", "label", "account_id")
     readonly_fields = (
         "status_changed_at",
@@ -45,6 +48,12 @@ class PhoneAdmin(admin.ModelAdmin):
         "last_health_check_at",
         "connected_at",
         "created_at",
+        "health_score",
+        "health",
+        "health_reason",
+        "health_changed_at",
+        "health_scored_at",
+        "health_hold_until",
     )
     actions = ("enable_phones", "disable_phones")
 
@@ -61,7 +70,8 @@ class PhoneAdmin(admin.ModelAdmin):
         for quota in getattr(obj, "recent_quota", ()):
             if quota.day == today:
                 return f"{quota.used}/{quota.limit}"
-        return f"0/{obj.daily_limit}"
+        # No row yet today: the limit the day will get (a query only for a warming phone).
+        return f"0/{day_limits([obj], today)[obj.pk].limit}"
 
     @admin.action(description="Enable selected phones")
     def enable_phones(self, request: HttpRequest, queryset: QuerySet[Phone]) -> None:
@@ -87,3 +97,34 @@ class QuotaUsageAdmin(admin.ModelAdmin):
     @admin.display(description="remaining")
     def remaining(self, obj: QuotaUsage) -> int:
         return obj.remaining
+
+
+@admin.register(PhoneStatusChange)
+class PhoneStatusChangeAdmin(admin.ModelAdmin):
+    """The status history whatsapp.phones writes: read only."""
+
+    list_display = ("at", "phone", "status", "reason", "tenant")
+    list_select_related = ("phone", "tenant")
+    list_filter = ("tenant", "status")
+    search_fields = ("phone__number", "reason")
+    date_hierarchy = "at"
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False
+
+
+@admin.register(WarmupPlan)
+class WarmupPlanAdmin(admin.ModelAdmin):
+    """Tenants' warm-up ramps: edited (and validated) on the phones page, read here."""
+
+    list_display = ("tenant", "steps", "updated_at")
+    list_select_related = ("tenant",)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj=None) -> bool:
+        return False

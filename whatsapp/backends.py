@@ -23,6 +23,9 @@ class WhatsAppBackend(ABC):
     needs_credentials: bool = True
     # True for backends that only pretend to send (refused in production, see cerniq.checks).
     is_sandbox: bool = False
+    # False for backends whose sends never get a delivered tick (the sandbox): the health
+    # guard (outreach.phone_health) then ignores the share of undelivered first messages.
+    reports_delivery: bool = True
 
     @abstractmethod
     def send_to_phone(self, *, account_phone: str, to: str, text: str) -> SendResult:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.db import models
 from django.db.models import F, Q
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from cerniq import integrations
@@ -25,6 +26,13 @@ class Phone(models.Model):
         OFFLINE = "OFFLINE", _("Offline")
         BANNED = "BANNED", _("Banned")
         PAUSED = "PAUSED", _("Paused")
+
+    class Health(models.TextChoices):
+        """What the health guard (outreach.phone_health) did to the number."""
+
+        OK = "OK", _("Healthy")
+        THROTTLED = "THROTTLED", _("Throttled")
+        PAUSED = "PAUSED", _("Paused by the health guard")
 
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="phones")
     number = models.CharField(max_length=16, help_text="E.164")
@@ -56,6 +64,20 @@ class Phone(models.Model):
     connected_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
+    # Warm-up (whatsapp.warmup): a number new to outreach, or back from a ban or a long
+    # disconnection, ramps up to its daily limit from here. Empty: an established number.
+    warmup_started_at = models.DateTimeField(null=True, blank=True, default=timezone.now)
+    # The health guard (outreach.phone_health): its last score (0-100, empty before the
+    # first run), what it did and why. A throttled number gets a share of its limit
+    # (whatsapp.quota.day_limits); after an operator resumes a number the guard paused, the
+    # guard does not pause it again before `health_hold_until`.
+    health_score = models.PositiveSmallIntegerField(null=True, blank=True)
+    health = models.CharField(max_length=16, choices=Health.choices, default=Health.OK)
+    health_reason = models.CharField(max_length=255, blank=True)
+    health_changed_at = models.DateTimeField(null=True, blank=True)
+    health_scored_at = models.DateTimeField(null=True, blank=True)
+    health_hold_until = models.DateTimeField(null=True, blank=True)
+
     objects = PhoneQuerySet.as_manager()
 
     class Meta:
@@ -65,6 +87,10 @@ class Phone(models.Model):
             models.CheckConstraint(condition=Q(number__regex=E164_REGEX), name="phone_e164"),
             models.CheckConstraint(
                 condition=Q(daily_limit__lte=1000), name="phone_daily_limit_bounded"
+            ),
+            models.CheckConstraint(
+                condition=Q(health_score__isnull=True) | Q(health_score__lte=100),
+                name="phone_health_score_0_100",
             ),
         ]
         indexes = [models.Index(fields=["tenant", "status", "is_enabled"], name="phone_usable_idx")]
@@ -107,3 +133,33 @@ class QuotaUsage(models.Model):
     @property
     def remaining(self) -> int:
         return max(self.limit - self.used, 0)
+
+
+class PhoneStatusChange(models.Model):
+    """A phone's status history, written by whatsapp.phones (the one place that changes
+    it): the health guard counts recent disconnections from it."""
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
+    phone = models.ForeignKey(Phone, on_delete=models.CASCADE, related_name="status_changes")
+    status = models.CharField(max_length=16, choices=Phone.Status.choices)
+    reason = models.CharField(max_length=255, blank=True)
+    at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-at"]
+        indexes = [models.Index(fields=["phone", "status", "at"], name="phone_status_change_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.phone_id} {self.status} {self.at:%Y-%m-%d %H:%M}"
+
+
+class WarmupPlan(models.Model):
+    """A tenant's warm-up ramp: `steps` is [[from day, new contacts a day], ...] (day 1 is
+    the day the ramp starts); without a row the default ramp applies (whatsapp.warmup)."""
+
+    tenant = models.OneToOneField(Tenant, on_delete=models.CASCADE, related_name="warmup_plan")
+    steps = models.JSONField()
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"warm-up of {self.tenant}: {self.steps}"

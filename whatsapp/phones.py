@@ -3,17 +3,25 @@
 Work already queued on a phone that goes down is re-planned by outreach.replanning (this
 app knows nothing of leads); a paused or disabled phone's queued messages are cancelled
 and re-planned by the send path when their turn comes.
+
+Every status change is kept (PhoneStatusChange). A number that comes back from a ban, or
+from a disconnection longer than settings.WARMUP_AFTER_OFFLINE_DAYS, starts its warm-up
+ramp again (whatsapp.warmup): WhatsApp treats it like a new number.
 """
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
+
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from cerniq.alerts import raise_alert, resolve_alerts
 from cerniq.models import Alert
-from whatsapp.models import Phone
+from whatsapp import quota
+from whatsapp.models import Phone, PhoneStatusChange
 
 
 class PhoneActionRefused(ValueError):
@@ -21,10 +29,18 @@ class PhoneActionRefused(ValueError):
 
 
 def _set_status(phone: Phone, status: str, reason: str = "") -> None:
+    now = timezone.now()
     Phone.objects.filter(pk=phone.pk).update(
-        status=status, status_reason=reason[:255], status_changed_at=timezone.now()
+        status=status, status_reason=reason[:255], status_changed_at=now
     )
-    phone.status, phone.status_reason = status, reason[:255]
+    PhoneStatusChange.objects.create(
+        tenant_id=phone.tenant_id, phone=phone, status=status, reason=reason[:255], at=now
+    )
+    phone.status, phone.status_reason, phone.status_changed_at = status, reason[:255], now
+
+
+def _subject(phone: Phone) -> str:
+    return f"phone:{phone.number}"
 
 
 @transaction.atomic
@@ -35,28 +51,97 @@ def mark_offline(phone: Phone, reason: str, *, banned: bool = False) -> None:
     raise_alert(
         phone.tenant,
         Alert.Kind.PHONE_BANNED if banned else Alert.Kind.PHONE_OFFLINE,
-        f"phone:{phone.number}",
+        _subject(phone),
         f"{phone} is {status.lower()}: {reason}",
         severity=Alert.Severity.CRITICAL,
     )
 
 
+@transaction.atomic
 def mark_active(phone: Phone) -> None:
-    """The provider says the number is connected again."""
+    """The provider says the number is connected again. Back from a ban or a long
+    disconnection, it warms up again from day 1."""
+    was, since = phone.status, phone.status_changed_at
+    long_gone = timedelta(days=settings.WARMUP_AFTER_OFFLINE_DAYS)
     _set_status(phone, Phone.Status.ACTIVE)
-    resolve_alerts(phone.tenant, Alert.Kind.PHONE_OFFLINE, f"phone:{phone.number}")
+    resolve_alerts(phone.tenant, Alert.Kind.PHONE_OFFLINE, _subject(phone))
+    resolve_alerts(phone.tenant, Alert.Kind.PHONE_BANNED, _subject(phone))
+    if was == Phone.Status.BANNED or (
+        was == Phone.Status.OFFLINE and since is not None and timezone.now() - since >= long_gone
+    ):
+        start_warmup(phone)
 
 
-def pause(phone: Phone, reason: str = "paused by an operator") -> None:
+def reactivate(phone: Phone) -> None:
+    """An operator brings a banned number back (the ban was lifted, or the number was
+    registered again): it is active and warms up from day 1."""
+    if phone.status != Phone.Status.BANNED:
+        raise PhoneActionRefused(_("Only a banned phone can be reactivated."))
+    mark_active(phone)
+
+
+def start_warmup(phone: Phone) -> None:
+    """Start the warm-up ramp today; its health record starts over too (a new number),
+    and today's limit follows."""
+    phone.warmup_started_at = timezone.now()
+    Phone.objects.filter(pk=phone.pk).update(warmup_started_at=phone.warmup_started_at)
+    set_health(phone, Phone.Health.OK, "")
+    quota.follow_limits([phone], quota.quota_day(phone.tenant))
+
+
+def pause(phone: Phone, reason: str = "paused by an operator", *, by_health: bool = False) -> None:
+    """Take an active number out of rotation. `by_health`: the health guard pauses it
+    (outreach.phone_health), which it may undo itself when the number recovers."""
     if phone.status != Phone.Status.ACTIVE:
         raise PhoneActionRefused(_("Only an active phone can be paused."))
-    _set_status(phone, Phone.Status.PAUSED, reason)
+    with transaction.atomic():
+        _set_status(phone, Phone.Status.PAUSED, reason)
+        if by_health:
+            set_health(phone, Phone.Health.PAUSED, reason)
 
 
-def resume(phone: Phone) -> None:
+def resume(phone: Phone, *, by_health: bool = False) -> None:
+    """Back into rotation. A number the health guard paused comes back throttled; when an
+    operator resumes it, the guard leaves it unpaused for PHONE_HEALTH_OPERATOR_HOLD_HOURS."""
     if phone.status != Phone.Status.PAUSED:
         raise PhoneActionRefused(_("Only a paused phone can be resumed."))
-    _set_status(phone, Phone.Status.ACTIVE)
+    with transaction.atomic():
+        _set_status(phone, Phone.Status.ACTIVE)
+        if phone.health == Phone.Health.PAUSED:
+            hold = None
+            if not by_health:
+                hours = settings.PHONE_HEALTH_OPERATOR_HOLD_HOURS
+                hold = timezone.now() + timedelta(hours=hours)
+            why = "recovering" if by_health else "resumed by an operator"
+            set_health(phone, Phone.Health.THROTTLED, f"{why}; {phone.health_reason}", hold=hold)
+
+
+def set_health(phone: Phone, health: str, reason: str, *, hold: datetime | None = None) -> None:
+    """Record what the health guard decided, with its PHONE_HEALTH alert (raised while
+    the number is throttled or paused, resolved when it is healthy); today's limit
+    follows a throttle set or lifted. `hold`: no pause by the guard before then."""
+    if (phone.health, phone.health_reason) == (health, reason[:255]) and hold is None:
+        return
+    limits_move = (phone.health == Phone.Health.OK) != (health == Phone.Health.OK)
+    changes = {"health": health, "health_reason": reason[:255], "health_changed_at": timezone.now()}
+    if hold is not None or health == Phone.Health.OK:
+        changes["health_hold_until"] = hold
+    Phone.objects.filter(pk=phone.pk).update(**changes)
+    for name, value in changes.items():
+        setattr(phone, name, value)
+    if health == Phone.Health.OK:
+        resolve_alerts(phone.tenant, Alert.Kind.PHONE_HEALTH, _subject(phone))
+    else:
+        paused = health == Phone.Health.PAUSED
+        raise_alert(
+            phone.tenant,
+            Alert.Kind.PHONE_HEALTH,
+            _subject(phone),
+            f"{phone} is {'paused' if paused else 'throttled'} by the health guard: {reason}",
+            severity=Alert.Severity.CRITICAL if paused else Alert.Severity.WARNING,
+        )
+    if limits_move:
+        quota.follow_limits([phone], quota.quota_day(phone.tenant))
 
 
 def set_enabled(phone: Phone, enabled: bool) -> None:

@@ -2,22 +2,44 @@
 
 Every grant is a conditional UPDATE (`used < limit`) or happens under a row lock, so the
 database's own check constraint (`used <= limit`) is never the thing that stops an overrun.
+
+A day's limit is decided here only (`day_limits`): the phone's daily limit, lowered by its
+warm-up ramp (whatsapp.warmup) and by the health guard's throttle (outreach.phone_health).
+A day's row is created with it; when the warm-up or the throttle changes during the day,
+`follow_limits` moves the row's limit too (never below what was already used). An operator
+editing `daily_limit` changes the days to come, not the one already started (unless the
+warm-up or the throttle moves that day's row later).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
-from datetime import date, datetime
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import Case, F, PositiveIntegerField, Value, When
 from django.db.models.functions import Greatest, Now
 from django.utils import timezone
 
 from cerniq.models import Tenant
-from whatsapp.models import DEFAULT_DAILY_LIMIT, Phone, QuotaUsage
+from whatsapp import warmup
+from whatsapp.models import Phone, QuotaUsage
+
+
+@dataclass(frozen=True)
+class DayLimit:
+    """A phone's new-contact limit for one day, and what set it (for the phone card)."""
+
+    limit: int
+    daily_limit: int
+    warmup_day: int | None = None  # day N of its warm-up ramp; None when not warming up
+    warmup_days: int | None = None  # the day the ramp reaches full volume
+    warmup_limit: int | None = None
+    throttled: bool = False
 
 
 @dataclass(frozen=True)
@@ -26,6 +48,8 @@ class QuotaStatus:
 
     used: int
     limit: int
+    # Why the limit is what it is now (a row keeps the limit it was given or moved to).
+    why: DayLimit | None = field(default=None, compare=False)
 
     @property
     def remaining(self) -> int:
@@ -36,8 +60,79 @@ class QuotaStatus:
 def quota_day(tenant: Tenant, at: datetime | None = None) -> date:
     """The quota day: the calendar day in the tenant's time zone, not UTC's (the one
     definition; dispatch, manual sends, releases, the dashboard and the admin use it)."""
+    return _local_day(tenant.time_zone, at)
+
+
+def _local_day(time_zone: str, at: datetime | None = None) -> date:
     moment = timezone.now() if at is None else at
-    return timezone.localdate(moment, ZoneInfo(tenant.time_zone))
+    return timezone.localdate(moment, ZoneInfo(time_zone))
+
+
+def throttled(limit: int) -> int:
+    """A throttled phone's share of its limit (settings.PHONE_HEALTH_THROTTLE_SHARE)."""
+    return max(1, math.floor(limit * settings.PHONE_HEALTH_THROTTLE_SHARE))
+
+
+def day_limits(phones: Iterable[Phone], day: date) -> dict[int, DayLimit]:
+    """Each phone's limit for `day`: the smallest of its daily limit, its warm-up ramp's
+    limit for the day and, while the health guard throttles it, a share of those.
+
+    One query (the tenants' time zones and ramps) when a phone is warming up, else none.
+    """
+    phones = list(phones)
+    horizon = timezone.now() - timedelta(days=warmup.MAX_DAYS + 1)
+    warming = {p.pk for p in phones if p.warmup_started_at and p.warmup_started_at > horizon}
+    tenants: dict[int, tuple[str, warmup.Ramp]] = {}
+    if warming:
+        tenants = {
+            pk: (time_zone, warmup.stored_ramp(steps))
+            for pk, time_zone, steps in Tenant.objects.filter(
+                pk__in={p.tenant_id for p in phones if p.pk in warming}
+            ).values_list("pk", "time_zone", "warmup_plan__steps")
+        }
+    return {phone.pk: _day_limit(phone, day, tenants.get(phone.tenant_id)) for phone in phones}
+
+
+def _day_limit(phone: Phone, day: date, tenant: tuple[str, warmup.Ramp] | None) -> DayLimit:
+    limit = phone.daily_limit
+    ramp_day = ramp_limit = ramp_days = None
+    if tenant is not None and phone.warmup_started_at:
+        time_zone, ramp = tenant
+        started = _local_day(time_zone, phone.warmup_started_at)
+        ramp_limit = ramp.limit_on(warmup.day_number(started, day))
+        if ramp_limit is not None:  # still ramping up on that day
+            ramp_day, ramp_days = warmup.day_number(started, day), ramp.days
+            limit = min(limit, ramp_limit)
+    slowed = phone.health != Phone.Health.OK
+    if slowed:
+        limit = throttled(limit)
+    return DayLimit(limit, phone.daily_limit, ramp_day, ramp_days, ramp_limit, slowed)
+
+
+def follow_limits(phones: Iterable[Phone], day: date) -> int:
+    """Move the day's existing rows of `phones` to their limits now (a throttle set or
+    lifted, a ramp started or changed), in one UPDATE. A lowered limit stops at what was
+    already used (`used <= limit` holds; the phone is simply full); rows being granted
+    from are locked by their grant, so this waits for it. Returns the rows updated."""
+    limits = {pk: day_limit.limit for pk, day_limit in day_limits(phones, day).items()}
+    if not limits:
+        return 0
+    new_limit = Case(
+        *(When(phone_id=pk, then=Value(limit)) for pk, limit in limits.items()),
+        output_field=PositiveIntegerField(),
+    )
+    return QuotaUsage.objects.filter(phone_id__in=limits, day=day).update(
+        limit=Greatest(F("used"), new_limit, output_field=PositiveIntegerField()),
+        updated_at=Now(),
+    )
+
+
+def change_ramp(tenant: Tenant, ramp: warmup.Ramp) -> None:
+    """The tenant's new warm-up plan, applied to today's rows of its warming phones."""
+    with transaction.atomic():
+        warmup.save_ramp(tenant.pk, ramp)
+        warming = Phone.objects.filter(tenant=tenant, warmup_started_at__isnull=False)
+        follow_limits(warming, quota_day(tenant))
 
 
 def reserve_new_contact(phone: Phone, day: date) -> bool:
@@ -47,13 +142,11 @@ def reserve_new_contact(phone: Phone, day: date) -> bool:
     # Full, or no row yet. Create a missing row, then retry: a concurrent caller may
     # have created it between our UPDATE and the check, so "exists" does not mean "full".
     if not QuotaUsage.objects.filter(phone_id=phone.pk, day=day).exists():
-        _create_rows([(phone.pk, phone.tenant_id, phone.daily_limit)], day)
+        _create_rows([(phone.pk, phone.tenant_id, day_limits([phone], day)[phone.pk].limit)], day)
     return _take_one(phone.pk, day)
 
 
-def reserve_many(
-    wanted: Mapping[int, int], day: date, *, limits: Mapping[int, int]
-) -> dict[int, int]:
+def reserve_many(wanted: Mapping[int, int], day: date) -> dict[int, int]:
     """Grant up to `wanted[phone_id]` slots per phone in a constant number of queries.
 
     Missing rows are inserted in phone order before any row is locked, then rows are
@@ -65,7 +158,7 @@ def reserve_many(
     asked = {phone_id: count for phone_id, count in wanted.items() if count > 0}
     if not asked:
         return granted
-    _create_missing_rows(asked, day, limits)
+    _create_missing_rows(asked, day)
     with transaction.atomic():
         rows = (
             QuotaUsage.objects.select_for_update()
@@ -98,28 +191,19 @@ def release(phone: Phone | int, day: date, count: int = 1) -> None:
 
 def status(phone: Phone, day: date) -> QuotaStatus:
     """A phone's usage for a day; a day without a row has used nothing."""
-    row = QuotaUsage.objects.filter(phone_id=phone.pk, day=day).values_list("used", "limit")
-    used_limit = row.first()
-    if used_limit is None:
-        return QuotaStatus(used=0, limit=phone.daily_limit)
-    return QuotaStatus(used=used_limit[0], limit=used_limit[1])
+    return status_many([phone], day)[phone.pk]
 
 
-def status_many(
-    phone_ids: Iterable[int], day: date, *, limits: Mapping[int, int]
-) -> dict[int, QuotaStatus]:
-    """Usage of many phones in one query (dashboards, dispatch planning)."""
-    ids = list(phone_ids)
-    found = {
-        phone_id: QuotaStatus(used=used, limit=limit)
-        for phone_id, used, limit in QuotaUsage.objects.filter(phone_id__in=ids, day=day)
-        .order_by()
-        .values_list("phone_id", "used", "limit")
-    }
+def status_many(phones: Iterable[Phone], day: date) -> dict[int, QuotaStatus]:
+    """Usage of many phones (dashboards, dispatch planning, the phone card): one query,
+    plus one when a phone is warming up. A day without a row has used nothing of the
+    limit `day_limits` gives it."""
+    phones = list(phones)
+    why = day_limits(phones, day)
+    rows = QuotaUsage.objects.filter(phone_id__in=[p.pk for p in phones], day=day).order_by()
+    found = {pk: (used, limit) for pk, used, limit in rows.values_list("phone_id", "used", "limit")}
     return {
-        phone_id: found.get(phone_id)
-        or QuotaStatus(used=0, limit=limits.get(phone_id, DEFAULT_DAILY_LIMIT))
-        for phone_id in ids
+        p.pk: QuotaStatus(*found.get(p.pk, (0, why[p.pk].limit)), why=why[p.pk]) for p in phones
     }
 
 
@@ -143,8 +227,8 @@ def _add_usage(grants: Mapping[int, int], day: date) -> None:
     )
 
 
-def _create_missing_rows(asked: Mapping[int, int], day: date, limits: Mapping[int, int]) -> None:
-    """Create the day's rows for phones that have none yet (two or three queries)."""
+def _create_missing_rows(asked: Mapping[int, int], day: date) -> None:
+    """Create the day's rows for phones that have none yet (two to four queries)."""
     existing = set(
         QuotaUsage.objects.filter(phone_id__in=asked, day=day)
         .order_by()
@@ -153,15 +237,9 @@ def _create_missing_rows(asked: Mapping[int, int], day: date, limits: Mapping[in
     missing = [phone_id for phone_id in asked if phone_id not in existing]
     if not missing:
         return
-    phones = (
-        Phone.objects.filter(pk__in=missing)
-        .order_by()
-        .values_list("pk", "tenant_id", "daily_limit")
-    )
-    _create_rows(
-        [(pk, tenant_id, limits.get(pk, daily_limit)) for pk, tenant_id, daily_limit in phones],
-        day,
-    )
+    phones = list(Phone.objects.filter(pk__in=missing).order_by())
+    limits = day_limits(phones, day)
+    _create_rows([(p.pk, p.tenant_id, limits[p.pk].limit) for p in phones], day)
 
 
 def _create_rows(rows: Iterable[tuple[int, int, int]], day: date) -> None:

@@ -61,6 +61,7 @@ class PhoneRow:
     status_label: str
     next_slot: datetime | None  # None: free now (if usable)
     usable: bool  # active and enabled: it will send
+    why: quota.DayLimit | None = None  # what set today's limit (warm-up, throttle)
 
     @property
     def percent(self) -> int:
@@ -76,18 +77,20 @@ def phone_colour(phone: Phone, used: int, limit: int) -> tuple[str, str]:
     if phone.status == Phone.Status.OFFLINE:
         return "bad", _("Offline")
     if phone.status == Phone.Status.PAUSED:
+        if phone.health == Phone.Health.PAUSED:
+            return "warn", _("Paused by health")
         return "warn", _("Paused")
     if limit and used >= limit:
         return "warn", _("Quota full")
+    if phone.health == Phone.Health.THROTTLED:
+        return "warn", _("Throttled")
     return "ok", _("Active")
 
 
 def phone_rows(scope: TenantScope, today: date) -> list[PhoneRow]:
     """All the tenant's phones with today's quota: two queries."""
     phones = list(scope.queryset(Phone).order_by("number"))
-    statuses = quota.status_many(
-        [p.pk for p in phones], today, limits={p.pk: p.daily_limit for p in phones}
-    )
+    statuses = quota.status_many(phones, today)
     now = timezone.now()
     rows = []
     for phone in phones:
@@ -95,7 +98,7 @@ def phone_rows(scope: TenantScope, today: date) -> list[PhoneRow]:
         colour, label = phone_colour(phone, st.used, st.limit)
         upcoming = phone.next_send_at if phone.next_send_at and phone.next_send_at > now else None
         usable = phone.is_usable
-        rows.append(PhoneRow(phone, st.used, st.limit, colour, label, upcoming, usable))
+        rows.append(PhoneRow(phone, st.used, st.limit, colour, label, upcoming, usable, st.why))
     return rows
 
 

@@ -1,31 +1,61 @@
-"""The phones page: one card per WhatsApp number, and enable/disable/pause/resume."""
+"""The phones page: one card per WhatsApp number (quota, warm-up, health), its actions
+(enable/disable/pause/resume, reactivate a banned one), and the tenant's warm-up ramp,
+which its admins edit."""
 
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import Any
 
+from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
 from django.db.models import Count, Q
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
 
-from cerniq.models import Alert
-from cerniq.tenancy import scope_for
+from cerniq.models import Alert, Membership
+from cerniq.tenancy import TenantScope, scope_for
 from console.views.dashboard import phone_rows
 from outreach.analytics import local_day_bounds
 from outreach.models import SENT_STATUSES, Message
-from whatsapp import phones
+from whatsapp import phones, quota, warmup
 from whatsapp.models import Phone
+
+
+class WarmupPlanForm(forms.Form):
+    steps = forms.CharField(
+        label=gettext_lazy("Warm-up ramp"),
+        max_length=400,
+        help_text=gettext_lazy(
+            "day:new contacts a day, from day 1 up to the full 200, e.g. 1:20, 3:40, 14:200. "
+            "A new number, or one back from a ban or a long disconnection, follows it."
+        ),
+    )
+
+    def clean_steps(self) -> str:
+        self.ramp = warmup.parse(self.cleaned_data["steps"])
+        return self.ramp.as_text()
+
+
+def _is_admin(scope: TenantScope) -> bool:
+    return scope.membership.role == Membership.Role.ADMIN
 
 
 @login_required
 @require_GET
 def phone_list(request: HttpRequest) -> HttpResponse:
+    return render(request, "outreach/phones.html", _context(request))
+
+
+def _context(request: HttpRequest, form: WarmupPlanForm | None = None) -> dict[str, Any]:
     scope = scope_for(request)
+    ramp = warmup.ramp_for(scope.tenant.pk)
     today, today_start, _week_start = local_day_bounds(scope.tenant, timezone.now())
     rows = phone_rows(scope, today)
     sends_today = dict(
@@ -57,7 +87,34 @@ def phone_list(request: HttpRequest) -> HttpResponse:
         }
         for row in rows
     ]
-    return render(request, "outreach/phones.html", {"cards": cards, "today": today})
+    quota_alert = (
+        scope.queryset(Alert)
+        .filter(kind=Alert.Kind.QUOTA_EXHAUSTED, resolved_at__isnull=True)
+        .first()
+    )
+    return {
+        "cards": cards,
+        "today": today,
+        "quota_alert": quota_alert,
+        "ramp": ramp,
+        "can_edit_ramp": _is_admin(scope),
+        "warmup_form": form or WarmupPlanForm(initial={"steps": ramp.as_text()}),
+    }
+
+
+@login_required
+@require_POST
+def warmup_plan(request: HttpRequest) -> HttpResponse:
+    """Change the tenant's warm-up ramp (its admins only); today's limits follow it."""
+    scope = scope_for(request)
+    if not _is_admin(scope):
+        raise PermissionDenied(_("Only an admin of this workspace can change the warm-up ramp."))
+    form = WarmupPlanForm(request.POST)
+    if not form.is_valid():
+        return render(request, "outreach/phones.html", _context(request, form))
+    quota.change_ramp(scope.tenant, form.ramp)
+    messages.success(request, _("Warm-up ramp saved: %(steps)s.") % {"steps": form.ramp.as_text()})
+    return redirect("outreach:phones")
 
 
 def _enable(phone: Phone) -> str:
@@ -80,7 +137,18 @@ def _resume(phone: Phone) -> str:
     return _("%(phone)s is active again.") % {"phone": phone}
 
 
-ACTIONS = {"enable": _enable, "disable": _disable, "pause": _pause, "resume": _resume}
+def _reactivate(phone: Phone) -> str:
+    phones.reactivate(phone)
+    return _("%(phone)s is active again and warms up from day 1.") % {"phone": phone}
+
+
+ACTIONS = {
+    "enable": _enable,
+    "disable": _disable,
+    "pause": _pause,
+    "resume": _resume,
+    "reactivate": _reactivate,
+}
 
 
 @login_required

@@ -1,7 +1,8 @@
 """Sandbox WhatsApp backend for embedded mode and demos: records sends, sends nothing.
 
 It answers like TimelinesAI (`{"status": "ok", "data": {"message_uid": …}}`), raises the
-same error classes for the same mistakes, and can simulate a disconnected account.
+same error classes for the same mistakes, and can simulate a disconnected, a restricted or
+a banned account (the last two as the WhatsApp Cloud API reports them).
 """
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ from typing import Any
 from django.utils import timezone
 
 from cerniq.provider_errors import (
+    AccountBanned,
     AccountDisconnected,
+    AccountRestricted,
     InvalidRecipient,
     RejectedRequest,
     SendResult,
@@ -40,11 +43,14 @@ class SandboxSend:
 class SandboxWhatsApp(WhatsAppBackend):
     needs_credentials = False  # records sends; talks to nobody
     is_sandbox = True
+    reports_delivery = False  # nothing is ever delivered
 
     def __init__(self, **options: Any) -> None:
         self.options = options
         self.outbox: list[SandboxSend] = []
         self.disconnected: set[str] = set()  # account phones to treat as disconnected
+        self.restricted: set[str] = set()  # … as restricted for spam (Cloud API 131048)
+        self.banned: set[str] = set()  # … as banned for policy (Cloud API 368)
         self._lock = threading.Lock()
         self._chats: dict[tuple[str, str], str] = {}
 
@@ -53,6 +59,16 @@ class SandboxWhatsApp(WhatsAppBackend):
             raise RejectedRequest(f"text must be 1..{MAX_TEXT} characters without NUL")
         if account_phone in self.disconnected:
             raise AccountDisconnected(f"No connected WhatsApp account {account_phone}")
+        if account_phone in self.banned:
+            raise AccountBanned(
+                "(#368) Temporarily blocked for policies violations", error_code="368"
+            )
+        if account_phone in self.restricted:
+            raise AccountRestricted(
+                "(#131048) Spam rate limit hit: too many previous messages were blocked or "
+                "flagged as spam",
+                error_code="131048",
+            )
         uid = str(uuid.uuid4())
         with self._lock:
             self.outbox.append(SandboxSend(account_phone, to, chat_id, text, uid, timezone.now()))

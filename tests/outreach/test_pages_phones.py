@@ -12,8 +12,8 @@ from django.utils import timezone
 
 from cerniq.models import Alert
 from outreach.models import Message
-from tests.factories import make_lead, make_message, make_phone
-from whatsapp.models import Phone, QuotaUsage
+from tests.factories import make_lead, make_message, make_phone, make_user
+from whatsapp.models import Phone, QuotaUsage, WarmupPlan
 
 pytestmark = pytest.mark.django_db
 
@@ -62,12 +62,17 @@ def test_cards_show_own_phones_with_quota_sends_and_alerts(client, operator, ten
 
 def test_query_count_does_not_grow(client, operator, tenant):
     client.force_login(operator)
-    for _ in range(5):
+    make_phone(tenant, warmup_started_at=timezone.now())  # one warming: the ramp is read
+    for _ in range(4):
         make_phone(tenant)
     with CaptureQueriesContext(connection) as small:
         client.get("/outreach/phones/")
-    for _ in range(45):
-        phone = make_phone(tenant)
+    for i in range(45):
+        phone = make_phone(
+            tenant,
+            warmup_started_at=timezone.now() if i % 2 else None,
+            health=Phone.Health.THROTTLED if i % 3 else Phone.Health.OK,
+        )
         Alert.objects.create(
             tenant=tenant,
             kind=Alert.Kind.PHONE_OFFLINE,
@@ -169,3 +174,123 @@ def test_next_slot_and_last_send(client, operator, tenant):
     assert f"<dt>Last send</dt><dd>{last:%d.%m %H:%M}</dd>" in card
     paused = html[html.index('data-phone="+40740000002"') :]
     assert "<dt>Next slot</dt><dd>—</dd>" in paused
+
+
+# --- warm-up, health, the ramp form ---------------------------------------------------------
+
+
+def card_of(html: str, number: str) -> str:
+    start = html.index(f'data-phone="{number}"')
+    end = html.find("</article>", start)
+    return html[start:end]
+
+
+def test_cards_show_warm_up_day_health_and_the_guards_reason(client, operator, tenant):
+    warming = make_phone(tenant, number="+40740000001", warmup_started_at=timezone.now())
+    throttled = make_phone(
+        tenant,
+        number="+40740000002",
+        health=Phone.Health.THROTTLED,
+        health_score=64,
+        health_reason="health 64/100: 3 sends failed in a row",
+    )
+    rested = make_phone(
+        tenant,
+        number="+40740000003",
+        status=Phone.Status.PAUSED,
+        status_reason="health 38/100: 41% of first messages undelivered",
+        health=Phone.Health.PAUSED,
+        health_score=38,
+        health_reason="health 38/100: 41% of first messages undelivered",
+    )
+    client.force_login(operator)
+    html = client.get("/outreach/phones/").content.decode()
+    card = card_of(html, warming.number)
+    assert "<dd data-warmup-day>day 1 of 14: 20 a day</dd>" in card and "0/20" in card
+    assert "<dd data-health>—</dd>" in card  # not scored yet
+    card = card_of(html, throttled.number)
+    assert "Throttled" in card and "0/100" in card  # half of 200
+    assert "<dd data-health>64/100 · Throttled</dd>" in card
+    assert "health 64/100: 3 sends failed in a row" in card
+    card = card_of(html, rested.number)
+    assert "Paused by health" in card
+    assert card.count("41% of first messages undelivered") == 1  # the reason, once
+
+
+def test_a_banned_phone_can_be_reactivated_and_warms_up(client, operator, tenant):
+    phone = make_phone(tenant, status=Phone.Status.BANNED)
+    client.force_login(operator)
+    html = client.get("/outreach/phones/").content.decode()
+    assert f"/outreach/phones/{phone.pk}/reactivate/" in html
+    response = client.post(f"/outreach/phones/{phone.pk}/reactivate/", follow=True)
+    phone.refresh_from_db()
+    assert phone.status == Phone.Status.ACTIVE and phone.warmup_started_at is not None
+    assert "warms up from day 1" in response.content.decode()
+    again = client.post(f"/outreach/phones/{phone.pk}/reactivate/", follow=True)
+    assert "Only a banned phone can be reactivated." in again.content.decode()
+
+
+def test_the_quota_alert_is_shown_on_the_page(client, operator, tenant, other_tenant):
+    for owner, text in ((tenant, "ours: 95 of 100"), (other_tenant, "theirs: 99 of 100")):
+        Alert.objects.create(
+            tenant=owner, kind=Alert.Kind.QUOTA_EXHAUSTED, subject="quota:whatsapp", message=text
+        )
+    client.force_login(operator)
+    html = client.get("/outreach/phones/").content.decode()
+    assert "ours: 95 of 100" in html and "theirs" not in html
+
+
+def test_an_admin_changes_the_ramp_and_todays_limits_follow(client, tenant):
+    from whatsapp import quota
+
+    admin = make_user(tenant, role="ADMIN")
+    warming = make_phone(tenant, warmup_started_at=timezone.now())
+    quota.reserve_new_contact(warming, quota.quota_day(tenant))
+    client.force_login(admin)
+    page = client.get("/outreach/phones/").content.decode()
+    assert 'value="1:20, 3:40, 5:60, 7:90, 9:120, 11:160, 14:200"' in page
+    response = client.post("/outreach/phones/warmup/", {"steps": "1:10, 4:60, 10:200"})
+    assert response.status_code == 302
+    assert WarmupPlan.objects.get(tenant=tenant).steps == [[1, 10], [4, 60], [10, 200]]
+    assert QuotaUsage.objects.get(phone=warming).limit == 10
+    page = client.get("/outreach/phones/").content.decode()
+    assert "Warm-up ramp saved: 1:10, 4:60, 10:200." in page
+    assert 'value="1:10, 4:60, 10:200"' in page
+
+
+def test_a_bad_ramp_is_refused_with_the_reason_and_changes_nothing(client, tenant):
+    admin = make_user(tenant, role="ADMIN")
+    client.force_login(admin)
+    response = client.post("/outreach/phones/warmup/", {"steps": "1:50, 3:40, 9:150"})
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "Step 2: the limit must grow (40 is not above 50)." in html
+    assert "The last step must reach the full 200 new contacts a day" in html
+    assert 'value="1:50, 3:40, 9:150"' in html  # what was typed stays, to be fixed
+    assert not WarmupPlan.objects.exists()
+
+
+def test_only_an_admin_may_change_the_ramp(client, operator, tenant):
+    client.force_login(operator)
+    html = client.get("/outreach/phones/").content.decode()
+    assert "/outreach/phones/warmup/" not in html
+    assert "<span data-ramp>1:20, 3:40, 5:60, 7:90, 9:120, 11:160, 14:200</span>" in html
+    assert client.post("/outreach/phones/warmup/", {"steps": "1:200"}).status_code == 403
+    assert not WarmupPlan.objects.exists()
+
+
+def test_the_ramp_form_needs_a_csrf_token_and_a_login(tenant):
+    admin = make_user(tenant, role="ADMIN")
+    strict = Client(enforce_csrf_checks=True)
+    strict.force_login(admin)
+    assert strict.post("/outreach/phones/warmup/", {"steps": "1:200"}).status_code == 403
+    anonymous = Client().post("/outreach/phones/warmup/", {"steps": "1:200"})
+    assert anonymous.status_code == 302 and anonymous["Location"].startswith("/login/")
+    assert not WarmupPlan.objects.exists()
+
+
+def test_each_tenant_edits_its_own_ramp(client, tenant, other_tenant):
+    admin = make_user(tenant, role="ADMIN")
+    client.force_login(admin)
+    client.post("/outreach/phones/warmup/", {"steps": "1:30, 5:200"})
+    assert list(WarmupPlan.objects.values_list("tenant_id", flat=True)) == [tenant.pk]

@@ -171,14 +171,16 @@ def test_status_and_remaining(phone: Phone) -> None:
 def test_status_many_is_one_query(tenant, django_assert_num_queries) -> None:
     phones = [make_phone(tenant, daily_limit=5) for _ in range(3)]
     reserve_new_contact(phones[0], DAY)
-    reserve_many({phones[1].pk: 5}, DAY, limits={phones[1].pk: 5})
+    reserve_many({phones[1].pk: 5}, DAY)
     ids = [p.pk for p in phones]
+    Phone.objects.filter(pk=ids[2]).update(daily_limit=7)
+    phones[2].refresh_from_db()
     with django_assert_num_queries(1):
-        result = status_many(iter(ids), DAY, limits={p.pk: 7 for p in phones})
+        result = status_many(iter(phones), DAY)
     assert result == {
         ids[0]: QuotaStatus(used=1, limit=5),
         ids[1]: QuotaStatus(used=5, limit=5),
-        ids[2]: QuotaStatus(used=0, limit=7),  # no row yet: the limit comes from `limits`
+        ids[2]: QuotaStatus(used=0, limit=7),  # no row yet: the phone's limit for the day
     }
 
 
@@ -192,24 +194,24 @@ def test_reserve_many_grants_partially_and_creates_rows(tenant) -> None:
     QuotaUsage.objects.create(tenant=tenant, phone=near_full, day=DAY, used=3, limit=5)
     QuotaUsage.objects.create(tenant=tenant, phone=full, day=DAY, used=5, limit=5)
     wanted = {near_full.pk: 10, fresh.pk: 4, full.pk: 1}
-    limits = {near_full.pk: 5, fresh.pk: 6, full.pk: 5}
+    Phone.objects.filter(pk=fresh.pk).update(daily_limit=6)
 
-    granted = reserve_many(wanted, DAY, limits=limits)
+    granted = reserve_many(wanted, DAY)
 
     assert granted == {near_full.pk: 2, fresh.pk: 4, full.pk: 0}
     assert status(near_full, DAY) == QuotaStatus(used=5, limit=5)
-    assert status(fresh, DAY) == QuotaStatus(used=4, limit=6)  # created with limits[pk]
+    assert status(fresh, DAY) == QuotaStatus(used=4, limit=6)  # created with its limit
     assert QuotaUsage.objects.get(phone=fresh, day=DAY).tenant_id == tenant.pk
     assert status(full, DAY) == QuotaStatus(used=5, limit=5)
-    assert reserve_many({fresh.pk: 5}, DAY, limits=limits) == {fresh.pk: 2}
+    assert reserve_many({fresh.pk: 5}, DAY) == {fresh.pk: 2}
 
 
 def test_reserve_many_ignores_zero_wants_and_unknown_phones(phone: Phone) -> None:
-    assert reserve_many({}, DAY, limits={}) == {}
-    assert reserve_many({phone.pk: 0}, DAY, limits={}) == {phone.pk: 0}
+    assert reserve_many({}, DAY) == {}
+    assert reserve_many({phone.pk: 0}, DAY) == {phone.pk: 0}
     assert not QuotaUsage.objects.filter(phone=phone).exists()
     missing_id = phone.pk + 10_000
-    granted = reserve_many({phone.pk: 2, missing_id: 3}, DAY, limits={})
+    granted = reserve_many({phone.pk: 2, missing_id: 3}, DAY)
     assert granted == {phone.pk: 2, missing_id: 0}
     assert status(phone, DAY) == QuotaStatus(used=2, limit=5)  # limit from the phone
 
@@ -218,7 +220,7 @@ def test_reserve_many_rolls_back_with_the_callers_transaction(phone: Phone) -> N
     """Dispatch reserves inside its transaction: a failed dispatch leaves the quota alone."""
     reserve_new_contact(phone, DAY)
     with pytest.raises(RuntimeError), transaction.atomic():
-        assert reserve_many({phone.pk: 3}, DAY, limits={}) == {phone.pk: 3}
+        assert reserve_many({phone.pk: 3}, DAY) == {phone.pk: 3}
         assert status(phone, DAY).used == 4
         raise RuntimeError("dispatch failed after reserving")
     assert status(phone, DAY) == QuotaStatus(used=1, limit=5)
@@ -230,14 +232,13 @@ def test_reserve_many_uses_a_constant_number_of_queries(
 ) -> None:
     phones = [make_phone(tenant) for _ in range(phone_count)]
     wanted = {p.pk: 150 for p in phones}
-    limits = {p.pk: p.daily_limit for p in phones}
     # Creating rows: existing check, phone lookup, insert, lock, update (+ savepoint pair).
     with django_assert_max_num_queries(7):
-        granted = reserve_many(wanted, DAY, limits=limits)
+        granted = reserve_many(wanted, DAY)
     assert granted == wanted
     # Rows exist: existing check, lock, update (+ savepoint pair).
     with django_assert_max_num_queries(5):
-        granted = reserve_many(wanted, DAY, limits=limits)
+        granted = reserve_many(wanted, DAY)
     assert granted == dict.fromkeys(wanted, 50)
 
 
@@ -266,16 +267,14 @@ def test_concurrent_bulk_and_single_reservations_never_exceed_the_limit() -> Non
     """reserve_many and reserve_new_contact racing over three phones stay within limits."""
     tenant = make_tenant()
     phones = [make_phone(tenant, daily_limit=limit) for limit in (30, 45, 200)]
-    limits = {p.pk: p.daily_limit for p in phones}
+    ids = [p.pk for p in phones]
     granted = [0] * len(phones)
     lock = threading.Lock()
 
     def work(index: int) -> None:
         for _ in range(5):
             if index % 2:
-                got = retry_shared_cache_lock(
-                    lambda: reserve_many(dict.fromkeys(limits, 7), DAY, limits=limits)
-                )
+                got = retry_shared_cache_lock(lambda: reserve_many(dict.fromkeys(ids, 7), DAY))
                 counts = [got[p.pk] for p in phones]
             else:
                 counts = [
