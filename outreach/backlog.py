@@ -59,11 +59,7 @@ def phone_backlogs(tenant: Tenant, now: datetime | None = None) -> list[PhoneBac
         )
     }
     window = SendingWindow.for_tenant(tenant)
-    today = quota.status_many(
-        [p.pk for p in phones],
-        quota.quota_day(tenant, now),
-        limits={p.pk: p.daily_limit for p in phones},
-    )
+    today = quota.status_many(phones, quota.quota_day(tenant, now))
     rows = []
     for phone in phones:
         counts = pending.get(phone.pk, {})

@@ -10,7 +10,7 @@ from prometheus_client.core import Metric
 from cerniq.logging import mask_pii
 from cerniq.metrics.collectors import gauge
 from whatsapp.models import Phone, QuotaUsage
-from whatsapp.quota import quota_day
+from whatsapp.quota import day_limits, quota_day
 
 
 def collect() -> Iterator[Metric]:
@@ -27,9 +27,14 @@ def collect() -> Iterator[Metric]:
         .order_by()
         .values_list("phone_id", "day", "used", "limit")
     }
+    # A phone without today's row yet: the limit its row will get (warm-up, throttle).
+    limits: dict[int, int] = {}
+    for day in set(days.values()):
+        on_day = [phone for phone in phones if days[phone.pk] == day]
+        limits.update({pk: found.limit for pk, found in day_limits(on_day, day).items()})
     rows = []
     for phone in phones:
-        used, limit = usage.get((phone.pk, days[phone.pk]), (0, phone.daily_limit))
+        used, limit = usage.get((phone.pk, days[phone.pk]), (0, limits[phone.pk]))
         rows.append(((phone.tenant.slug, phone.pk, mask_pii(str(phone))), used, limit))
     labels = ["tenant", "phone", "name"]
     yield gauge(

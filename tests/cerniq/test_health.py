@@ -22,7 +22,8 @@ from tests.drain import running_workers, wait_until
 
 pytestmark = pytest.mark.django_db
 
-GROUPS = ["default", "email", "outreach", "wa", "webhooks"]  # what the actors declare today
+# What the actors declare today.
+GROUPS = ["alerts", "default", "email", "outreach", "wa", "webhooks"]
 
 
 def all_queues() -> list[str]:
