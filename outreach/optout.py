@@ -235,7 +235,9 @@ def is_opt_out(text: str) -> bool:
 
 
 def confirmation_for(text: str) -> str:
-    return CONFIRMATION["en" if _ENGLISH.search(normalise(text)) else "ro"]
+    """The confirmation in the reply's language, judged on the parts `is_opt_out` reads."""
+    english = any(_ENGLISH.search(normalise(part)) for part in bounded(text or ""))
+    return CONFIRMATION["en" if english else "ro"]
 
 
 @transaction.atomic
