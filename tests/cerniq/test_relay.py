@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import threading
-import time
 
 import pytest
 
@@ -51,12 +50,10 @@ def test_without_a_window_each_event_is_sent_at_once_from_the_caller(settings):
 def test_events_gathered_in_the_window_go_as_one_batch_in_order(windowed):
     recorder = Recorder()
     relay = Relay(recorder)
-    started = time.monotonic()
     for event_id in (5, 3, 9):
         relay.submit(event_id)
     assert recorder.batches == []  # submit returned without sending: off the request path
-    assert recorder.sent.wait(5)
-    assert time.monotonic() - started < 2
+    assert recorder.sent.wait(5)  # then the relay's thread sent them, without another submit
     assert recorder.batches == [[5, 3, 9]]
     relay.flush()
 
