@@ -32,7 +32,7 @@ from rest_framework.views import APIView
 
 from cerniq import webhooks
 from cerniq.models import WebhookEvent
-from cerniq.webhooks import WebhookIntakeView
+from cerniq.webhook_intake import WebhookIntakeView
 
 log = logging.getLogger(__name__)
 

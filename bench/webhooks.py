@@ -749,7 +749,7 @@ PROFILE_PARTS = (
     ("  request signals (close_old_connections)", "django/db/__init__.py",
      "close_old_connections", "cum"),
     ("  APIView.dispatch", "rest_framework/views.py", "dispatch", "cum"),
-    ("    WebhookIntakeView.post", "cerniq/webhooks.py", "post", "cum"),
+    ("    WebhookIntakeView.post", "cerniq/webhook_intake.py", "post", "cum"),
     ("      get_receiver", "cerniq/webhooks.py", "get_receiver", "cum"),
     ("      tenant_for_url_token", "cerniq/webhooks.py", "tenant_for_url_token", "cum"),
     ("      parse_payload", "cerniq/webhooks.py", "parse_payload", "cum"),

@@ -8,7 +8,7 @@ URL routing, by cerniq.health.ProbeMiddleware.
 from django.contrib import admin
 from django.urls import include, path, re_path
 
-from cerniq.webhooks import WebhookIntakeView
+from cerniq.webhook_intake import WebhookIntakeView
 
 urlpatterns = [
     path("admin/", admin.site.urls),

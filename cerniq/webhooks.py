@@ -24,7 +24,6 @@ from __future__ import annotations
 import copy
 import functools
 import hmac
-import ipaddress
 import json
 import logging
 import time
@@ -32,27 +31,23 @@ import traceback
 from collections.abc import Mapping
 from datetime import timedelta
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from django.core.exceptions import RequestDataTooBig
 from django.db import connection, transaction
 from django.db.models import F
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver as on_signal
 from django.utils import timezone
 from django.utils.module_loading import import_string
-from rest_framework.negotiation import BaseContentNegotiation
-from rest_framework.permissions import AllowAny
-from rest_framework.renderers import JSONRenderer
-from rest_framework.request import Request
-from rest_framework.response import Response
-from rest_framework.views import APIView
 
 from cerniq import integrations, webhook_alerts
 from cerniq.metrics import webhooks as metrics
 from cerniq.models import Tenant, WebhookEvent
 from cerniq.relay import relay
 from cerniq.signatures import verify_hmac, verify_svix  # noqa: F401 (part of the framework)
+
+if TYPE_CHECKING:  # DRF's request: workers importing this need none of DRF
+    from rest_framework.request import Request
 
 log = logging.getLogger(__name__)
 
@@ -329,30 +324,6 @@ def _checked_key(key: str, event_type: str = "") -> str:
 # --- Intake ----------------------------------------------------------------------------
 
 
-class _JSONOnly(BaseContentNegotiation):
-    """Providers send odd Accept headers; never answer 406 to a webhook."""
-
-    def select_parser(self, request: Request, parsers: list) -> Any:
-        return parsers[0] if parsers else None
-
-    def select_renderer(
-        self, request: Request, renderers: list, format_suffix: str | None = None
-    ) -> tuple[Any, str]:
-        return renderers[0], renderers[0].media_type
-
-
-def _selected_headers(request: Request) -> dict[str, str]:
-    return {name: request.headers[name] for name in STORED_HEADERS if name in request.headers}
-
-
-def _remote_addr(request: Request) -> str | None:
-    value = request.META.get("REMOTE_ADDR") or ""
-    try:
-        return str(ipaddress.ip_address(value))
-    except ValueError:
-        return None
-
-
 def enqueue_processing(event_id: int) -> None:
     """Hand the event to the workers once the current transaction commits (cerniq.relay:
     batched, off the request path).
@@ -392,123 +363,6 @@ def store_event(event: WebhookEvent) -> int | None:
         cursor.execute(sql, values)
         row = cursor.fetchone()
     return row[0] if row else None
-
-
-def _log_cross_tenant_duplicate(provider: str, key: str, tenant: Tenant) -> None:
-    """A duplicate answers at once; only a key stored for another tenant is worth a line
-    (a provider's id collision, or a token used for someone else's events)."""
-    owner = (
-        WebhookEvent.objects.filter(provider=provider, provider_event_id=key)
-        .values_list("tenant_id", flat=True)
-        .first()
-    )
-    if owner is not None and owner != tenant.pk:
-        log.warning(
-            "webhook %s: event id %r of tenant %s re-sent for tenant %s",
-            provider,
-            key,
-            owner,
-            tenant.pk,
-        )
-
-
-class WebhookIntakeView(APIView):
-    """POST /webhooks/<provider>/<token>/: verify, store, acknowledge. Nothing else."""
-
-    authentication_classes: list = []  # no SessionAuthentication, hence no CSRF check
-    permission_classes = [AllowAny]
-    throttle_classes: list = []  # throttles may read request.data first (PostHog #50566)
-    parser_classes: list = []  # the body is only ever read raw, below
-    renderer_classes = [JSONRenderer]
-    content_negotiation_class = _JSONOnly
-    schema = None  # provider callbacks, not part of our API schema
-
-    def post(self, request: Request, provider: str, token: str | None = None) -> Response:
-        response = self.receive(request, provider, token)
-        known = provider in receivers()
-        outcome = metrics.intake_outcome(known, response.status_code, response.data)
-        metrics.INTAKE.labels(provider if known else "unknown", outcome).inc()
-        return response
-
-    def receive(self, request: Request, provider: str, token: str | None) -> Response:
-        try:
-            raw = request.body  # raw bytes, before anything parses the stream
-        except RequestDataTooBig:
-            return Response({"error": "payload too large"}, status=413)
-        receiver = get_receiver(provider)
-        if receiver is None:
-            return Response({"error": "not found"}, status=404)
-        limit = receiver.max_body_bytes()
-        if limit is not None and len(raw) > limit:
-            return Response({"error": "payload too large"}, status=413)
-        receiver.headers = request.headers
-        tenant = receiver.authenticate(request, raw, token)
-        if tenant is None:
-            log.warning(
-                "webhook %s: authentication failed from %s", provider, _remote_addr(request)
-            )
-            webhook_alerts.note_rejected(receiver.provider)
-            status = receiver.auth_failure_status
-            return Response({"error": "not found" if status == 404 else "unauthorized"}, status)
-
-        row = {
-            "tenant": tenant,
-            "raw_body": raw,
-            "headers": _selected_headers(request),
-            "remote_addr": _remote_addr(request),
-            "verified": True,
-        }
-        try:
-            payload = parse_payload(raw, max_depth=receiver.MAX_DEPTH)
-            event_type, key = _checked_identity(receiver, payload)
-            if key and receiver.is_handled(event_type):
-                key = _checked_key(
-                    receiver.dedupe_key(tenant, event_type, key, payload), event_type
-                )
-        except MalformedPayload as exc:
-            message = str(exc)
-            if not message.startswith(("malformed JSON:", "invalid payload:")):
-                message = f"malformed payload: {message}"
-            event_type = exc.event_type[:_EVENT_TYPE_MAX].replace("\x00", "")
-            with transaction.atomic():
-                event = WebhookEvent.objects.create(
-                    provider=receiver.provider,
-                    event_type=event_type,
-                    provider_event_id="",
-                    status=Status.MALFORMED,
-                    error=message[:ERROR_TEXT_LIMIT],
-                    **row,
-                )
-            log.warning("webhook %s: %s (event %s)", provider, message, event.pk)
-            if exc.field:
-                answer = {"error": "invalid payload", "field": exc.field, "problem": exc.problem}
-                return Response(answer, status=400)
-            return Response({"error": message}, status=400)
-
-        if receiver.is_handled(event_type):
-            status, answer = Status.RECEIVED, "accepted"
-        else:
-            status, answer = Status.IGNORED, "ignored"
-            row["processed_at"] = timezone.now()
-            if not receiver.is_ignored(event_type):
-                row["error"] = f"unknown event type {event_type!r}: stored, not processed"
-                log.info("webhook %s: unknown event type %r", provider, event_type)
-        event_id = store_event(
-            WebhookEvent(
-                provider=receiver.provider,
-                event_type=event_type,
-                provider_event_id=key,
-                status=status,
-                **row,
-            )
-        )
-        if event_id is None:
-            _log_cross_tenant_duplicate(receiver.provider, key, tenant)
-            return Response({"status": "duplicate"})
-        if status == Status.RECEIVED:
-            enqueue_processing(event_id)
-            return Response({"status": answer, "id": event_id})
-        return Response({"status": answer})
 
 
 # --- Processing ------------------------------------------------------------------------

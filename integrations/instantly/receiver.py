@@ -17,13 +17,14 @@ from __future__ import annotations
 import hashlib
 import hmac
 import logging
-from typing import Any
-
-from rest_framework.request import Request
+from typing import TYPE_CHECKING, Any
 
 from cerniq.models import Tenant, WebhookEvent
 from cerniq.webhooks import MalformedPayload, Receiver, tenant_for_url_token
 from integrations.instantly import config, handlers, schemas
+
+if TYPE_CHECKING:  # DRF's request: workers importing this need none of DRF
+    from rest_framework.request import Request
 
 log = logging.getLogger(__name__)
 

@@ -30,10 +30,9 @@ import hashlib
 import hmac
 import logging
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
-from rest_framework.request import Request
 
 from cerniq.models import Tenant, WebhookEvent
 from cerniq.providers import provider_config
@@ -42,6 +41,9 @@ from cerniq.webhooks import MalformedPayload, Receiver, tenant_for_url_token
 from integrations.resend import schemas
 from outreach import email_events
 from outreach.models import Message
+
+if TYPE_CHECKING:  # DRF's request: workers importing this need none of DRF
+    from rest_framework.request import Request
 
 log = logging.getLogger(__name__)
 

@@ -37,14 +37,16 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.utils.module_loading import import_string
-from rest_framework.request import Request
 
 from cerniq.models import Tenant, WebhookEvent
 from cerniq.webhooks import MalformedPayload, Receiver, tenant_for_url_token
 from integrations.timelinesai import schemas
+
+if TYPE_CHECKING:  # DRF's request: workers importing this need none of DRF
+    from rest_framework.request import Request
 
 log = logging.getLogger(__name__)
 
