@@ -36,9 +36,12 @@ COPY . .
 RUN SECRET_KEY=build-only DATABASE_URL=sqlite:////tmp/build.sqlite3 \
     python manage.py collectstatic --noinput
 
-# var/prometheus: the metrics of the processes (settings creates it at build time, as root).
-RUN useradd --create-home --uid 1000 cerniq && mkdir -p /app/var/prometheus \
-    && chown -R cerniq /app/var
+# var/prometheus: the metrics of the processes (settings creates it at build time, as root);
+# var/media and var/backups exist in the image so the compose volumes mounted there start
+# owned by the app's user (backups never world-readable).
+RUN useradd --create-home --uid 1000 cerniq \
+    && mkdir -p /app/var/prometheus /app/var/media /app/var/backups \
+    && chmod 0700 /app/var/backups && chown -R cerniq /app/var
 USER cerniq
 EXPOSE 8000
 CMD ["gunicorn", "-c", "gunicorn.conf.py", "cerniq.wsgi", "--bind", "0.0.0.0:8000", "--workers", "3", "--timeout", "30"]
