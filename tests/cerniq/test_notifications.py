@@ -27,6 +27,14 @@ TELEGRAM_TOKEN = "123456789:AABCDEFGHIJKLMNOPQRSTUVWXYZabcdefgh"
 Kind, Severity = Alert.Kind, Alert.Severity
 
 
+@pytest.fixture(autouse=True)
+def english(settings):
+    """Notices in English here (a channel's language defaults to the deployment's, Romanian;
+    `test_a_channel_in_romanian_gets_romanian_notices` covers that)."""
+    settings.LANGUAGE_CODE = "en"
+
+
+
 @pytest.fixture
 def clock():
     with time_machine.travel(T0, tick=False) as traveller:
@@ -213,6 +221,7 @@ def test_channels_take_only_their_kinds_and_severities(tenant, alert_receiver, c
         name="Pager",
         url=alert_receiver.url(path="/pager"),
         min_severity=Severity.CRITICAL,
+        language="en",
     )
     raise_one(tenant, Kind.PHONE_OFFLINE, severity=Severity.WARNING)
     raise_one(tenant, Kind.SLA_BREACH, subject="review:1", severity=Severity.WARNING)
@@ -248,6 +257,7 @@ def test_disabled_channels_get_nothing(tenant, channel, alert_receiver, clock):
 
 
 def test_platform_alerts_go_to_the_deployments_alert_urls(alert_receiver, settings, clock, db):
+    settings.LANGUAGE_CODE = "en"  # the deployment's language (Romanian by default)
     settings.ALERT_URLS = [alert_receiver.url(scheme="form", path="/ops")]
     alert = raise_alert(None, Kind.WORKER_DOWN, "worker:host-1", "No heartbeat for 5 minutes.")
     deliver_pending()
@@ -420,3 +430,13 @@ def test_the_acknowledging_user_is_kept(tenant, operator):
     acknowledge(Alert.objects.filter(pk=alert.pk), someone)  # already acknowledged: kept
     alert.refresh_from_db()
     assert alert.acknowledged_by == operator and alert.acknowledged_at is not None
+
+
+def test_a_channel_in_romanian_gets_romanian_notices(tenant, alert_receiver, clock, settings):
+    settings.LANGUAGE_CODE = "ro"  # the deployment's default: new channels take it
+    channel = AlertChannel.objects.create(tenant=tenant, name="Birou", url=alert_receiver.url())
+    assert channel.language == "ro"
+    raise_one(tenant, severity=Severity.CRITICAL)
+    deliver_pending()
+    (received,) = alert_receiver.received
+    assert received.json["title"] == "[Critic] Telefon deconectat, phone:+40740000101"

@@ -156,7 +156,7 @@ def test_a_dead_letter_retried_twice_at_once_is_sent_once_by_the_workers(setting
 
         results = run_at_once(2, lambda: deadletters.retry(tenant, [message.pk]))
         assert sorted(r.done for r in results) == [0, 1]
-        assert sum(r.skipped["no longer a dead letter"] for r in results) == 1
+        assert sum(sum(r.skipped.values()) for r in results) == 1  # the other: not one any more
         assert quota_used() == 1  # the new contact took a slot again, once
 
         with running_workers():
