@@ -34,7 +34,6 @@ def english(settings):
     settings.LANGUAGE_CODE = "en"
 
 
-
 @pytest.fixture
 def clock():
     with time_machine.travel(T0, tick=False) as traveller:
