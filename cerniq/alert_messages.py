@@ -9,6 +9,7 @@ from datetime import datetime
 from django.conf import settings
 from django.utils import formats, timezone, translation
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from cerniq.models import Alert, AlertChannel
 
@@ -44,7 +45,11 @@ def compose(alert: Alert, notice: str, language: str, link: str) -> tuple[str, s
         if alert.tenant_id:
             lines.append(_("Workspace: %(name)s") % {"name": alert.tenant.name})
         lines.append(
-            _("Seen %(count)s time(s), first %(first)s, last %(last)s.")
+            ngettext(
+                "Seen %(count)s time, first %(first)s, last %(last)s.",
+                "Seen %(count)s times, first %(first)s, last %(last)s.",
+                alert.occurrences,
+            )
             % {
                 "count": alert.occurrences,
                 "first": _local(alert.first_seen_at, alert),

@@ -9,6 +9,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from cerniq import integrations
 
@@ -173,9 +174,9 @@ class Alert(models.Model):
         CRITICAL = "CRITICAL", _("Critical")
 
     class Notice(models.TextChoices):
-        OPENED = "OPENED", _("Opened")
-        REMINDER = "REMINDER", _("Reminder")
-        RESOLVED = "RESOLVED", _("Resolved")
+        OPENED = "OPENED", pgettext_lazy("alert notice", "Opened")
+        REMINDER = "REMINDER", pgettext_lazy("alert notice", "Reminder")
+        RESOLVED = "RESOLVED", pgettext_lazy("alert notice", "Resolved")
 
     tenant = models.ForeignKey(
         Tenant, on_delete=models.CASCADE, related_name="alerts", null=True, blank=True

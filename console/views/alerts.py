@@ -19,7 +19,7 @@ from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import ngettext, pgettext_lazy
 from django.views.decorators.http import require_GET, require_POST
 
 from cerniq import alerts
@@ -30,12 +30,15 @@ from cerniq.tenancy import TenantScope, scope_for
 PAGE_SIZE = 50
 
 TABS: dict[str, tuple[Q, str]] = {
-    "open": (Q(resolved_at__isnull=True, acknowledged_at__isnull=True), gettext_lazy("Open")),
+    "open": (
+        Q(resolved_at__isnull=True, acknowledged_at__isnull=True),
+        pgettext_lazy("alerts tab", "Open"),
+    ),
     "acknowledged": (
         Q(resolved_at__isnull=True, acknowledged_at__isnull=False),
-        gettext_lazy("Acknowledged"),
+        pgettext_lazy("alerts tab", "Acknowledged"),
     ),
-    "resolved": (Q(resolved_at__isnull=False), gettext_lazy("Resolved")),
+    "resolved": (Q(resolved_at__isnull=False), pgettext_lazy("alerts tab", "Resolved")),
 }
 
 # The worst first, then the latest.
@@ -123,12 +126,12 @@ def _selected(request: HttpRequest, scope: TenantScope) -> QuerySet[Alert]:
 
 def _acknowledge(chosen: QuerySet[Alert], request: HttpRequest) -> str:
     done = alerts.acknowledge(chosen, request.user)
-    return _("%(n)d alert(s) acknowledged.") % {"n": done}
+    return ngettext("%(n)d alert acknowledged.", "%(n)d alerts acknowledged.", done) % {"n": done}
 
 
 def _resolve(chosen: QuerySet[Alert], request: HttpRequest) -> str:
     done = alerts.resolve_by_hand(chosen, request.user)
-    return _("%(n)d alert(s) resolved.") % {"n": done}
+    return ngettext("%(n)d alert resolved.", "%(n)d alerts resolved.", done) % {"n": done}
 
 
 ACTIONS: dict[str, Callable[[QuerySet[Alert], HttpRequest], str]] = {

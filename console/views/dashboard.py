@@ -78,7 +78,7 @@ def phone_colour(phone: Phone, used: int, limit: int) -> tuple[str, str]:
         return "bad", _("Offline")
     if phone.status == Phone.Status.PAUSED:
         if phone.health == Phone.Health.PAUSED:
-            return "warn", _("Paused by health")
+            return "warn", _("Paused by the health guard")
         return "warn", _("Paused")
     if limit and used >= limit:
         return "warn", _("Quota full")

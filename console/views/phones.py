@@ -33,8 +33,8 @@ class WarmupPlanForm(forms.Form):
         label=gettext_lazy("Warm-up ramp"),
         max_length=400,
         help_text=gettext_lazy(
-            "day:new contacts a day, from day 1 up to the full 200, e.g. 1:20, 3:40, 14:200. "
-            "A new number, or one back from a ban or a long disconnection, follows it."
+            "day:new contacts a day, from day 1 up to the full daily limit, e.g. 1:20, 3:40, "
+            "14:200. A new number, or one back from a ban or a long disconnection, follows it."
         ),
     )
 

@@ -50,7 +50,7 @@ def test_operator_sees_the_badge_and_acknowledges_an_alert(live_server, browser_
     assert page.get_by_text("Not yours.").count() == 0
     row.get_by_role("button", name="Acknowledge").click()
     page.wait_for_load_state()
-    assert page.get_by_text("1 alert(s) acknowledged.").is_visible()
+    assert page.get_by_text("1 alert acknowledged.").is_visible()
     assert page.locator(".topbar .alerts-link").get_attribute("data-open-alerts") == "2"
     assert page.locator(f"#alert-{offline.pk}").count() == 0  # left the open tab
     offline.refresh_from_db()

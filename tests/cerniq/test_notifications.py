@@ -77,7 +77,7 @@ def test_each_kind_goes_out_once_then_a_reminder_after_the_quiet_period_then_res
     deliver_pending()
     deliver_pending()
     assert alert_receiver.titles()[1:] == [f"Still open: [Critical] {label}, thing:1"]
-    assert "Seen 2 time(s)" in alert_receiver.received[1].json["message"]
+    assert "Seen 2 times" in alert_receiver.received[1].json["message"]
 
     clock.move_to(T0 + timedelta(hours=5))
     assert resolve_alerts(tenant, kind, "thing:1") == 1
@@ -104,7 +104,7 @@ def test_the_message_is_short_and_says_what_where_and_when(tenant, channel, aler
         "Severity: Warning · Kind: Bounce rate",
         "About: campaign:7",
         "Workspace: Agro Nord SRL",
-        "Seen 1 time(s), first 02.03.2026 10:00, last 02.03.2026 10:00.",
+        "Seen 1 time, first 02.03.2026 10:00, last 02.03.2026 10:00.",
         f"Alerts: http://127.0.0.1:8000/outreach/alerts/#alert-{Alert.objects.get().pk}",
     ]
 

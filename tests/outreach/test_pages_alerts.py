@@ -80,7 +80,7 @@ def test_acknowledge_one_records_who_and_when_and_moves_it(web, tenant, operator
     page = web.get(URL + "?tab=acknowledged")
     assert shown(page) == ["phone:1"]
     assert operator.get_username() in page.content.decode()
-    assert "1 alert(s) acknowledged." in [str(m) for m in page.context["messages"]]
+    assert "1 alert acknowledged." in [str(m) for m in page.context["messages"]]
 
 
 def test_bulk_resolve_and_acknowledge_the_selected(web, tenant, operator):

@@ -213,7 +213,7 @@ def test_cards_show_warm_up_day_health_and_the_guards_reason(client, operator, t
     assert "<dd data-health>64/100 · Throttled</dd>" in card
     assert "health 64/100: 3 sends failed in a row" in card
     card = card_of(html, rested.number)
-    assert "Paused by health" in card
+    assert "Paused by the health guard" in card
     assert card.count("41% of first messages undelivered") == 1  # the reason, once
 
 
