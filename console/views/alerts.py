@@ -26,6 +26,7 @@ from cerniq import alerts
 from cerniq.alerts import SEVERITY_RANK
 from cerniq.models import Alert, Membership
 from cerniq.tenancy import TenantScope, scope_for
+from console.params import parse_id, parse_ids, parse_page
 
 PAGE_SIZE = 50
 
@@ -53,13 +54,6 @@ def is_channel_admin(request: HttpRequest, scope: TenantScope) -> bool:
     return scope.membership.role == Membership.Role.ADMIN or request.user.is_superuser
 
 
-def _page_number(raw: str | None) -> int:
-    try:
-        return max(int(raw or 1), 1)
-    except ValueError:
-        return 1
-
-
 @login_required
 @require_GET
 def alert_list(request: HttpRequest) -> HttpResponse:
@@ -81,7 +75,7 @@ def alert_list(request: HttpRequest) -> HttpResponse:
         rows = rows.order_by("-resolved_at", "-pk")
     else:
         rows = rows.order_by(_SEVERITY_ORDER, "-last_seen_at", "-pk")
-    page = _page_number(request.GET.get("page"))
+    page = parse_page(request.GET.get("page"))
     offset = (page - 1) * PAGE_SIZE
     shown = list(
         rows.select_related("acknowledged_by", "resolved_by")[offset : offset + PAGE_SIZE + 1]
@@ -114,10 +108,9 @@ def _selected(request: HttpRequest, scope: TenantScope) -> QuerySet[Alert]:
     """The posted ids, all of this tenant's alerts: any other id (another tenant's, a
     deleted one, not a number) is a 404 and nothing changes."""
     raw = request.POST.getlist("ids")
-    try:
-        ids = {int(value) for value in raw}
-    except ValueError:
-        raise Http404("no such alert") from None
+    ids = set(parse_ids(raw))
+    if any(parse_id(value) is None for value in raw):  # a value that names no alert
+        raise Http404("no such alert")
     selected = scope.queryset(Alert).filter(pk__in=ids)
     if len(ids) != selected.count():
         raise Http404("no such alert")

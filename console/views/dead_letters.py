@@ -6,8 +6,6 @@ row names it in the URL, and another tenant's row is a 404."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
@@ -20,6 +18,7 @@ from django.views.decorators.http import require_GET, require_POST
 from cerniq import failed_events
 from cerniq.models import WebhookEvent
 from cerniq.tenancy import TenantScope, display_name, scope_for
+from console.params import parse_ids
 from outreach import deadletters
 from outreach.models import Message
 
@@ -46,14 +45,10 @@ def dead_letter_list(request: HttpRequest) -> HttpResponse:
     return render(request, "outreach/dead_letters.html", context)
 
 
-def _ids(values: Iterable[str]) -> list[int]:
-    return [int(v) for v in values if v.isdigit()]
-
-
 @login_required
 @require_POST
 def message_bulk(request: HttpRequest) -> HttpResponse:
-    ids = _ids(request.POST.getlist("ids"))
+    ids = parse_ids(request.POST.getlist("ids"))
     if not ids:
         messages.error(request, _("Select at least one dead letter."))
         return redirect("outreach:dead_letters")
@@ -104,7 +99,7 @@ def _act_on_messages(
 @login_required
 @require_POST
 def event_bulk(request: HttpRequest) -> HttpResponse:
-    ids = _ids(request.POST.getlist("event_ids"))
+    ids = parse_ids(request.POST.getlist("event_ids"))
     if not ids:
         messages.error(request, _("Select at least one webhook event."))
         return redirect("outreach:dead_letters")

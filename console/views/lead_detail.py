@@ -12,6 +12,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from cerniq.tenancy import TenantScope, scope_for
+from console.params import parse_id
 from hitl import takeover
 from hitl.review import ReviewError
 from outreach import optout, sequences, stages
@@ -171,7 +172,7 @@ def _send(request: HttpRequest, lead: Lead, journey: Journey) -> str:
 def _enroll(request: HttpRequest, lead: Lead, journey: Journey) -> str:
     scope = scope_for(request)
     raw = request.POST.get("sequence", "")
-    sequence = scope.queryset(Sequence).filter(pk=int(raw) if raw.isdigit() else 0).first()
+    sequence = scope.queryset(Sequence).filter(pk=parse_id(raw) or 0).first()
     if sequence is None:
         raise sequences.EnrollmentError(_("Choose a sequence to enroll the lead in."))
     sequences.enroll(lead, sequence)

@@ -15,6 +15,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
 from cerniq.tenancy import TenantScope, scope_for
+from console.params import parse_id, parse_ids, text_param
 from outreach import sequences, stages
 from outreach.models import Channel, Journey, Lead, Priority, Sequence, Stage
 from whatsapp.models import Phone
@@ -65,13 +66,6 @@ SESSION_SEARCHES = "lead_searches"  # {key: search text}, the latest few, oldest
 KEEP_SEARCHES = 20
 
 
-def _int(value: str | None) -> int | None:
-    try:
-        return int(value) if value else None
-    except ValueError:
-        return None
-
-
 def filtered_leads(scope: TenantScope, params) -> QuerySet[Lead]:
     """The tenant's leads narrowed by the GET filters and the search box."""
     qs = scope.queryset(Lead).select_related(
@@ -80,7 +74,7 @@ def filtered_leads(scope: TenantScope, params) -> QuerySet[Lead]:
     stage = params.get("stage")
     if stage in Stage.values:
         qs = qs.filter(journey__stage=stage)
-    county = (params.get("county") or "").strip()
+    county = text_param(params, "county")
     if county:
         qs = qs.filter(county__iexact=county)
     channel = params.get("channel")
@@ -89,13 +83,13 @@ def filtered_leads(scope: TenantScope, params) -> QuerySet[Lead]:
     phone = params.get("phone")
     if phone == "none":
         qs = qs.filter(journey__assigned_phone__isnull=True)
-    elif _int(phone) is not None:
-        qs = qs.filter(journey__assigned_phone_id=_int(phone))
+    elif parse_id(phone) is not None:
+        qs = qs.filter(journey__assigned_phone_id=parse_id(phone))
     sequence = params.get("sequence")
     if sequence == "none":
         qs = qs.filter(journey__current_sequence__isnull=True)
-    elif _int(sequence) is not None:
-        qs = qs.filter(journey__current_sequence_id=_int(sequence))
+    elif parse_id(sequence) is not None:
+        qs = qs.filter(journey__current_sequence_id=parse_id(sequence))
     review = params.get("review")
     if review == "1":
         qs = qs.filter(journey__requires_human_review=True)
@@ -113,7 +107,7 @@ def filtered_leads(scope: TenantScope, params) -> QuerySet[Lead]:
     email_status = params.get("email_status")
     if email_status in Lead.EmailStatus.values:
         qs = qs.filter(email_status=email_status)
-    q = (params.get("q") or "").strip()
+    q = text_param(params, "q")
     if q:
         match = Q(name__icontains=q) | Q(email__icontains=q) | Q(phone__icontains=q)
         if q.isdigit():
@@ -232,7 +226,7 @@ def _params(request: HttpRequest) -> tuple[QueryDict, QueryDict, bool]:
     """(the filters to apply, the query string for the page's own links, whether ?s= named
     a search this session does not know: another browser's, or an expired session's)."""
     params, links = request.GET.copy(), request.GET.copy()
-    text = (params.get("q") or "").strip()
+    text = text_param(params, "q")
     key = params.pop(SEARCH_KEY, [None])[-1]
     links.pop("q", None)
     if text:
@@ -310,7 +304,7 @@ def lead_list(request: HttpRequest) -> HttpResponse:
 
 
 def _selected(request: HttpRequest, scope: TenantScope) -> QuerySet[Lead]:
-    ids = [pk for pk in (_int(v) for v in request.POST.getlist("ids")) if pk is not None]
+    ids = parse_ids(request.POST.getlist("ids"))
     return scope.queryset(Lead).filter(pk__in=ids)
 
 
@@ -329,7 +323,7 @@ def lead_bulk(request: HttpRequest) -> HttpResponse:
         messages.error(request, _("Select at least one lead."))
         return _back(request)
     if action == "enroll":
-        sequence_id = _int(request.POST.get("sequence"))
+        sequence_id = parse_id(request.POST.get("sequence"))
         sequence = scope.queryset(Sequence).filter(pk=sequence_id).first() if sequence_id else None
         if sequence is None:
             messages.error(request, _("Choose a sequence to enroll the leads in."))

@@ -24,6 +24,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from cerniq.tenancy import scope_for
+from console.params import parse_page
 from hitl import review, takeover
 from hitl.models import ReviewItem
 from hitl.review import OPEN_STATUSES, ReviewError
@@ -53,13 +54,6 @@ def sla_label(due: datetime, now: datetime) -> tuple[bool, str]:
     return False, _("due in %(t)s") % {"t": _duration(due - now)}
 
 
-def _page_number(raw: str | None) -> int:
-    try:
-        return max(int(raw or 1), 1)
-    except ValueError:
-        return 1
-
-
 def _open_items(request: HttpRequest):
     return scope_for(request).queryset(ReviewItem).filter(status__in=OPEN_STATUSES)
 
@@ -74,7 +68,7 @@ def review_queue(request: HttpRequest) -> HttpResponse:
     if tab not in TABS:
         tab = next((t for t in TABS if counts[t]), TABS[0])
     pages = max((counts[tab] + PAGE_SIZE - 1) // PAGE_SIZE, 1)
-    page = min(_page_number(request.GET.get("page")), pages)
+    page = min(parse_page(request.GET.get("page")), pages)
     offset = (page - 1) * PAGE_SIZE
     items = list(
         open_items.filter(priority=tab)

@@ -13,6 +13,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from cerniq.tenancy import scope_for
 from console.forms import TemplateForm, VersionFormSet
+from console.params import parse_id
 from outreach import sequences, spintax
 from outreach.analytics import rate
 from outreach.models import Channel, Template, TemplateVersion, known_custom_fields
@@ -107,7 +108,7 @@ def template_edit(request: HttpRequest, pk: int | None = None) -> HttpResponse:
         stored = existing.get(version_form.initial.get("id") or 0)
         if stored is None and version_form.is_bound:
             raw = version_form.data.get(version_form.add_prefix("id")) or ""
-            stored = existing.get(int(raw)) if raw.isdigit() else None
+            stored = existing.get(parse_id(raw) or 0)
         if stored is not None:
             stored.reply_rate = reply_rate(stored)
         body = version_form["body"].value() or ""
