@@ -25,8 +25,8 @@ from django.views.decorators.http import require_GET, require_POST
 from cerniq import alerts
 from cerniq.alerts import SEVERITY_RANK
 from cerniq.models import Alert, Membership
+from cerniq.params import parse_id, parse_ids, parse_page
 from cerniq.tenancy import TenantScope, scope_for
-from console.params import parse_id, parse_ids, parse_page
 
 PAGE_SIZE = 50
 

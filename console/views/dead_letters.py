@@ -17,8 +17,8 @@ from django.views.decorators.http import require_GET, require_POST
 
 from cerniq import failed_events
 from cerniq.models import WebhookEvent
+from cerniq.params import parse_ids
 from cerniq.tenancy import TenantScope, display_name, scope_for
-from console.params import parse_ids
 from outreach import deadletters
 from outreach.models import Message
 

@@ -11,8 +11,8 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
+from cerniq.params import parse_id
 from cerniq.tenancy import TenantScope, scope_for
-from console.params import parse_id
 from hitl import takeover
 from hitl.review import ReviewError
 from outreach import optout, sequences, stages

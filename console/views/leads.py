@@ -14,8 +14,8 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
+from cerniq.params import parse_id, parse_ids, text_param
 from cerniq.tenancy import TenantScope, scope_for
-from console.params import parse_id, parse_ids, text_param
 from outreach import sequences, stages
 from outreach.models import Channel, Journey, Lead, Priority, Sequence, Stage
 from whatsapp.models import Phone

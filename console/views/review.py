@@ -23,8 +23,8 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
+from cerniq.params import parse_page
 from cerniq.tenancy import scope_for
-from console.params import parse_page
 from hitl import review, takeover
 from hitl.models import ReviewItem
 from hitl.review import OPEN_STATUSES, ReviewError

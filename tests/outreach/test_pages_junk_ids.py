@@ -1,11 +1,11 @@
 """Ids in a request are strings anyone can change: every page that reads one answers junk
-with "not found", a form error or nothing done, never a 500 (console.params)."""
+with "not found", a form error or nothing done, never a 500 (cerniq.params)."""
 
 from __future__ import annotations
 
 import pytest
 
-from console.params import MAX_ID, MAX_PAGE, parse_id, parse_ids, parse_page
+from cerniq.params import MAX_ID, MAX_PAGE, parse_id, parse_ids, parse_page
 from tests.factories import make_lead, make_user
 
 pytestmark = pytest.mark.django_db

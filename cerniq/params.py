@@ -1,4 +1,4 @@
-"""Ids and text from a request's parameters: what a page may safely look up.
+"""Ids and text from a request's parameters: what a page or an API view may safely look up.
 
 A posted or queried id is a string anyone can change. Only ASCII digits naming a value a
 primary key can hold pass (`"²".isdigit()` is true but `int("²")` fails; a 5,000-digit
