@@ -7,7 +7,7 @@ import secrets
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
-from django.db.models import F, Q, QuerySet
+from django.db.models import F, QuerySet
 from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -16,6 +16,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from cerniq.tenancy import TenantScope, scope_for
 from outreach import sequences, stages
+from outreach.lead_filters import as_int, filter_leads
 from outreach.models import Channel, Journey, Lead, Priority, Sequence, Stage
 from whatsapp.models import Phone
 
@@ -65,61 +66,12 @@ SESSION_SEARCHES = "lead_searches"  # {key: search text}, the latest few, oldest
 KEEP_SEARCHES = 20
 
 
-def _int(value: str | None) -> int | None:
-    try:
-        return int(value) if value else None
-    except ValueError:
-        return None
-
-
 def filtered_leads(scope: TenantScope, params) -> QuerySet[Lead]:
     """The tenant's leads narrowed by the GET filters and the search box."""
     qs = scope.queryset(Lead).select_related(
         "journey", "journey__assigned_phone", "journey__current_sequence"
     )
-    stage = params.get("stage")
-    if stage in Stage.values:
-        qs = qs.filter(journey__stage=stage)
-    county = (params.get("county") or "").strip()
-    if county:
-        qs = qs.filter(county__iexact=county)
-    channel = params.get("channel")
-    if channel in Channel.values:
-        qs = qs.filter(journey__last_channel=channel)
-    phone = params.get("phone")
-    if phone == "none":
-        qs = qs.filter(journey__assigned_phone__isnull=True)
-    elif _int(phone) is not None:
-        qs = qs.filter(journey__assigned_phone_id=_int(phone))
-    sequence = params.get("sequence")
-    if sequence == "none":
-        qs = qs.filter(journey__current_sequence__isnull=True)
-    elif _int(sequence) is not None:
-        qs = qs.filter(journey__current_sequence_id=_int(sequence))
-    review = params.get("review")
-    if review == "1":
-        qs = qs.filter(journey__requires_human_review=True)
-    elif review == "0":
-        qs = qs.filter(journey__requires_human_review=False)
-    opted_out = params.get("opted_out")
-    if opted_out == "whatsapp":
-        qs = qs.filter(journey__whatsapp_opted_out=True)
-    elif opted_out == "email":
-        qs = qs.filter(journey__email_opted_out=True)
-    elif opted_out == "any":
-        qs = qs.filter(Q(journey__whatsapp_opted_out=True) | Q(journey__email_opted_out=True))
-    elif opted_out == "none":
-        qs = qs.filter(journey__whatsapp_opted_out=False, journey__email_opted_out=False)
-    email_status = params.get("email_status")
-    if email_status in Lead.EmailStatus.values:
-        qs = qs.filter(email_status=email_status)
-    q = (params.get("q") or "").strip()
-    if q:
-        match = Q(name__icontains=q) | Q(email__icontains=q) | Q(phone__icontains=q)
-        if q.isdigit():
-            match |= Q(cui=q)
-        qs = qs.filter(match)
-    return qs
+    return filter_leads(qs, params)
 
 
 def _sort(params) -> tuple[str, list]:
@@ -310,7 +262,7 @@ def lead_list(request: HttpRequest) -> HttpResponse:
 
 
 def _selected(request: HttpRequest, scope: TenantScope) -> QuerySet[Lead]:
-    ids = [pk for pk in (_int(v) for v in request.POST.getlist("ids")) if pk is not None]
+    ids = [pk for pk in (as_int(v) for v in request.POST.getlist("ids")) if pk is not None]
     return scope.queryset(Lead).filter(pk__in=ids)
 
 
@@ -329,7 +281,7 @@ def lead_bulk(request: HttpRequest) -> HttpResponse:
         messages.error(request, _("Select at least one lead."))
         return _back(request)
     if action == "enroll":
-        sequence_id = _int(request.POST.get("sequence"))
+        sequence_id = as_int(request.POST.get("sequence"))
         sequence = scope.queryset(Sequence).filter(pk=sequence_id).first() if sequence_id else None
         if sequence is None:
             messages.error(request, _("Choose a sequence to enroll the leads in."))
