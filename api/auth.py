@@ -35,7 +35,7 @@ class APIKeyAuthentication:
         if not raw:
             return None  # type: ignore[return-value]
         try:
-            key = TenantAPIKey.objects.select_related("tenant", "created_by").get_from_key(raw)
+            key = TenantAPIKey.objects.get_from_key(raw)
         except TenantAPIKey.DoesNotExist:
             raise exceptions.AuthenticationFailed(_("Invalid or revoked API key.")) from None
         if key.has_expired or not key.tenant.is_active:

@@ -10,7 +10,7 @@ from django.db import models
 from django.db.models import F, Q
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
-from rest_framework_api_key.models import AbstractAPIKey
+from rest_framework_api_key.models import AbstractAPIKey, BaseAPIKeyManager
 
 from cerniq import integrations
 
@@ -272,6 +272,11 @@ class AlertChannel(models.Model):
         return self.name
 
 
+class TenantAPIKeyManager(BaseAPIKeyManager):
+    def get_usable_keys(self) -> models.QuerySet:
+        return super().get_usable_keys().select_related("tenant", "created_by")
+
+
 class TenantAPIKey(AbstractAPIKey):
     """An integrator's key for the REST API: bound to one tenant, read or write.
 
@@ -283,6 +288,8 @@ class TenantAPIKey(AbstractAPIKey):
     class Scope(models.TextChoices):
         READ = "read", _("Read only")
         WRITE = "write", _("Read and write")
+
+    objects = TenantAPIKeyManager()
 
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="api_keys")
     scope = models.CharField(_("scope"), max_length=8, choices=Scope.choices, default=Scope.READ)
