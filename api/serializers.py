@@ -9,7 +9,16 @@ from __future__ import annotations
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from outreach.models import ImportJob, Journey, Lead, Message, Stage, StageTransition
+from outreach.models import (
+    Channel,
+    ImportJob,
+    Journey,
+    Lead,
+    Message,
+    Priority,
+    Stage,
+    StageTransition,
+)
 
 
 class ErrorDetailSerializer(serializers.Serializer):
@@ -25,8 +34,16 @@ class ErrorSerializer(serializers.Serializer):
     error = ErrorDetailSerializer()
 
 
+def _blank_or(choices) -> serializers.ChoiceField:
+    """A read-only choice that may be empty (read_only_fields would drop allow_blank)."""
+    return serializers.ChoiceField(choices, allow_blank=True, read_only=True)
+
+
 class JourneySerializer(serializers.ModelSerializer):
-    taken_over_by = serializers.PrimaryKeyRelatedField(read_only=True)
+    taken_over_by = serializers.PrimaryKeyRelatedField(read_only=True, allow_null=True)
+    previous_stage = _blank_or(Stage.choices)
+    last_channel = _blank_or(Channel.choices)
+    review_priority = _blank_or(Priority.choices)
 
     class Meta:
         model = Journey

@@ -64,12 +64,16 @@ def _clean(data: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, list[str]
 
 
 def _custom(data: Mapping[str, Any], errors: dict[str, list[str]]) -> dict[str, str]:
+    """Custom fields: named text values (numbers are kept as text)."""
     custom = data.get("custom_fields") or {}
     if not isinstance(custom, Mapping) or not all(
-        isinstance(key, str) and isinstance(value, str | int | float)
+        isinstance(key, str) and key.strip() and isinstance(value, str | int | float)
         for key, value in custom.items()
     ):
-        errors["custom_fields"] = [_("an object of text values")]
+        errors["custom_fields"] = [_("an object of named text values")]
+        return {}
+    if any("\x00" in key or "\x00" in str(value) for key, value in custom.items()):
+        errors["custom_fields"] = [_("contains a NUL character")]
         return {}
     return {key: str(value).strip() for key, value in custom.items() if str(value).strip()}
 

@@ -349,3 +349,13 @@ def test_take_over_held_by_someone_else_is_409(api, tenant):
     assert response.status_code == 409
     assert "Ana" in response.json()["error"]["message"]
     assert api.post(lead_url(lead, "hand-back/"), {}, format="json").status_code == 409
+
+
+@pytest.mark.parametrize("custom", [{"a\u0000": "x"}, {"": "x"}, ["x"]])
+def test_bad_custom_fields_are_400(api, tenant, custom):
+    response = api.post(
+        LEADS, {"name": "B SRL", "phone": "0722123456", "custom_fields": custom}, format="json"
+    )
+    assert response.status_code == 400
+    assert list(response.json()["error"]["fields"]) == ["custom_fields"]
+    assert not Lead.objects.exists()
