@@ -1,4 +1,5 @@
-"""How drf-spectacular describes the API key scheme (imported when the app is ready)."""
+"""How drf-spectacular describes the API key scheme (imported by api.urls, so a worker
+process never loads drf-spectacular's machinery)."""
 
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 

@@ -7,6 +7,7 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 from rest_framework.routers import DefaultRouter
 
+from api import schema  # noqa: F401 (the API key scheme for drf-spectacular; web processes only)
 from api.views.leads import LeadViewSet
 
 router = DefaultRouter(trailing_slash=True)

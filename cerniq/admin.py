@@ -269,6 +269,7 @@ class TenantAPIKeyAdmin(APIKeyModelAdmin):
 
     list_display = ("prefix", "name", "tenant", "scope", "created", "last_used_at", "revoked")
     list_filter = ("tenant", "scope", "revoked")
+    list_select_related = ("tenant",)
     raw_id_fields = ("created_by",)
 
     def get_readonly_fields(self, request: HttpRequest, obj=None) -> tuple[str, ...]:
