@@ -51,10 +51,12 @@ def create_key(
     return TenantAPIKey.objects.create_key(tenant=tenant, name=name, scope=scope, created_by=user)
 
 
-def revoke_key(tenant: Tenant, key_id: str, *, user: AbstractBaseUser) -> TenantAPIKey:
-    """Revoke for good (the library refuses to un-revoke); another tenant's key is not found."""
+def revoke_key(tenant: Tenant, prefix: str, *, user: AbstractBaseUser) -> TenantAPIKey:
+    """Revoke for good (the library refuses to un-revoke); another tenant's key is not found.
+
+    Keys are named by their prefix (unique, and not part of the secret)."""
     _check_admin(user, tenant)
-    key = TenantAPIKey.objects.filter(tenant=tenant, pk=key_id).first()
+    key = TenantAPIKey.objects.filter(tenant=tenant, prefix=prefix).first()
     if key is None:
         raise KeyRefused(_("No such API key in this workspace."))
     if not key.revoked:

@@ -52,7 +52,7 @@ def test_a_revoked_key_is_401_and_last_used_is_recorded(tenant, tenant_admin):
     assert key_client(key).get(LEADS).status_code == 200
     stored.refresh_from_db()
     assert stored.last_used_at is not None
-    api_keys.revoke_key(tenant, stored.pk, user=tenant_admin)
+    api_keys.revoke_key(tenant, stored.prefix, user=tenant_admin)
     assert key_client(key).get(LEADS).status_code == 401
 
 
@@ -70,7 +70,7 @@ def test_only_a_tenant_admin_manages_keys(tenant, other_tenant, tenant_admin):
         other_tenant, name="x", scope="read", user=make_user(other_tenant, role="ADMIN")
     )
     with pytest.raises(api_keys.KeyRefused):  # another tenant's key is not found
-        api_keys.revoke_key(tenant, stored.pk, user=tenant_admin)
+        api_keys.revoke_key(tenant, stored.prefix, user=tenant_admin)
     assert not TenantAPIKey.objects.get(pk=stored.pk).revoked
 
 
