@@ -8,11 +8,13 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, Spec
 from rest_framework.routers import DefaultRouter
 
 from api import schema  # noqa: F401 (the API key scheme for drf-spectacular; web processes only)
+from api.views.imports import ImportJobViewSet
 from api.views.leads import LeadViewSet
 
 router = DefaultRouter(trailing_slash=True)
 router.include_root_view = False
 router.register("leads", LeadViewSet, basename="lead")
+router.register("imports", ImportJobViewSet, basename="import")
 
 urlpatterns = [
     path("v1/", include(router.urls)),

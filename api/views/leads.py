@@ -260,7 +260,7 @@ class LeadViewSet(
 
     @extend_schema(
         summary="A lead's messages on every channel, newest first (cursor-paged)",
-        responses={200: s.MessageSerializer(many=True), **errors(*READ)},
+        responses={200: s.MessageSerializer(many=True), **errors(400, *READ)},
         filters=False,
     )
     @action(detail=True, methods=["get"], pagination_class=NewestFirst, filterset_class=None)

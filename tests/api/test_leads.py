@@ -359,3 +359,9 @@ def test_bad_custom_fields_are_400(api, tenant, custom):
     assert response.status_code == 400
     assert list(response.json()["error"]["fields"]) == ["custom_fields"]
     assert not Lead.objects.exists()
+
+
+def test_a_mangled_cursor_is_400_naming_it(api, tenant):
+    response = api.get(LEADS, {"cursor": "not-a-cursor"})
+    assert response.status_code == 400
+    assert list(response.json()["error"]["fields"]) == ["cursor"]

@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, settings
 
 from cerniq import api_keys
 from cerniq.wsgi import application
+from outreach.models import ImportJob
 from tests.api import hypothesis_compat
 from tests.factories import make_lead, make_message, make_user
 
@@ -34,18 +35,28 @@ schema = schemathesis.from_pytest_fixture("api_schema")
 
 @pytest.fixture
 def world(tenant, settings):
-    """The key's headers and the ids of the tenant's leads."""
+    """The key's headers and the ids of the tenant's leads and import jobs."""
     settings.API_THROTTLE_RATE = "100000/min"  # the run itself must not be throttled
     admin = make_user(tenant, role="ADMIN")
     _, key = api_keys.create_key(tenant, name="schemathesis", scope="write", user=admin)
     leads = [make_lead(tenant, email=f"office{n}@example.ro") for n in range(3)]
     for lead in leads:
         make_message(lead)
+    jobs = [
+        ImportJob.objects.create(tenant=tenant, file_name=f"{n}.csv", content=b"name\nA\n")
+        for n in range(3)
+    ]
     # As Django's test client does: the WSGI handler would close the test's connection
     # (and its transaction) around every request.
     for signal in (request_started, request_finished):
         signal.disconnect(close_old_connections)
-    yield {"Authorization": f"Api-Key {key}"}, [lead.pk for lead in leads]
+    yield (
+        {"Authorization": f"Api-Key {key}"},
+        {
+            "leads": [lead.pk for lead in leads],
+            "imports": [job.pk for job in jobs],
+        },
+    )
     for signal in (request_started, request_finished):
         signal.connect(close_old_connections)
 
@@ -58,10 +69,11 @@ def world(tenant, settings):
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 def test_every_operation_conforms_to_the_schema(case, world):
-    headers, lead_ids = world
+    headers, ids = world
     generated = (case.path_parameters or {}).get("id")
-    if isinstance(generated, int) and generated % 4:  # 3 in 4 hit a real lead, the rest 404
-        case.path_parameters["id"] = lead_ids[generated % len(lead_ids)]
+    if isinstance(generated, int) and generated % 4:  # 3 in 4 hit a real row, the rest 404
+        real = ids["imports" if case.path.startswith("/api/v1/imports/") else "leads"]
+        case.path_parameters["id"] = real[generated % len(real)]
     # On the case, not as call() arguments: the ignored-auth check then removes it to
     # see a 401.
     case.headers = {**(case.headers or {}), **headers}
