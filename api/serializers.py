@@ -179,6 +179,10 @@ class HandBackSerializer(serializers.Serializer):
     )
 
 
+class EnrollSerializer(serializers.Serializer):
+    sequence = serializers.IntegerField(help_text="The id of an active sequence of yours.")
+
+
 class MessageSerializer(serializers.ModelSerializer):
     class Meta:
         model = Message

@@ -19,9 +19,9 @@ from api.errors import Conflict
 from api.filters import LeadFilter
 from api.pagination import NewestFirst
 from hitl import takeover
-from outreach import stages
+from outreach import sequences, stages
 from outreach.lead_entry import DuplicateLead, LeadInvalid, create_lead, update_lead
-from outreach.models import Journey, Lead, Message, OptOutLift, StageTransition
+from outreach.models import Journey, Lead, Message, OptOutLift, Sequence, StageTransition
 
 HISTORY_LIMIT = 100  # stage changes shown on a lead; the full history is in the audit table
 
@@ -256,6 +256,29 @@ class LeadViewSet(
             )
         except takeover.ReviewError as refused:
             raise Conflict(str(refused), code="takeover_refused") from None
+        return self.retrieve(request, pk)
+
+    @extend_schema(
+        summary="Enroll a lead in a sequence",
+        description="Refused (409 with the reasons) as the lead page refuses it: a closed "
+        "stage, opted out, taken over, already in a sequence, an inactive sequence.",
+        request=s.EnrollSerializer,
+        responses={200: s.LeadDetailSerializer, **errors(*WRITE, 409)},
+    )
+    @action(detail=True, methods=["post"])
+    def enroll(self, request: Request, pk: str | None = None) -> Response:
+        lead = self.get_object()
+        body = s.EnrollSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        sequence = Sequence.objects.filter(
+            tenant=lead.tenant_id, pk=body.validated_data["sequence"]
+        ).first()
+        if sequence is None:
+            raise ValidationError({"sequence": [_("No such sequence in your workspace.")]})
+        try:
+            sequences.enroll(lead, sequence)
+        except sequences.EnrollmentError as refused:
+            raise Conflict(str(refused), code="enrollment_refused") from None
         return self.retrieve(request, pk)
 
     @extend_schema(

@@ -128,3 +128,20 @@ def test_schema_and_offline_docs_are_served(anonymous, tenant):
         html = anonymous.get(page).content.decode()
         assert "/static/drf_spectacular_sidecar/" in html  # served offline, no CDN
         assert "cdn.jsdelivr" not in html
+
+
+def test_an_unknown_api_address_is_a_json_404(api):
+    response = api.get("/api/v1/nothing-here/")
+    assert response.status_code == 404
+    assert response.json()["error"]["code"] == "not_found"
+
+
+def test_an_unexpected_failure_is_a_json_500_without_details(api, tenant, monkeypatch):
+    def broken(*args, **kwargs):
+        raise RuntimeError("secret internals")
+
+    monkeypatch.setattr("api.filters.filter_leads", broken)
+    response = api.get(LEADS)
+    assert response.status_code == 500
+    assert response.json()["error"]["code"] == "server_error"
+    assert "secret" not in response.content.decode()

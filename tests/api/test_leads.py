@@ -40,6 +40,7 @@ def _ids(response) -> list[int]:
         ("post", "resume/"),
         ("post", "take-over/"),
         ("post", "hand-back/"),
+        ("post", "enroll/"),
     ],
 )
 def test_another_tenants_lead_is_404_everywhere(api, other_tenant, method, suffix):
@@ -365,3 +366,18 @@ def test_a_mangled_cursor_is_400_naming_it(api, tenant):
     response = api.get(LEADS, {"cursor": "not-a-cursor"})
     assert response.status_code == 400
     assert list(response.json()["error"]["fields"]) == ["cursor"]
+
+
+def test_enroll_in_a_sequence(api, tenant, other_tenant):
+    lead = make_lead(tenant)
+    sequence = make_sequence(tenant)
+    response = api.post(lead_url(lead, "enroll/"), {"sequence": sequence.pk}, format="json")
+    assert response.status_code == 200
+    assert response.json()["journey"]["current_sequence"] == sequence.pk
+    again = api.post(lead_url(lead, "enroll/"), {"sequence": sequence.pk}, format="json")
+    assert again.status_code == 409
+    assert again.json()["error"]["code"] == "enrollment_refused"
+    theirs = make_sequence(other_tenant)
+    other = api.post(lead_url(make_lead(tenant), "enroll/"), {"sequence": theirs.pk}, format="json")
+    assert other.status_code == 400
+    assert list(other.json()["error"]["fields"]) == ["sequence"]
