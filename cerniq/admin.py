@@ -10,10 +10,11 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
+from rest_framework_api_key.admin import APIKeyModelAdmin
 
 from cerniq import alert_channels, alerts, notifications, webhooks
 from cerniq.forms import AlertChannelForm
-from cerniq.models import Alert, AlertChannel, Membership, Tenant, WebhookEvent
+from cerniq.models import Alert, AlertChannel, Membership, Tenant, TenantAPIKey, WebhookEvent
 
 PAYLOAD_DISPLAY_LIMIT = 100_000  # characters; bigger payloads are cut in the admin page
 _SECRET_HEADER_PARTS = ("authorization", "cookie", "token", "secret", "api-key", "apikey")
@@ -260,3 +261,21 @@ class AlertChannelAdmin(admin.ModelAdmin):
                 self.message_user(request, f"{channel}: {problem}", messages.ERROR)
             else:
                 self.message_user(request, f"{channel}: test notification sent.", messages.SUCCESS)
+
+
+@admin.register(TenantAPIKey)
+class TenantAPIKeyAdmin(APIKeyModelAdmin):
+    """Create (the key is shown once, in a message) and revoke API keys of any tenant."""
+
+    list_display = ("prefix", "name", "tenant", "scope", "created", "last_used_at", "revoked")
+    list_filter = ("tenant", "scope", "revoked")
+    list_select_related = ("tenant",)
+    raw_id_fields = ("created_by",)
+
+    def get_readonly_fields(self, request: HttpRequest, obj=None) -> tuple[str, ...]:
+        return (*super().get_readonly_fields(request, obj), "last_used_at")
+
+    def save_model(self, request: HttpRequest, obj, form, change: bool) -> None:
+        if not change and obj.created_by_id is None:
+            obj.created_by = request.user
+        super().save_model(request, obj, form, change)

@@ -10,6 +10,7 @@ from django.db import models
 from django.db.models import F, Q
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
+from rest_framework_api_key.models import AbstractAPIKey, BaseAPIKeyManager
 
 from cerniq import integrations
 
@@ -269,3 +270,39 @@ class AlertChannel(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+
+class TenantAPIKeyManager(BaseAPIKeyManager):
+    def get_usable_keys(self) -> models.QuerySet:
+        return super().get_usable_keys().select_related("tenant", "created_by")
+
+
+class TenantAPIKey(AbstractAPIKey):
+    """An integrator's key for the REST API: bound to one tenant, read or write.
+
+    Only a hash is stored (djangorestframework-api-key); the full key is shown once, when it
+    is created (cerniq.api_keys.create_key). It lives in the platform so both the operator
+    page that manages keys (console) and the API that checks them (api) can use it.
+    """
+
+    class Scope(models.TextChoices):
+        READ = "read", _("Read only")
+        WRITE = "write", _("Read and write")
+
+    objects = TenantAPIKeyManager()
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="api_keys")
+    scope = models.CharField(_("scope"), max_length=8, choices=Scope.choices, default=Scope.READ)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    last_used_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta(AbstractAPIKey.Meta):
+        verbose_name = "API key"
+        verbose_name_plural = "API keys"
+        indexes = [models.Index(fields=["tenant", "revoked"], name="apikey_tenant_revoked")]
+
+    @property
+    def can_write(self) -> bool:
+        return self.scope == self.Scope.WRITE

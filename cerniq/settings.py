@@ -54,6 +54,8 @@ INSTALLED_APPS = [
     "email_channels",
     "hitl",
 ]
+# REST API (#13): the api app (top row, beside console) and the libraries it stands on.
+INSTALLED_APPS += ["rest_framework_api_key", "django_filters", "drf_spectacular_sidecar", "api"]
 
 # --- Provider integrations: one line each (docs/adding-a-provider.md) ------------------
 INTEGRATIONS = [
@@ -346,14 +348,41 @@ else:
 if BACKUP_SCHEDULE:
     PERIODIC_JOBS.append({"name": "backup", "cron": BACKUP_SCHEDULE, "command": "backup"})
 
+# --- REST API (#13, api/) ------------------------------------------------------------------
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    # Api-Key first: its challenge makes a request without credentials a 401, not a 403.
     "DEFAULT_AUTHENTICATION_CLASSES": [
+        "api.auth.APIKeyAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
-    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_PERMISSION_CLASSES": ["api.auth.TenantAccess"],
+    "DEFAULT_THROTTLE_CLASSES": ["api.auth.PerKeyThrottle"],
+    "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
+    "EXCEPTION_HANDLER": "api.errors.exception_handler",
+    "DEFAULT_PAGINATION_CLASS": "api.pagination.Cursor",
+    "PAGE_SIZE": 50,
 }
-SPECTACULAR_SETTINGS = {"TITLE": "Cerniq Outreach API", "VERSION": "0.1.0"}
+# Requests per API key (or per signed-in operator) and period, e.g. 120/min, 5000/hour.
+API_THROTTLE_RATE = env.str("API_THROTTLE_RATE", default="120/min")
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Cerniq Outreach API",
+    "VERSION": "1.0.0",
+    "DESCRIPTION": (
+        "Tenant-scoped REST API. Authenticate with `Authorization: Api-Key <key>` "
+        "(keys are created by a tenant admin under Outreach > API keys)."
+    ),
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SCHEMA_PATH_PREFIX": "/api/v1",
+    "COMPONENT_SPLIT_REQUEST": True,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "ENUM_NAME_OVERRIDES": {
+        "StageEnum": "outreach.models.Stage",
+        "ChannelEnum": "outreach.models.Channel",
+    },
+}
 
 # --- Security (production) ------------------------------------------------------------
 SESSION_COOKIE_SECURE = env.bool("SESSION_COOKIE_SECURE", default=not DEBUG)

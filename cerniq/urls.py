@@ -20,5 +20,6 @@ urlpatterns = [
         WebhookIntakeView.as_view(),
         name="webhook-intake",
     ),
+    path("api/", include("api.urls")),  # the REST API (#13)
     path("", include("console.urls_site")),
 ]

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from django.http import HttpRequest
 
-from cerniq.models import Alert
+from cerniq.models import Alert, Membership
 from cerniq.tenancy import NoTenant, TenantScope, scope_for
 
 
@@ -29,7 +29,8 @@ def _open_alert_count(scope: TenantScope) -> Callable[[], int]:
 
 def tenant(request: HttpRequest) -> dict[str, object]:
     """`current_tenant`: the signed-in user's tenant, or None (anonymous, no membership);
-    `open_alert_count`: the badge's number (0 without a tenant)."""
+    `open_alert_count`: the badge's number (0 without a tenant); `is_tenant_admin`: may
+    manage the tenant's settings (API keys)."""
     user = getattr(request, "user", None)
     if user is None or not user.is_authenticated:
         return {"current_tenant": None, "open_alert_count": 0}
@@ -37,4 +38,8 @@ def tenant(request: HttpRequest) -> dict[str, object]:
         scope = scope_for(request)
     except NoTenant:
         return {"current_tenant": None, "open_alert_count": 0}
-    return {"current_tenant": scope.tenant, "open_alert_count": _open_alert_count(scope)}
+    return {
+        "current_tenant": scope.tenant,
+        "open_alert_count": _open_alert_count(scope),
+        "is_tenant_admin": scope.membership.role == Membership.Role.ADMIN,
+    }

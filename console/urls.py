@@ -2,7 +2,7 @@
 
 from django.urls import include, path
 
-from console.views import analytics, campaigns, dashboard, phones
+from console.views import analytics, api_keys, campaigns, dashboard, phones
 
 app_name = "outreach"
 
@@ -15,6 +15,8 @@ urlpatterns = [
     path("phones/<int:pk>/<str:action>/", phones.phone_action, name="phone_action"),
     path("campaigns/", campaigns.campaign_list, name="campaigns"),
     path("campaigns/<int:pk>/<str:action>/", campaigns.campaign_action, name="campaign_action"),
+    path("api-keys/", api_keys.key_list, name="api_keys"),
+    path("api-keys/<str:prefix>/revoke/", api_keys.key_revoke, name="api_key_revoke"),
     path("", include("console.urls_leads")),
     path("", include("console.urls_sequences")),
     path("", include("console.urls_alerts")),

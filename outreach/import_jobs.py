@@ -7,8 +7,10 @@ moves the job's counter. The bytes are dropped once the import has finished.
 
 from __future__ import annotations
 
+import hashlib
 import io
 import logging
+from datetime import timedelta
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
@@ -24,10 +26,17 @@ from outreach.models import ImportJob
 log = logging.getLogger(__name__)
 
 MAX_UPLOAD_BYTES = 20 * 1024 * 1024
+# A repeated request (same Idempotency-Key, or the same content without one) within this
+# window answers the job already made instead of importing again.
+IDEMPOTENCY_WINDOW = timedelta(hours=24)
 
 
 class UploadRefused(ValueError):
     """The upload cannot become an import job (empty, too big); the message says why."""
+
+
+class IdempotencyConflict(ValueError):
+    """The Idempotency-Key was used for different content within the window."""
 
 
 def count_data_lines(content: bytes) -> int:
@@ -43,6 +52,7 @@ def start_import(
     content: bytes,
     dry_run: bool = False,
     user: AbstractBaseUser | None = None,
+    idempotency_key: str = "",
 ) -> ImportJob:
     """Store the upload as a job and queue it for a worker once the row is committed."""
     if not content.strip():
@@ -61,9 +71,60 @@ def start_import(
         content=content,
         dry_run=dry_run,
         total_rows=count_data_lines(content),
+        idempotency_key=idempotency_key[:255],
+        content_hash=content_hash(content, dry_run=dry_run) if idempotency_key else "",
     )
     transaction.on_commit(lambda: run_import_job.send(job.pk))
     return job
+
+
+def content_hash(content: bytes, *, dry_run: bool) -> str:
+    return hashlib.sha256(b"dry-run\n" + content if dry_run else content).hexdigest()
+
+
+@transaction.atomic
+def start_or_reuse_import(
+    tenant: Tenant,
+    *,
+    file_name: str,
+    content: bytes,
+    dry_run: bool = False,
+    user: AbstractBaseUser | None = None,
+    idempotency_key: str = "",
+) -> tuple[ImportJob, bool]:
+    """A new job (True), or the one a repeat of this request made within the window (False).
+
+    The repeat is recognised by the client's Idempotency-Key, else by the content itself;
+    a key reused for other content raises IdempotencyConflict."""
+    digest = content_hash(content, dry_run=dry_run)
+    key = idempotency_key.strip()[:255] or f"sha256:{digest}"
+    # One request of a tenant at a time gets here: two repeats cannot both create a job.
+    list(Tenant.objects.select_for_update(no_key=True).filter(pk=tenant.pk).values("pk"))
+    earlier = (
+        ImportJob.objects.defer("content")
+        .filter(
+            tenant=tenant,
+            idempotency_key=key,
+            created_at__gte=timezone.now() - IDEMPOTENCY_WINDOW,
+        )
+        .order_by("-created_at")
+        .first()
+    )
+    if earlier is not None:
+        if earlier.content_hash != digest:
+            raise IdempotencyConflict(
+                _("This Idempotency-Key was already used for different content.")
+            )
+        return earlier, False
+    job = start_import(
+        tenant,
+        file_name=file_name,
+        content=content,
+        dry_run=dry_run,
+        user=user,
+        idempotency_key=key,
+    )
+    return job, True
 
 
 def run_import(job_id: int) -> ImportJob | None:

@@ -681,6 +681,10 @@ class ImportJob(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # The API's repeat guard (outreach.import_jobs.start_or_reuse_import): the client's
+    # Idempotency-Key, else "sha256:<content hash>"; empty for uploads from the page.
+    idempotency_key = models.CharField(max_length=255, blank=True)
+    content_hash = models.CharField(max_length=64, blank=True)
 
     class Meta:
         ordering = ["-created_at"]
@@ -688,6 +692,13 @@ class ImportJob(models.Model):
             models.CheckConstraint(
                 condition=Q(processed_rows__lte=F("total_rows")),
                 name="importjob_processed_within_total",
+            ),
+        ]
+        indexes = [
+            models.Index(
+                fields=["tenant", "idempotency_key", "created_at"],
+                name="importjob_idempotency",
+                condition=~Q(idempotency_key=""),
             ),
         ]
 

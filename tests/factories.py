@@ -10,7 +10,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractUser
 from django.utils import timezone
 
-from cerniq.models import Alert, AlertChannel, Membership, Tenant, WebhookEvent
+from cerniq.models import Alert, AlertChannel, Membership, Tenant, TenantAPIKey, WebhookEvent
 from email_channels.models import CampaignDailyStats, EmailCampaign, SenderAccount
 from hitl.models import ReviewItem
 from outreach.models import (
@@ -227,6 +227,7 @@ def make_one_of_everything(tenant: Tenant) -> dict[str, Any]:
             tenant=tenant, phone=phone, status=Phone.Status.OFFLINE, reason="disconnected"
         ),
         "warmup_plan": WarmupPlan.objects.create(tenant=tenant, steps=[[1, 50], [7, 200]]),
+        "api_key": TenantAPIKey.objects.create_key(tenant=tenant, name="crm", created_by=user)[0],
     }
 
 

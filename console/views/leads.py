@@ -7,7 +7,7 @@ import secrets
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
-from django.db.models import F, Q, QuerySet
+from django.db.models import F, QuerySet
 from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -17,6 +17,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from cerniq.params import parse_id, parse_ids, text_param
 from cerniq.tenancy import TenantScope, scope_for
 from outreach import sequences, stages
+from outreach.lead_filters import filter_leads
 from outreach.models import Channel, Journey, Lead, Priority, Sequence, Stage
 from whatsapp.models import Phone
 
@@ -71,49 +72,7 @@ def filtered_leads(scope: TenantScope, params) -> QuerySet[Lead]:
     qs = scope.queryset(Lead).select_related(
         "journey", "journey__assigned_phone", "journey__current_sequence"
     )
-    stage = params.get("stage")
-    if stage in Stage.values:
-        qs = qs.filter(journey__stage=stage)
-    county = text_param(params, "county")
-    if county:
-        qs = qs.filter(county__iexact=county)
-    channel = params.get("channel")
-    if channel in Channel.values:
-        qs = qs.filter(journey__last_channel=channel)
-    phone = params.get("phone")
-    if phone == "none":
-        qs = qs.filter(journey__assigned_phone__isnull=True)
-    elif parse_id(phone) is not None:
-        qs = qs.filter(journey__assigned_phone_id=parse_id(phone))
-    sequence = params.get("sequence")
-    if sequence == "none":
-        qs = qs.filter(journey__current_sequence__isnull=True)
-    elif parse_id(sequence) is not None:
-        qs = qs.filter(journey__current_sequence_id=parse_id(sequence))
-    review = params.get("review")
-    if review == "1":
-        qs = qs.filter(journey__requires_human_review=True)
-    elif review == "0":
-        qs = qs.filter(journey__requires_human_review=False)
-    opted_out = params.get("opted_out")
-    if opted_out == "whatsapp":
-        qs = qs.filter(journey__whatsapp_opted_out=True)
-    elif opted_out == "email":
-        qs = qs.filter(journey__email_opted_out=True)
-    elif opted_out == "any":
-        qs = qs.filter(Q(journey__whatsapp_opted_out=True) | Q(journey__email_opted_out=True))
-    elif opted_out == "none":
-        qs = qs.filter(journey__whatsapp_opted_out=False, journey__email_opted_out=False)
-    email_status = params.get("email_status")
-    if email_status in Lead.EmailStatus.values:
-        qs = qs.filter(email_status=email_status)
-    q = text_param(params, "q")
-    if q:
-        match = Q(name__icontains=q) | Q(email__icontains=q) | Q(phone__icontains=q)
-        if q.isdigit():
-            match |= Q(cui=q)
-        qs = qs.filter(match)
-    return qs
+    return filter_leads(qs, params)
 
 
 def _sort(params) -> tuple[str, list]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from itertools import chain
 from typing import Any
@@ -123,6 +123,22 @@ _CLEANERS: dict[str, Callable[[str], Any]] = {
 }
 
 
+def clean_fields(raw: Mapping[str, str]) -> tuple[dict[str, Any], dict[str, str]]:
+    """Clean each non-empty lead field (CUI checksum, E.164 phone, email...): the clean
+    values, and the problem per invalid field. The import and the API's single lead both
+    use it; which fields a lead needs is the caller's rule (a row: a name, a phone or email).
+    """
+    values: dict[str, Any] = {}
+    problems: dict[str, str] = {}
+    for name, value in raw.items():
+        if value:
+            try:
+                values[name] = _CLEANERS[name](value)
+            except _Invalid as exc:
+                problems[name] = str(exc)
+    return values, problems
+
+
 def _cell(record: Record, key: str) -> str:
     """A cell as stripped text (seed data may pass numbers or booleans)."""
     value = record.get(key)
@@ -140,13 +156,8 @@ def _clean_row(line: int, record: Record, columns: _Columns) -> _Row | RowError:
         return RowError(line, "contains a NUL character")
     if not raw.get("name"):
         problems.append("empty company name")
-    values: dict[str, Any] = {}
-    for name, value in raw.items():
-        if value:
-            try:
-                values[name] = _CLEANERS[name](value)
-            except _Invalid as exc:
-                problems.append(str(exc))
+    values, invalid = clean_fields(raw)
+    problems.extend(invalid.values())
     if not raw.get("phone") and not raw.get("email"):
         problems.append("no phone or email to contact")
     if problems:

@@ -1,0 +1,65 @@
+"""The leads list's filters, declared for django-filter (validation, schema) and applied by
+the one owner of their meaning, outreach.lead_filters (the leads page uses it too)."""
+
+from __future__ import annotations
+
+import django_filters
+from django.db.models import Q, QuerySet
+
+from outreach.lead_filters import filter_leads
+from outreach.models import Channel, Lead, Stage
+
+OPTED_OUT = [("whatsapp", "WhatsApp"), ("email", "Email"), ("any", "Any"), ("none", "None")]
+
+
+class IdOrNone(django_filters.CharFilter):
+    """An id, or `none` for leads without one."""
+
+    def __init__(self, **kwargs):
+        super().__init__(method="keep", **kwargs)
+
+
+class LeadFilter(django_filters.FilterSet):
+    stage = django_filters.ChoiceFilter(choices=Stage.choices, method="keep")
+    channel = django_filters.ChoiceFilter(
+        choices=Channel.choices, method="keep", help_text="The channel last used."
+    )
+    county = django_filters.CharFilter(method="keep", help_text="Exact, case-insensitive.")
+    phone = IdOrNone(help_text="The assigned sending phone's id, or `none`.")
+    sequence = IdOrNone(help_text="The current sequence's id, or `none`.")
+    needs_review = django_filters.BooleanFilter(method="keep")
+    opted_out = django_filters.ChoiceFilter(choices=OPTED_OUT, method="keep")
+    email_status = django_filters.ChoiceFilter(choices=Lead.EmailStatus.choices, method="keep")
+    updated_since = django_filters.IsoDateTimeFilter(
+        method="keep", help_text="Lead or journey changed at or after this time (ISO 8601)."
+    )
+    search = django_filters.CharFilter(
+        method="keep", help_text="Company name, email or phone contains; a CUI if digits."
+    )
+
+    class Meta:
+        model = Lead
+        fields: list[str] = []
+
+    def keep(self, queryset: QuerySet, name: str, value: object) -> QuerySet:
+        return queryset  # applied together in filter_queryset
+
+    def filter_queryset(self, queryset: QuerySet[Lead]) -> QuerySet[Lead]:
+        data = self.form.cleaned_data
+        review = data.get("needs_review")
+        params = {
+            "stage": data.get("stage"),
+            "channel": data.get("channel"),
+            "county": data.get("county"),
+            "phone": data.get("phone"),
+            "sequence": data.get("sequence"),
+            "review": "" if review is None else ("1" if review else "0"),
+            "opted_out": data.get("opted_out"),
+            "email_status": data.get("email_status"),
+            "q": data.get("search"),
+        }
+        queryset = filter_leads(queryset, params)
+        since = data.get("updated_since")
+        if since is not None:
+            queryset = queryset.filter(Q(updated_at__gte=since) | Q(journey__updated_at__gte=since))
+        return queryset

@@ -1,0 +1,231 @@
+"""What the API shows of leads, journeys and messages, and the shapes of its request bodies.
+
+Request serializers only describe types (for the schema); the rules (CUI, E.164, email,
+dedupe, legal stage moves) stay with the services the pages use.
+"""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from outreach.models import (
+    Channel,
+    ImportJob,
+    Journey,
+    Lead,
+    Message,
+    Priority,
+    Stage,
+    StageTransition,
+)
+
+
+class ErrorDetailSerializer(serializers.Serializer):
+    code = serializers.CharField(help_text="A stable code, e.g. invalid, not_found, conflict.")
+    message = serializers.CharField(help_text="What went wrong, for a person.")
+    fields = serializers.DictField(
+        child=serializers.ListField(child=serializers.CharField()),
+        help_text="Problems per field (nested fields as parent.child); empty otherwise.",
+    )
+
+
+class ErrorSerializer(serializers.Serializer):
+    error = ErrorDetailSerializer()
+
+
+def _blank_or(choices) -> serializers.ChoiceField:
+    """A read-only choice that may be empty (read_only_fields would drop allow_blank)."""
+    return serializers.ChoiceField(choices, allow_blank=True, read_only=True)
+
+
+class JourneySerializer(serializers.ModelSerializer):
+    taken_over_by = serializers.PrimaryKeyRelatedField(read_only=True, allow_null=True)
+    previous_stage = _blank_or(Stage.choices)
+    last_channel = _blank_or(Channel.choices)
+    review_priority = _blank_or(Priority.choices)
+
+    class Meta:
+        model = Journey
+        fields = [
+            "stage",
+            "previous_stage",
+            "stage_changed_at",
+            "last_channel",
+            "assigned_phone",
+            "current_sequence",
+            "sequence_step",
+            "next_action_at",
+            "requires_human_review",
+            "review_reason",
+            "review_priority",
+            "taken_over_by",
+            "taken_over_at",
+            "whatsapp_opted_out",
+            "email_opted_out",
+            "first_contact_at",
+            "last_contact_at",
+            "last_reply_at",
+            "reply_count",
+            "updated_at",
+        ]
+        read_only_fields = fields
+
+
+LEAD_FIELDS = [
+    "id",
+    "name",
+    "cui",
+    "county",
+    "locality",
+    "contact_name",
+    "phone",
+    "phone_reachable",
+    "email",
+    "email_status",
+    "custom_fields",
+    "source",
+    "tags",
+    "created_at",
+    "updated_at",
+]
+
+
+class LeadSerializer(serializers.ModelSerializer):
+    journey = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Lead
+        fields = [*LEAD_FIELDS, "journey"]
+        read_only_fields = fields
+
+    @extend_schema_field(JourneySerializer(allow_null=True))
+    def get_journey(self, lead: Lead) -> dict | None:
+        journey = getattr(lead, "journey", None)  # a missing journey raises AttributeError
+        return JourneySerializer(journey).data if journey is not None else None
+
+
+class StageTransitionSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = StageTransition
+        fields = ["from_stage", "to_stage", "reason", "by_user", "by_system", "created_at"]
+        read_only_fields = fields
+
+
+class OptOutLiftSerializer(serializers.Serializer):
+    by_user = serializers.IntegerField(source="by_user_id")
+    reason = serializers.CharField()
+    whatsapp_opted_out_at = serializers.DateTimeField(allow_null=True)
+    email_opted_out_at = serializers.DateTimeField(allow_null=True)
+    created_at = serializers.DateTimeField()
+
+
+class OptOutsSerializer(serializers.Serializer):
+    whatsapp = serializers.BooleanField()
+    whatsapp_at = serializers.DateTimeField(allow_null=True)
+    email = serializers.BooleanField()
+    email_at = serializers.DateTimeField(allow_null=True)
+    lifts = OptOutLiftSerializer(many=True)
+
+
+class LeadDetailSerializer(LeadSerializer):
+    """One lead with its journey, stage history, opt-outs and the stages it may move to."""
+
+    stage_history = StageTransitionSerializer(many=True)
+    opt_outs = OptOutsSerializer()
+    allowed_stages = serializers.ListField(child=serializers.ChoiceField(Stage.choices))
+
+    class Meta(LeadSerializer.Meta):
+        fields = [*LeadSerializer.Meta.fields, "stage_history", "opt_outs", "allowed_stages"]
+        read_only_fields = fields
+
+
+class LeadWriteSerializer(serializers.Serializer):
+    """A lead's contact data; validated by the import's rules (outreach.lead_entry)."""
+
+    name = serializers.CharField(required=False, allow_blank=True, help_text="Company name.")
+    cui = serializers.CharField(
+        required=False, allow_blank=True, help_text="Romanian tax id; the checksum is checked."
+    )
+    county = serializers.CharField(required=False, allow_blank=True)
+    locality = serializers.CharField(required=False, allow_blank=True)
+    contact_name = serializers.CharField(required=False, allow_blank=True)
+    phone = serializers.CharField(
+        required=False, allow_blank=True, help_text="Any form; stored as E.164 (RO default)."
+    )
+    phone_reachable = serializers.BooleanField(required=False)
+    email = serializers.CharField(required=False, allow_blank=True)
+    email_status = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        help_text="valid, invalid, risky, catch-all or unknown.",
+    )
+    custom_fields = serializers.DictField(child=serializers.CharField(), required=False)
+
+
+class LeadCreateSerializer(LeadWriteSerializer):
+    name = serializers.CharField(help_text="Company name (required).")
+
+
+class TransitionSerializer(serializers.Serializer):
+    stage = serializers.ChoiceField(Stage.choices, help_text="The stage to move the lead to.")
+    reason = serializers.CharField(required=False, allow_blank=True, max_length=255)
+
+
+class HandBackSerializer(serializers.Serializer):
+    stage = serializers.ChoiceField(Stage.choices, required=False)
+    resume = serializers.BooleanField(
+        default=True, help_text="Put the lead back in the sequence the takeover stopped."
+    )
+
+
+class EnrollSerializer(serializers.Serializer):
+    sequence = serializers.IntegerField(help_text="The id of an active sequence of yours.")
+
+
+class MessageSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Message
+        fields = [
+            "id",
+            "channel",
+            "direction",
+            "status",
+            "subject",
+            "body",
+            "is_manual",
+            "phone",
+            "sent_by",
+            "template_version",
+            "sequence",
+            "error",
+            "scheduled_for",
+            "sent_at",
+            "delivered_at",
+            "read_at",
+            "failed_at",
+            "created_at",
+        ]
+        read_only_fields = fields
+
+
+class ImportJobSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = ImportJob
+        fields = [
+            "id",
+            "status",
+            "file_name",
+            "dry_run",
+            "total_rows",
+            "processed_rows",
+            "created",
+            "updated",
+            "unchanged",
+            "rejected",
+            "error",
+            "created_at",
+            "started_at",
+            "finished_at",
+        ]
+        read_only_fields = fields

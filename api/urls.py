@@ -1,0 +1,35 @@
+"""Routes of the REST API: /api/v1/... and the schema with its offline docs.
+
+Included by dotted path from cerniq.urls under /api/.
+"""
+
+from django.http import HttpRequest, JsonResponse
+from django.urls import include, path, re_path
+from django.utils.translation import gettext as _
+from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
+from rest_framework.routers import DefaultRouter
+
+from api import schema  # noqa: F401 (the API key scheme for drf-spectacular; web processes only)
+from api.errors import error_body
+from api.views.imports import ImportJobViewSet
+from api.views.leads import LeadViewSet
+
+router = DefaultRouter(trailing_slash=True)
+router.include_root_view = False
+router.register("leads", LeadViewSet, basename="lead")
+router.register("imports", ImportJobViewSet, basename="import")
+
+
+def not_found(request: HttpRequest, rest: str = "") -> JsonResponse:
+    """Any other /api/v1/ address: a 404 in the API's error shape, not the HTML page
+    (addresses end with a slash: /api/v1/leads/)."""
+    return JsonResponse(error_body("not_found", _("No such API endpoint.")), status=404)
+
+
+urlpatterns = [
+    path("v1/", include(router.urls)),
+    path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    path("redoc/", SpectacularRedocView.as_view(url_name="api-schema"), name="api-redoc"),
+    re_path(r"^v1/(?P<rest>.*)$", not_found),
+]

@@ -1,0 +1,63 @@
+"""The leads list's filters and search, shared by the leads page and the REST API.
+
+Values as the page's query string carries them: stage, county, channel (the last one used),
+phone (an id or "none"), sequence (an id or "none"), review ("1"/"0"), opted_out
+("whatsapp", "email", "any", "none"), email_status, q (name, email, phone; a CUI if digits).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from django.db.models import Q, QuerySet
+
+from cerniq.params import parse_id, text_param
+from outreach.models import Channel, Lead, Stage
+
+
+def filter_leads(qs: QuerySet[Lead], params: Mapping[str, Any]) -> QuerySet[Lead]:
+    """Narrow leads by the filters (unknown values are ignored) and the search text `q`."""
+    stage = params.get("stage")
+    if stage in Stage.values:
+        qs = qs.filter(journey__stage=stage)
+    county = text_param(params, "county")
+    if county:
+        qs = qs.filter(county__iexact=county)
+    channel = params.get("channel")
+    if channel in Channel.values:
+        qs = qs.filter(journey__last_channel=channel)
+    phone = params.get("phone")
+    if phone == "none":
+        qs = qs.filter(journey__assigned_phone__isnull=True)
+    elif parse_id(phone) is not None:
+        qs = qs.filter(journey__assigned_phone_id=parse_id(phone))
+    sequence = params.get("sequence")
+    if sequence == "none":
+        qs = qs.filter(journey__current_sequence__isnull=True)
+    elif parse_id(sequence) is not None:
+        qs = qs.filter(journey__current_sequence_id=parse_id(sequence))
+    review = params.get("review")
+    if review == "1":
+        qs = qs.filter(journey__requires_human_review=True)
+    elif review == "0":
+        qs = qs.filter(journey__requires_human_review=False)
+    opted_out = params.get("opted_out")
+    if opted_out == "whatsapp":
+        qs = qs.filter(journey__whatsapp_opted_out=True)
+    elif opted_out == "email":
+        qs = qs.filter(journey__email_opted_out=True)
+    elif opted_out == "any":
+        qs = qs.filter(Q(journey__whatsapp_opted_out=True) | Q(journey__email_opted_out=True))
+    elif opted_out == "none":
+        qs = qs.filter(journey__whatsapp_opted_out=False, journey__email_opted_out=False)
+    email_status = params.get("email_status")
+    if email_status in Lead.EmailStatus.values:
+        qs = qs.filter(email_status=email_status)
+    q = text_param(params, "q")
+    if q:
+        match = Q(name__icontains=q) | Q(email__icontains=q) | Q(phone__icontains=q)
+        if q.isdigit():
+            match |= Q(cui=q)
+        qs = qs.filter(match)
+    return qs
