@@ -17,6 +17,7 @@ from cerniq.outbound import delivery, endpoints, events
 from cerniq.outbound.delivery import MAX_ATTEMPTS, RETRY_SCHEDULE, deliver, deliver_due
 from tests.drain import running_workers, wait_until
 from tests.factories import make_tenant
+from tests.scrape import scrape, value
 
 T0 = datetime(2026, 3, 2, 8, 0, tzinfo=UTC)
 Status = WebhookDelivery.Status
@@ -83,9 +84,10 @@ def test_a_delivery_is_signed_the_standard_webhooks_way_and_svix_verifies_it(
 
 
 def test_a_500_is_retried_after_the_back_off_then_delivered_once_with_the_same_id(
-    tenant, alert_receiver, clock
+    tenant, alert_receiver, clock, client, settings
 ):
     endpoint = make_endpoint(tenant, alert_receiver)
+    before = scrape(client, settings)
     alert_receiver.statuses = [500]
     row = emit_one(tenant)
 
@@ -108,6 +110,10 @@ def test_a_500_is_retried_after_the_back_off_then_delivered_once_with_the_same_i
     assert len(alert_receiver.received) == 2
     row.refresh_from_db()
     assert (row.status, row.attempts, row.last_status_code) == (Status.DELIVERED, 2, 200)
+    after = scrape(client, settings)
+    for outcome in ("retry", "delivered"):
+        counted = "cerniq_outbound_webhook_attempts_total"
+        assert value(after, counted, outcome=outcome) - value(before, counted, outcome=outcome) == 1
     endpoint.refresh_from_db()
     assert endpoint.last_failure_at == T0 and endpoint.last_success_at is not None
 
