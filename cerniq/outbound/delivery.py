@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -48,6 +49,7 @@ CLAIM_FOR = timedelta(minutes=2)  # longer than one POST can take (TIMEOUT)
 TIMEOUT = (3, 10)  # connect, read (seconds)
 EXCERPT_LIMIT = 500
 BATCH = 500  # rows per periodic run; the rest wait for the next minute
+RUN_BUDGET = timedelta(minutes=4)  # a periodic run's time for POSTs (its actor has 10)
 USER_AGENT = "Cerniq-Webhooks/1.0 (+https://cerniq.ro)"
 
 
@@ -114,14 +116,23 @@ def excerpt(response: requests.Response) -> str:
 
 
 def _claim(delivery_id: int, now: datetime) -> bool:
-    """Take the row until CLAIM_FOR from now; False when it is not due or another worker
-    has it. A DELIVERING row whose claim ended (its worker died) is due again."""
+    """Take the row until CLAIM_FOR from now; False when it is not due, its endpoint is
+    disabled, or another worker has it. A DELIVERING row whose claim ended (its worker
+    died) is due again. The UPDATE filters on the row's own columns only: PostgreSQL then
+    re-checks them on the row a concurrent claim just changed (a join would turn the filter
+    into a subquery read before that change, and both workers would win)."""
+    enabled = (
+        WebhookDelivery.objects.filter(pk=delivery_id)
+        .values_list("endpoint__enabled", flat=True)
+        .first()
+    )
+    if not enabled:
+        return False
     return bool(
         WebhookDelivery.objects.filter(
             pk=delivery_id,
             status__in=(Status.PENDING, Status.DELIVERING),
             next_attempt_at__lte=now,
-            endpoint__enabled=True,
         ).update(
             status=Status.DELIVERING, next_attempt_at=now + CLAIM_FOR, attempts=F("attempts") + 1
         )
@@ -180,8 +191,11 @@ def record(row: WebhookDelivery, attempt: Attempt, now: datetime) -> str:
 
 
 def deliver_due(now: datetime | None = None, *, limit: int = BATCH) -> int:
-    """Send every row due now (the periodic catch-up); how many went out."""
+    """Send the rows due now (the periodic catch-up), oldest first; how many went out. It
+    starts no new POST after RUN_BUDGET (receivers that time out must not hold the run past
+    its actor's time limit): the rest are taken by the next run."""
     now = now or timezone.now()
+    started = time.monotonic()
     due = WebhookDelivery.objects.filter(
         status__in=(Status.PENDING, Status.DELIVERING),
         next_attempt_at__lte=now,
@@ -189,6 +203,8 @@ def deliver_due(now: datetime | None = None, *, limit: int = BATCH) -> int:
     ).order_by("next_attempt_at", "pk")
     sent = 0
     for delivery_id in list(due.values_list("pk", flat=True)[:limit]):
+        if time.monotonic() - started > RUN_BUDGET.total_seconds():
+            break
         sent += deliver(delivery_id, now) == Status.DELIVERED
     return sent
 

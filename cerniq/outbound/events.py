@@ -15,7 +15,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from cerniq.models import Tenant, WebhookDelivery, WebhookEndpoint
+from cerniq.models import WebhookDelivery, WebhookEndpoint
 
 # Event type → what it means (the endpoint form's choices, the docs' catalogue).
 EVENTS: dict[str, Any] = {
@@ -57,12 +57,14 @@ def emit(tenant_id: int, event_type: str, data: dict[str, Any]) -> list[int]:
         raise UnknownEvent(f"unknown webhook event {event_type!r}")
     endpoints = [
         endpoint
-        for endpoint in WebhookEndpoint.objects.filter(tenant_id=tenant_id, enabled=True)
+        for endpoint in WebhookEndpoint.objects.filter(
+            tenant_id=tenant_id, enabled=True
+        ).select_related("tenant")
         if event_type in endpoint.events
     ]
     if not endpoints:
         return []
-    slug = Tenant.objects.filter(pk=tenant_id).values_list("slug", flat=True).get()
+    slug = endpoints[0].tenant.slug
     return queue(endpoints, envelope(new_event_id(), event_type, slug, data))
 
 

@@ -303,3 +303,44 @@ def test_production_never_posts_to_a_private_address(tenant, alert_receiver, set
     row.refresh_from_db()
     assert alert_receiver.received == []
     assert "https://" in row.last_error
+
+
+def test_a_periodic_run_over_its_time_budget_leaves_the_rest_to_the_next(
+    tenant, alert_receiver, clock, monkeypatch
+):
+    make_endpoint(tenant, alert_receiver)
+    rows = [emit_one(tenant, lead_id=n) for n in range(3)]
+    monkeypatch.setattr(delivery, "RUN_BUDGET", timedelta(seconds=-1))  # spent at once
+    assert deliver_due() == 0 and alert_receiver.received == []
+    monkeypatch.undo()
+    assert deliver_due() == 3
+    assert {r.headers["webhook-id"] for r in alert_receiver.received} == {
+        row.event_id for row in rows
+    }
+
+
+@pytest.mark.django_db(transaction=True)
+def test_of_many_workers_claiming_one_row_at_the_same_moment_exactly_one_wins(
+    alert_receiver, settings
+):
+    settings.OUTBOUND_WEBHOOKS_ALLOW_LOCAL = True
+    make_endpoint(tenant := make_tenant(), alert_receiver)
+    row = emit_one(tenant)
+    now = row.next_attempt_at
+    barrier = threading.Barrier(6)
+    wins: list[bool] = []
+
+    def claim() -> None:
+        try:
+            barrier.wait()
+            wins.append(delivery._claim(row.pk, now))
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=claim) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert sorted(wins) == [False] * 5 + [True]
+    assert WebhookDelivery.objects.get().attempts == 1
