@@ -75,7 +75,9 @@ def webhook_action(request: HttpRequest, pk: int, action: str) -> HttpResponse:
     scope = _admin_scope(request)
     endpoint = scope.get_or_404(WebhookEndpoint.objects.select_related("tenant"), pk=pk)
     named = {"url": endpoint.url}
-    if action == "test":
+    if action == "test" and not endpoint.enabled:
+        messages.error(request, _("Enable the endpoint first: a disabled one receives nothing."))
+    elif action == "test":
         row = WebhookDelivery.objects.get(pk=endpoints.send_test(endpoint))
         if row.status == WebhookDelivery.Status.DELIVERED:
             messages.success(request, _("Test event delivered to %(url)s.") % named)

@@ -130,6 +130,9 @@ def test_the_test_event_rotate_disable_enable_delete(admin_web, tenant, alert_re
     endpoint.refresh_from_db()
     assert not endpoint.enabled
     assert events.emit(tenant.pk, "lead.replied", {"lead_id": 1}) == []
+    response = admin_web.post(f"{URL}{endpoint.pk}/test/", follow=True)
+    assert "Enable the endpoint first" in response.content.decode()
+    assert len(alert_receiver.received) == 2
     admin_web.post(f"{URL}{endpoint.pk}/enable/")
     endpoint.refresh_from_db()
     assert endpoint.enabled
