@@ -14,7 +14,19 @@ from rest_framework_api_key.admin import APIKeyModelAdmin
 
 from cerniq import alert_channels, alerts, notifications, webhooks
 from cerniq.forms import AlertChannelForm
-from cerniq.models import Alert, AlertChannel, Membership, Tenant, TenantAPIKey, WebhookEvent
+from cerniq.models import (
+    Alert,
+    AlertChannel,
+    Membership,
+    Tenant,
+    TenantAPIKey,
+    WebhookDelivery,
+    WebhookEndpoint,
+    WebhookEvent,
+)
+from cerniq.outbound import delivery as outbound_delivery
+from cerniq.outbound import endpoints as outbound_endpoints
+from cerniq.outbound.forms import WebhookEndpointForm
 
 PAYLOAD_DISPLAY_LIMIT = 100_000  # characters; bigger payloads are cut in the admin page
 _SECRET_HEADER_PARTS = ("authorization", "cookie", "token", "secret", "api-key", "apikey")
@@ -279,3 +291,63 @@ class TenantAPIKeyAdmin(APIKeyModelAdmin):
         if not change and obj.created_by_id is None:
             obj.created_by = request.user
         super().save_model(request, obj, form, change)
+
+
+# --- Outgoing webhooks (cerniq.outbound) ------------------------------------------------
+
+
+class AdminWebhookEndpointForm(WebhookEndpointForm):
+    class Meta(WebhookEndpointForm.Meta):
+        fields = ["tenant", *WebhookEndpointForm.Meta.fields]
+
+
+@admin.register(WebhookEndpoint)
+class WebhookEndpointAdmin(admin.ModelAdmin):
+    """The secret is never shown here (the page shows it once); "rotate" makes a new one
+    that the operator page shows."""
+
+    form = AdminWebhookEndpointForm
+    list_display = ("url", "tenant", "enabled", "last_success_at", "last_failure_at")
+    list_select_related = ("tenant",)
+    list_filter = ("enabled", "tenant")
+    search_fields = ("url", "description", "tenant__name")
+    autocomplete_fields = ("tenant",)
+    readonly_fields = (
+        "masked_secret",
+        "disabled_reason",
+        "created_at",
+        "last_success_at",
+        "last_failure_at",
+    )
+
+    @admin.display(description="Secret")
+    def masked_secret(self, obj: WebhookEndpoint) -> str:
+        return outbound_endpoints.masked_secret(obj.secret)
+
+
+@admin.register(WebhookDelivery)
+class WebhookDeliveryAdmin(admin.ModelAdmin):
+    list_display = (
+        "event_type",
+        "event_id",
+        "tenant",
+        "status",
+        "attempts",
+        "last_status_code",
+        "next_attempt_at",
+        "created_at",
+    )
+    list_select_related = ("tenant",)
+    list_filter = ("status", "event_type", "tenant")
+    search_fields = ("event_id", "event_type")
+    readonly_fields = [f.name for f in WebhookDelivery._meta.fields]
+    actions = ("redeliver",)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    @admin.action(description="Deliver again (same event id)")
+    def redeliver(self, request: HttpRequest, queryset: QuerySet[WebhookDelivery]) -> None:
+        for row in queryset:
+            outbound_delivery.redeliver(row)
+        self.message_user(request, f"{queryset.count()} delivery(ies) due again.", messages.SUCCESS)

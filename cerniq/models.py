@@ -306,3 +306,75 @@ class TenantAPIKey(AbstractAPIKey):
     @property
     def can_write(self) -> bool:
         return self.scope == self.Scope.WRITE
+
+
+class WebhookEndpoint(models.Model):
+    """An integrator's URL that receives the tenant's events (cerniq.outbound).
+
+    The secret signs every delivery (Standard Webhooks, `whsec_<base64>`): it is made here,
+    shown once when created or rotated, and kept in the clear because signing needs it."""
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="webhook_endpoints")
+    url = models.CharField(_("URL"), max_length=2000)
+    description = models.CharField(_("description"), max_length=200, blank=True)
+    events = models.JSONField(_("events"), default=list)
+    secret = models.CharField(max_length=100, editable=False)
+    enabled = models.BooleanField(_("enabled"), default=True)
+    disabled_reason = models.CharField(max_length=255, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_success_at = models.DateTimeField(null=True, blank=True)
+    last_failure_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["created_at", "pk"]
+
+    def __str__(self) -> str:
+        return self.description or self.url
+
+
+class WebhookDelivery(models.Model):
+    """One event owed to one endpoint: the durable outbox row, and what its receiver said.
+
+    `event_id` (the `webhook-id` header) is the same on every attempt and for every endpoint
+    of one event, so receivers drop duplicates. `next_attempt_at` is when it is due, and
+    while DELIVERING the end of the claim of the worker sending it."""
+
+    class Status(models.TextChoices):
+        PENDING = "PENDING", _("Pending")
+        DELIVERING = "DELIVERING", _("Delivering")
+        DELIVERED = "DELIVERED", _("Delivered")
+        FAILED = "FAILED", _("Failed")
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
+    endpoint = models.ForeignKey(
+        WebhookEndpoint, on_delete=models.CASCADE, related_name="deliveries"
+    )
+    event_id = models.CharField(max_length=64)
+    event_type = models.CharField(max_length=64)
+    payload = models.JSONField()
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
+    attempts = models.PositiveIntegerField(default=0)
+    next_attempt_at = models.DateTimeField(null=True, blank=True)
+    last_attempt_at = models.DateTimeField(null=True, blank=True)
+    last_status_code = models.PositiveSmallIntegerField(null=True, blank=True)
+    last_response_excerpt = models.CharField(max_length=500, blank=True)
+    last_error = models.CharField(max_length=500, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    delivered_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["endpoint", "event_id"], name="webhookdelivery_unique_event"
+            ),
+        ]
+        indexes = [
+            # The periodic catch-up: due rows, oldest first.
+            models.Index(fields=["status", "next_attempt_at"], name="webhookdelivery_due_idx"),
+            # The page: a tenant's recent deliveries.
+            models.Index(fields=["tenant", "-created_at"], name="webhookdelivery_tenant_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.event_type} {self.event_id} → {self.endpoint_id} ({self.status})"

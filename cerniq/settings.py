@@ -189,6 +189,14 @@ PERIODIC_JOBS: list[dict[str, str]] = [
     *integrations.periodic_jobs(INTEGRATIONS),
 ]
 
+# --- Outgoing webhooks (#13, docs/outbound-webhooks.md) -----------------------------------
+# http:// and private/loopback/link-local addresses allowed (development and tests only:
+# in production an endpoint must be https and public, cerniq.outbound.endpoints).
+OUTBOUND_WEBHOOKS_ALLOW_LOCAL = env.bool("OUTBOUND_WEBHOOKS_ALLOW_LOCAL", default=DEBUG)
+PERIODIC_JOBS.append(
+    {"name": "outbound-webhooks", "cron": "* * * * *", "actor": "cerniq.tasks.deliver_due_webhooks"}
+)
+
 # --- Dead letters (#12) -------------------------------------------------------------------
 # Kept this many days, then discarded (outreach.deadletters: re-planned, never deleted); a
 # tenant with more than the threshold gets a DEAD_LETTERS alert. One job does both.

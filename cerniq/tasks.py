@@ -58,3 +58,23 @@ def check_webhook_health() -> None:
     """Every minute: resolve webhook-failure alerts that recovered; alert on a burst of
     rejected (unauthenticated) webhook requests."""
     webhook_alerts.check()
+
+
+# --- Outgoing webhooks (cerniq.outbound) ----------------------------------------------
+
+
+@dramatiq.actor(queue_name="webhooks.out", max_retries=0, time_limit=60_000)
+def deliver_webhook(delivery_id: int) -> None:
+    """Send one outbox row at once, after the event's commit (claimed, so safe to run twice;
+    a failure is retried by the row's schedule, not by Dramatiq)."""
+    from cerniq.outbound import delivery
+
+    delivery.deliver(delivery_id)
+
+
+@dramatiq.actor(queue_name="webhooks.out", max_retries=0, time_limit=600_000)
+def deliver_due_webhooks() -> None:
+    """Every minute: outbox rows due (retries, and rows whose message the broker lost)."""
+    from cerniq.outbound import delivery
+
+    delivery.deliver_due()

@@ -21,4 +21,5 @@ urlpatterns = [
     path("", include("console.urls_sequences")),
     path("", include("console.urls_alerts")),
     path("", include("console.urls_deadletters")),
+    path("", include("console.urls_webhooks")),
 ]

@@ -23,6 +23,7 @@ from django_dramatiq import apps as django_dramatiq_apps
 from dramatiq.rate_limits import WindowRateLimiter
 
 from cerniq.models import Tenant
+from cerniq.outbound.events import emit
 from hitl.metrics import observe_triage
 from hitl.routing import complains
 from outreach import optout, sequences, stages
@@ -100,7 +101,19 @@ def process_reply(lead: Lead, message: Message) -> str:
         stopped = stop_company(lead)
         decision = _route(lead, message, result)
         _remember(message, result, decision, company_stopped=stopped)
+        emit(lead.tenant_id, "lead.replied", _replied_event(lead, message, result, decision))
     return decision
+
+
+def _replied_event(lead: Lead, message: Message, result, decision: str) -> dict:
+    return {
+        "lead_id": lead.pk,
+        "message_id": message.pk,
+        "channel": message.channel,
+        "text": message.body,
+        "intent": result.intent,
+        "decision": decision,
+    }
 
 
 def process_unknown_sender(tenant: Tenant, message: Message) -> str:

@@ -31,6 +31,7 @@ from django.utils.translation import gettext as _
 
 from cerniq.alerts import raise_alert, resolve_alerts
 from cerniq.models import Alert, Membership, Tenant
+from cerniq.outbound.events import emit
 from cerniq.tenancy import display_name
 from hitl.models import ReviewItem
 from outreach import stages
@@ -179,6 +180,7 @@ def _close(
         update_fields=["status", "resolution", "resolved_stage", "resolved_by", "resolved_at"]
     )
     resolve_alerts(journey.tenant, Alert.Kind.SLA_BREACH, f"review:{item.pk}")
+    emit(item.tenant_id, "review.resolved", _review_event(item))
     journey.refresh_from_db()  # a stage change or a send may have touched it
     if _sync_journey(journey):
         replan_if_stalled(journey)
@@ -251,7 +253,29 @@ def open_item(
     except IntegrityError:  # opened concurrently for the same message: that one wins
         return ReviewItem.objects.get(message=message, kind=kind, status__in=OPEN_STATUSES)
     _sync_journey(journey)
+    emit(item.tenant_id, "review.created", _review_event(item))
     return item
+
+
+def _review_event(item: ReviewItem) -> dict:
+    """What an integrator hears of a review item (created, resolved)."""
+    data = {
+        "review_id": item.pk,
+        "lead_id": item.lead_id,
+        "message_id": item.message_id,
+        "kind": item.kind,
+        "status": item.status,
+        "priority": item.priority,
+        "reason": item.reason,
+        "sla_due_at": item.sla_due_at.isoformat(),
+    }
+    if item.resolved_at is not None:
+        data |= {
+            "resolution": item.resolution,
+            "resolved_stage": item.resolved_stage,
+            "resolved_at": item.resolved_at.isoformat(),
+        }
+    return data
 
 
 @transaction.atomic

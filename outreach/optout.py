@@ -15,6 +15,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from cerniq import integrations
+from cerniq.outbound.events import emit
 from outreach import optout_reading as reading
 from outreach import optout_vocabulary as vocabulary
 from outreach import sequences
@@ -262,6 +263,7 @@ def opt_out(lead: Lead, channel: str, *, trigger: Message | None = None) -> bool
     sequences.stop(lead.pk, "opt-out")
     if len(fields) > 1:  # newly out somewhere: providers that write on their own must stop
         integrations.notify("opted_out", lead_id=lead.pk)
+        emit(lead.tenant_id, "lead.opted_out", {"lead_id": lead.pk, "channel": channel})
     # The addresses themselves: no other lead carrying them is contacted either.
     reason = f"opt-out of lead {lead.pk} ({channel})"
     if lead.phone:

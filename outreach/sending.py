@@ -28,6 +28,7 @@ from cerniq import retry
 from cerniq.alerts import raise_alert
 from cerniq.log_context import bind
 from cerniq.models import Alert
+from cerniq.outbound.events import emit
 from cerniq.provider_errors import (
     AccountDisconnected,
     AuthenticationFailed,
@@ -372,6 +373,7 @@ def _give_up(
             needs_reconcile=keep_quota,
         )
         count_message(message.channel, final.lower())
+        emit(message.tenant_id, "message.failed", _failed_event(message, final, detail))
         if message.quota_cost and message.phone_id and not keep_quota:
             release(message.phone_id, sequences.reservation_day(message))
         if invalid:
@@ -389,6 +391,16 @@ def _give_up(
             )
     log.warning("message %s %s: %s", message.pk, final, detail)
     return Outcome("failed" if invalid else "dead", detail)
+
+
+def _failed_event(message: Message, status: str, detail: str) -> dict:
+    return {
+        "message_id": message.pk,
+        "lead_id": message.lead_id,
+        "channel": message.channel,
+        "status": status,
+        "error": detail[:ERROR_LIMIT],
+    }
 
 
 def _defer(message: Message, reason: str, at: datetime, *, kind: str = "deferred") -> Outcome:

@@ -11,6 +11,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from cerniq import integrations
+from cerniq.outbound.events import emit
 from outreach import sequences
 from outreach.models import Journey, Stage, StageTransition
 
@@ -86,6 +87,9 @@ def transition(
     integrations.notify(
         "stage_changed", journey_id=locked.pk, from_stage=current, to_stage=to, by_system=by_system
     )
+    emit(
+        locked.tenant_id, "lead.stage_changed", _stage_event(locked, current, to, reason, by_system)
+    )
     return StageTransition.objects.create(
         tenant_id=locked.tenant_id,
         journey=locked,
@@ -95,6 +99,17 @@ def transition(
         by_user=by_user,
         by_system=by_system,
     )
+
+
+def _stage_event(journey: Journey, current: str, to: str, reason: str, by_system: str) -> dict:
+    return {
+        "lead_id": journey.lead_id,
+        "from_stage": current,
+        "to_stage": to,
+        "reason": reason,
+        "by_system": by_system,
+        "changed_at": journey.stage_changed_at.isoformat(),
+    }
 
 
 def pause(journey: Journey, *, reason: str, by_user: AbstractBaseUser | None = None) -> None:

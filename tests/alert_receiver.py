@@ -9,7 +9,7 @@ import json
 import socketserver
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs
 
@@ -19,6 +19,7 @@ class Received:
     path: str
     content_type: str
     body: bytes
+    headers: dict[str, str] = field(default_factory=dict)  # lowercased names
 
     @property
     def json(self) -> dict:
@@ -48,7 +49,12 @@ class AlertReceiver:
                     time.sleep(receiver.delay)
                 with receiver._lock:
                     receiver.received.append(
-                        Received(self.path, self.headers.get("Content-Type", ""), body)
+                        Received(
+                            self.path,
+                            self.headers.get("Content-Type", ""),
+                            body,
+                            {k.lower(): v for k, v in self.headers.items()},
+                        )
                     )
                     status = receiver.statuses.pop(0) if receiver.statuses else receiver.status
                 self.send_response(status)

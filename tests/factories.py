@@ -10,7 +10,16 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractUser
 from django.utils import timezone
 
-from cerniq.models import Alert, AlertChannel, Membership, Tenant, TenantAPIKey, WebhookEvent
+from cerniq.models import (
+    Alert,
+    AlertChannel,
+    Membership,
+    Tenant,
+    TenantAPIKey,
+    WebhookDelivery,
+    WebhookEndpoint,
+    WebhookEvent,
+)
 from email_channels.models import CampaignDailyStats, EmailCampaign, SenderAccount
 from hitl.models import ReviewItem
 from outreach.models import (
@@ -195,6 +204,22 @@ def make_one_of_everything(tenant: Tenant) -> dict[str, Any]:
         ),
         "alert_channel": AlertChannel.objects.create(
             tenant=tenant, name="Ops Slack", url="json://127.0.0.1:9/hooks/secret-path-token"
+        ),
+        "webhook_endpoint": (
+            endpoint := WebhookEndpoint.objects.create(
+                tenant=tenant,
+                url="https://hooks.example.com/<b>cerniq</b>",
+                events=["lead.replied"],
+                secret="whsec_dGVzdC1zZWNyZXQtZm9yLWFkbWluLXRlc3Rz",
+            )
+        ),
+        "webhook_delivery": WebhookDelivery.objects.create(
+            tenant=tenant,
+            endpoint=endpoint,
+            event_id=f"msg_{next(_seq):032d}",
+            event_type="lead.replied",
+            payload={"data": {"text": "<script>alert(1)</script>"}},
+            last_response_excerpt="<script>alert(2)</script>",
         ),
         "membership": Membership.objects.get(user=user),
         "template_stats": TemplateDailyStats.objects.create(

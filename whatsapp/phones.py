@@ -20,6 +20,7 @@ from django.utils.translation import gettext as _
 
 from cerniq.alerts import raise_alert, resolve_alerts
 from cerniq.models import Alert
+from cerniq.outbound.events import emit
 from whatsapp import quota
 from whatsapp.models import Phone, PhoneStatusChange
 
@@ -30,6 +31,7 @@ class PhoneActionRefused(ValueError):
 
 def _set_status(phone: Phone, status: str, reason: str = "") -> None:
     now = timezone.now()
+    previous = phone.status
     Phone.objects.filter(pk=phone.pk).update(
         status=status, status_reason=reason[:255], status_changed_at=now
     )
@@ -37,6 +39,18 @@ def _set_status(phone: Phone, status: str, reason: str = "") -> None:
         tenant_id=phone.tenant_id, phone=phone, status=status, reason=reason[:255], at=now
     )
     phone.status, phone.status_reason, phone.status_changed_at = status, reason[:255], now
+    emit(phone.tenant_id, "phone.status_changed", _status_event(phone, previous))
+
+
+def _status_event(phone: Phone, previous: str) -> dict:
+    return {
+        "phone_id": phone.pk,
+        "number": phone.number,
+        "status": phone.status,
+        "previous_status": previous,
+        "reason": phone.status_reason,
+        "changed_at": phone.status_changed_at.isoformat(),
+    }
 
 
 def _subject(phone: Phone) -> str:

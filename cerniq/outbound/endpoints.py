@@ -1,0 +1,113 @@
+"""Endpoints: their secrets, the URLs they may have, and the SSRF guard.
+
+A URL must be https and resolve only to public addresses, so a tenant cannot make our
+workers call the deployment's own network (a database, a metadata service, the admin).
+`settings.OUTBOUND_WEBHOOKS_ALLOW_LOCAL` (on with DEBUG, in development and tests) allows
+http and private, loopback and link-local addresses. The check runs when the URL is saved
+and again before every POST (a name may resolve elsewhere later); redirects are never
+followed.
+"""
+
+from __future__ import annotations
+
+import base64
+import ipaddress
+import secrets
+import socket
+from urllib.parse import urlsplit
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils.translation import gettext as _
+
+from cerniq.models import WebhookEndpoint
+from cerniq.outbound import events
+
+SECRET_PREFIX = "whsec_"  # noqa: S105 - the format's prefix, not a secret
+SECRET_BYTES = 24
+
+
+class EndpointURLError(ValueError):
+    """The URL may not be called; the message says why."""
+
+
+def new_secret() -> str:
+    return SECRET_PREFIX + base64.b64encode(secrets.token_bytes(SECRET_BYTES)).decode()
+
+
+def masked_secret(secret: str) -> str:
+    return f"{SECRET_PREFIX}…{secret[-4:]}" if secret else ""
+
+
+def _is_public(address: str) -> bool:
+    ip = ipaddress.ip_address(address.split("%", 1)[0])
+    return ip.is_global and not ip.is_multicast
+
+
+def check_destination(url: str) -> None:
+    """EndpointURLError unless `url` may be called now (scheme, host, public addresses)."""
+    parts = urlsplit(url.strip())
+    allow_local = settings.OUTBOUND_WEBHOOKS_ALLOW_LOCAL
+    if parts.scheme not in (("https", "http") if allow_local else ("https",)):
+        raise EndpointURLError(_("The URL must start with https://."))
+    if not parts.hostname:
+        raise EndpointURLError(_("The URL has no host."))
+    if parts.username or parts.password:
+        raise EndpointURLError(_("Put no user or password in the URL: deliveries are signed."))
+    if allow_local:
+        return
+    try:
+        port = parts.port or 443
+        found = socket.getaddrinfo(parts.hostname, port, proto=socket.IPPROTO_TCP)
+    except (OSError, ValueError):
+        raise EndpointURLError(
+            _("The host %(host)s cannot be resolved.") % {"host": parts.hostname}
+        ) from None
+    if not all(_is_public(info[4][0]) for info in found):
+        raise EndpointURLError(
+            _("The host %(host)s resolves to a private or local address: refused.")
+            % {"host": parts.hostname}
+        )
+
+
+def validate_url(url: str) -> None:
+    """Model and form validator."""
+    try:
+        check_destination(url)
+    except EndpointURLError as problem:
+        raise ValidationError(str(problem), code="invalid_webhook_url") from None
+
+
+def validate_events(names: list[str]) -> None:
+    unknown = sorted(set(names) - set(events.EVENTS))
+    if unknown:
+        raise ValidationError(
+            _("Unknown events: %(names)s.") % {"names": ", ".join(unknown)}, code="unknown_event"
+        )
+    if not names:
+        raise ValidationError(_("Choose at least one event."), code="required")
+
+
+def rotate_secret(endpoint: WebhookEndpoint) -> str:
+    """A new secret, effective for the next attempt; returned to be shown once."""
+    endpoint.secret = new_secret()
+    WebhookEndpoint.objects.filter(pk=endpoint.pk).update(secret=endpoint.secret)
+    return endpoint.secret
+
+
+def send_test(endpoint: WebhookEndpoint) -> int:
+    """A `webhook.test` event through the outbox (so it shows with the deliveries and is
+    retried like any other); its row id."""
+    from cerniq.outbound.delivery import deliver
+
+    payload = events.envelope(
+        events.new_event_id(),
+        events.TEST_EVENT,
+        endpoint.tenant.slug,
+        {"endpoint_id": endpoint.pk, "message": "A test event from Cerniq."},
+    )
+    with transaction.atomic():
+        (delivery_id,) = events.queue([endpoint], payload)
+    deliver(delivery_id)
+    return delivery_id
