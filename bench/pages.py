@@ -337,7 +337,7 @@ def sql_messages(cursor, tenant_id: int, count: int, seed: int) -> None:
             tenant_id, lead_id, channel, direction, status, subject, body, template_version_id,
             variant_hash, phone_id, counterpart, provider_message_id, provider_thread_id,
             provider_url, quota_cost, quota_day, sequence_id, step_id, idempotency_key,
-            is_manual, channel_reason, attempts, needs_reconcile, analysis, error,
+            is_manual, channel_reason, attempts, retries, needs_reconcile, analysis, error,
             scheduled_for, sent_at, delivered_at, read_at, failed_at, created_at, updated_at)
         SELECT %(t)s, m.id, x.channel, x.direction, x.status,
                CASE WHEN x.channel = 'WHATSAPP' OR x.direction = 'IN' THEN ''
@@ -368,7 +368,7 @@ def sql_messages(cursor, tenant_id: int, count: int, seed: int) -> None:
                     THEN (%(steps)s::bigint[])[x.step] END,
                CASE WHEN x.direction = 'OUT' AND NOT x.manual
                     THEN 'bench-' || %(t)s || '-' || g END,
-               x.manual, '', CASE WHEN x.direction = 'OUT' THEN 1 ELSE 0 END, false,
+               x.manual, '', CASE WHEN x.direction = 'OUT' THEN 1 ELSE 0 END, '{}'::jsonb, false,
                CASE WHEN x.direction = 'IN' THEN jsonb_build_object(
                    'triage', jsonb_build_object(
                        'sentiment', (g %% 200) - 100,
