@@ -626,29 +626,39 @@ def measure(client, url: str, requests: int, warmup: int) -> dict:
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    times, counts, sql_ms, slowest = [], [], [], (0.0, "")
+    times, cpu, counts, sql_ms, slowest = [], [], [], [], (0.0, "")
     for n in range(warmup + requests):
         with CaptureQueriesContext(connection) as ctx:
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             response = client.get(url, secure=True)
             elapsed = (time.perf_counter() - t0) * 1000
+            used = (time.process_time() - c0) * 1000
         assert response.status_code == 200, (url, response.status_code)
         if n < warmup:
             continue
         times.append(elapsed)
+        cpu.append(used)
         counts.append(len(ctx.captured_queries))
         sql_ms.append(sum(float(q["time"]) for q in ctx.captured_queries) * 1000)
         for query in ctx.captured_queries:
             if float(query["time"]) * 1000 > slowest[0]:
                 slowest = (float(query["time"]) * 1000, query["sql"])
-    times.sort()
+    return summarize(times, cpu, counts, sql_ms, slowest)
+
+
+def summarize(times, cpu, counts, sql_ms, slowest) -> dict:
+    """p50/p95/max of the server times, this process's CPU p50, queries, SQL time; the raw
+    samples stay in the result so runs in rounds (bench/api.py) can pool them."""
+    ordered = sorted(times)
     return {
-        "p50": statistics.median(times),
-        "p95": times[min(len(times) - 1, round(0.95 * (len(times) - 1)))],
-        "max": times[-1],
+        "p50": statistics.median(ordered),
+        "p95": ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))],
+        "max": ordered[-1],
+        "cpu": statistics.median(cpu),
         "queries": (min(counts), max(counts)),
         "sql": statistics.median(sql_ms),
         "slowest": slowest,
+        "samples": (times, cpu, counts, sql_ms),
     }
 
 
