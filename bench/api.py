@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import warnings
 from pathlib import Path
 from urllib.parse import quote, urlsplit
 
@@ -213,6 +214,8 @@ def main() -> None:
         os.environ["REDIS_URL"] = args.redis_url
     else:
         os.environ.pop("REDIS_URL", None)
+    # WhiteNoise warns that collectstatic has not run; the API serves no static files.
+    warnings.filterwarnings("ignore", message="No directory at", category=UserWarning)
     configure()
     from django.conf import settings
     from django.db import connection
