@@ -337,7 +337,7 @@ def sql_messages(cursor, tenant_id: int, count: int, seed: int) -> None:
             tenant_id, lead_id, channel, direction, status, subject, body, template_version_id,
             variant_hash, phone_id, counterpart, provider_message_id, provider_thread_id,
             provider_url, quota_cost, quota_day, sequence_id, step_id, idempotency_key,
-            is_manual, channel_reason, attempts, needs_reconcile, analysis, error,
+            is_manual, channel_reason, attempts, retries, needs_reconcile, analysis, error,
             scheduled_for, sent_at, delivered_at, read_at, failed_at, created_at, updated_at)
         SELECT %(t)s, m.id, x.channel, x.direction, x.status,
                CASE WHEN x.channel = 'WHATSAPP' OR x.direction = 'IN' THEN ''
@@ -368,7 +368,7 @@ def sql_messages(cursor, tenant_id: int, count: int, seed: int) -> None:
                     THEN (%(steps)s::bigint[])[x.step] END,
                CASE WHEN x.direction = 'OUT' AND NOT x.manual
                     THEN 'bench-' || %(t)s || '-' || g END,
-               x.manual, '', CASE WHEN x.direction = 'OUT' THEN 1 ELSE 0 END, false,
+               x.manual, '', CASE WHEN x.direction = 'OUT' THEN 1 ELSE 0 END, '{}'::jsonb, false,
                CASE WHEN x.direction = 'IN' THEN jsonb_build_object(
                    'triage', jsonb_build_object(
                        'sentiment', (g %% 200) - 100,
@@ -626,29 +626,39 @@ def measure(client, url: str, requests: int, warmup: int) -> dict:
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    times, counts, sql_ms, slowest = [], [], [], (0.0, "")
+    times, cpu, counts, sql_ms, slowest = [], [], [], [], (0.0, "")
     for n in range(warmup + requests):
         with CaptureQueriesContext(connection) as ctx:
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             response = client.get(url, secure=True)
             elapsed = (time.perf_counter() - t0) * 1000
+            used = (time.process_time() - c0) * 1000
         assert response.status_code == 200, (url, response.status_code)
         if n < warmup:
             continue
         times.append(elapsed)
+        cpu.append(used)
         counts.append(len(ctx.captured_queries))
         sql_ms.append(sum(float(q["time"]) for q in ctx.captured_queries) * 1000)
         for query in ctx.captured_queries:
             if float(query["time"]) * 1000 > slowest[0]:
                 slowest = (float(query["time"]) * 1000, query["sql"])
-    times.sort()
+    return summarize(times, cpu, counts, sql_ms, slowest)
+
+
+def summarize(times, cpu, counts, sql_ms, slowest) -> dict:
+    """p50/p95/max of the server times, this process's CPU p50, queries, SQL time; the raw
+    samples stay in the result so runs in rounds (bench/api.py) can pool them."""
+    ordered = sorted(times)
     return {
-        "p50": statistics.median(times),
-        "p95": times[min(len(times) - 1, round(0.95 * (len(times) - 1)))],
-        "max": times[-1],
+        "p50": statistics.median(ordered),
+        "p95": ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))],
+        "max": ordered[-1],
+        "cpu": statistics.median(cpu),
         "queries": (min(counts), max(counts)),
         "sql": statistics.median(sql_ms),
         "slowest": slowest,
+        "samples": (times, cpu, counts, sql_ms),
     }
 
 
