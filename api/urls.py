@@ -8,10 +8,12 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, Spec
 from rest_framework.routers import DefaultRouter
 
 from api.views.leads import LeadViewSet
+from api.views.phones import PhoneViewSet
 
 router = DefaultRouter(trailing_slash=True)
 router.include_root_view = False
 router.register("leads", LeadViewSet, basename="lead")
+router.register("phones", PhoneViewSet, basename="phone")
 
 urlpatterns = [
     path("v1/", include(router.urls)),
