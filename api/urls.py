@@ -9,11 +9,13 @@ from rest_framework.routers import DefaultRouter
 
 from api.views.leads import LeadViewSet
 from api.views.phones import PhoneViewSet
+from api.views.reviews import ReviewViewSet
 
 router = DefaultRouter(trailing_slash=True)
 router.include_root_view = False
 router.register("leads", LeadViewSet, basename="lead")
 router.register("phones", PhoneViewSet, basename="phone")
+router.register("reviews", ReviewViewSet, basename="review")
 
 urlpatterns = [
     path("v1/", include(router.urls)),
