@@ -8,6 +8,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, Spec
 from rest_framework.routers import DefaultRouter
 
 from api.views.leads import LeadViewSet
+from api.views.messages import MessageViewSet
 from api.views.phones import PhoneViewSet
 from api.views.reviews import ReviewViewSet
 
@@ -16,6 +17,7 @@ router.include_root_view = False
 router.register("leads", LeadViewSet, basename="lead")
 router.register("phones", PhoneViewSet, basename="phone")
 router.register("reviews", ReviewViewSet, basename="review")
+router.register("messages", MessageViewSet, basename="message")
 
 urlpatterns = [
     path("v1/", include(router.urls)),
