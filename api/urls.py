@@ -7,6 +7,7 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 from rest_framework.routers import DefaultRouter
 
+from api.views.analytics import AnalyticsViewSet
 from api.views.leads import LeadViewSet
 from api.views.messages import MessageViewSet
 from api.views.phones import PhoneViewSet
@@ -18,6 +19,7 @@ router.register("leads", LeadViewSet, basename="lead")
 router.register("phones", PhoneViewSet, basename="phone")
 router.register("reviews", ReviewViewSet, basename="review")
 router.register("messages", MessageViewSet, basename="message")
+router.register("analytics", AnalyticsViewSet, basename="analytics")
 
 urlpatterns = [
     path("v1/", include(router.urls)),
