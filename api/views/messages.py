@@ -3,10 +3,17 @@ send path, with its refusals as 409 and their reason), and a message's status.""
 
 from __future__ import annotations
 
+from django.db import IntegrityError
 from django.db.models import QuerySet
 from django.utils.translation import gettext as _
-from drf_spectacular.utils import OpenApiExample, extend_schema, extend_schema_view
+from drf_spectacular.utils import (
+    OpenApiExample,
+    OpenApiParameter,
+    extend_schema,
+    extend_schema_view,
+)
 from rest_framework import mixins, status, viewsets
+from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -14,8 +21,38 @@ from api import serializers_messages as s
 from api.auth import acting_user, tenant_of
 from api.docs import READ, errors
 from api.errors import Conflict
+from cerniq.models import Tenant
 from outreach.manual import SendRefused, send_manual
-from outreach.models import Journey, Message
+from outreach.models import Journey, Lead, Message
+
+IDEMPOTENCY_HEADER = "Idempotency-Key"
+MAX_IDEMPOTENCY_KEY = 100
+
+
+def idempotency_key(request: Request, tenant: Tenant) -> str | None:
+    """The message's key from the client's `Idempotency-Key` header, within the tenant."""
+    raw = request.headers.get(IDEMPOTENCY_HEADER)
+    if raw is None:
+        return None
+    raw = raw.strip()
+    if not raw or len(raw) > MAX_IDEMPOTENCY_KEY or not raw.isprintable():
+        raise ValidationError(
+            {IDEMPOTENCY_HEADER: _("1 to %(n)d printable characters.") % {"n": MAX_IDEMPOTENCY_KEY}}
+        )
+    return f"api:{tenant.pk}:{raw}"
+
+
+def already_sent(tenant: Tenant, key: str | None, lead: Lead) -> Message | None:
+    """The message an earlier request with the same key queued, if any."""
+    if key is None:
+        return None
+    found = Message.objects.filter(tenant=tenant, idempotency_key=key).first()
+    if found is not None and found.lead_id != lead.pk:
+        raise Conflict(
+            _("This Idempotency-Key was used for a message to another lead."),
+            code="idempotency_key_reused",
+        )
+    return found
 
 
 @extend_schema_view(
@@ -46,10 +83,24 @@ class MessageViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet):
             "`send_refused` and the reason when the lead opted out of the channel, the "
             "address is suppressed or unsendable, someone else took the conversation over, "
             "or no phone has quota left; nothing is queued then. Poll the message's status "
-            "with GET /messages/{id}/."
+            "with GET /messages/{id}/. Send an `Idempotency-Key` header to retry safely: a "
+            "request repeating a key answers 200 with the message the first one queued."
         ),
+        parameters=[
+            OpenApiParameter(
+                IDEMPOTENCY_HEADER,
+                str,
+                OpenApiParameter.HEADER,
+                required=False,
+                description="Up to 100 printable characters, unique per message you mean.",
+            )
+        ],
         request=s.ManualMessageSerializer,
-        responses={201: s.MessageStatusSerializer, **errors(400, 403, 409)},
+        responses={
+            201: s.MessageStatusSerializer,
+            200: s.MessageStatusSerializer,
+            **errors(400, 403, 409),
+        },
         examples=[
             OpenApiExample(
                 "WhatsApp",
@@ -83,10 +134,15 @@ class MessageViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet):
         ],
     )
     def create(self, request: Request) -> Response:
-        body = s.ManualMessageSerializer(data=request.data, tenant=tenant_of(request))
+        tenant = tenant_of(request)
+        body = s.ManualMessageSerializer(data=request.data, tenant=tenant)
         body.is_valid(raise_exception=True)
         data = body.validated_data
         lead = data["lead"]
+        key = idempotency_key(request, tenant)
+        earlier = already_sent(tenant, key, lead)
+        if earlier is not None:
+            return Response(s.MessageStatusSerializer(earlier).data)
         if not Journey.objects.filter(lead=lead).exists():
             raise Conflict(_("This lead has no journey yet."), code="no_journey")
         try:
@@ -97,7 +153,13 @@ class MessageViewSet(mixins.RetrieveModelMixin, viewsets.GenericViewSet):
                 reason="manual message (API)",
                 channel=data["channel"],
                 subject=data.get("subject", ""),
+                idempotency_key=key,
             )
         except SendRefused as refused:
             raise Conflict(str(refused), code="send_refused") from None
+        except IntegrityError:  # the same key sent concurrently: the first one won
+            earlier = already_sent(tenant, key, lead)
+            if earlier is None:
+                raise
+            return Response(s.MessageStatusSerializer(earlier).data)
         return Response(s.MessageStatusSerializer(message).data, status=status.HTTP_201_CREATED)

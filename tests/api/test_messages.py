@@ -133,3 +133,69 @@ def test_there_is_no_message_list_or_edit(api, lead):
     assert api.get(MESSAGES).status_code == 405
     assert api.patch(f"{MESSAGES}{message.pk}/", {"body": "x"}, format="json").status_code == 405
     assert Journey.objects.filter(lead=lead).exists()
+
+
+# --- retries with an Idempotency-Key -----------------------------------------------------
+
+
+def test_a_repeated_idempotency_key_answers_the_first_message(api, lead):
+    first = api.post(
+        MESSAGES, {"lead": lead.pk, "text": "Bună"}, format="json", HTTP_IDEMPOTENCY_KEY="crm-1"
+    )
+    assert first.status_code == 201
+    again = api.post(
+        MESSAGES, {"lead": lead.pk, "text": "Bună"}, format="json", HTTP_IDEMPOTENCY_KEY="crm-1"
+    )
+    assert again.status_code == 200
+    assert again.json()["id"] == first.json()["id"]
+    assert Message.objects.filter(lead=lead).count() == 1
+    other = api.post(
+        MESSAGES, {"lead": lead.pk, "text": "Bună"}, format="json", HTTP_IDEMPOTENCY_KEY="crm-2"
+    )
+    assert other.status_code == 201
+
+
+def test_a_key_is_per_tenant_and_per_lead(api, lead, tenant, other_tenant):
+    make_message(make_lead(other_tenant), idempotency_key=f"api:{other_tenant.pk}:crm-1")
+    mine = api.post(
+        MESSAGES, {"lead": lead.pk, "text": "Bună"}, format="json", HTTP_IDEMPOTENCY_KEY="crm-1"
+    )
+    assert mine.status_code == 201
+    reused = api.post(
+        MESSAGES,
+        {"lead": make_lead(tenant).pk, "text": "Bună"},
+        format="json",
+        HTTP_IDEMPOTENCY_KEY="crm-1",
+    )
+    assert reused.status_code == 409
+    assert reused.json()["error"]["code"] == "idempotency_key_reused"
+
+
+def test_a_bad_idempotency_key_is_400_naming_the_header(api, lead):
+    response = api.post(
+        MESSAGES, {"lead": lead.pk, "text": "Bună"}, format="json", HTTP_IDEMPOTENCY_KEY="k" * 101
+    )
+    assert response.status_code == 400
+    assert list(response.json()["error"]["fields"]) == ["Idempotency-Key"]
+    assert not Message.objects.exists()
+
+
+def test_a_concurrent_retry_loses_to_the_first_and_takes_no_quota(api, lead, tenant):
+    """The key's unique constraint decides a race the lookup missed; the loser's quota
+    grant rolls back with it."""
+    from unittest import mock
+
+    from api.views import messages as view
+    from whatsapp import quota
+    from whatsapp.models import Phone
+
+    winner = make_message(lead, idempotency_key=f"api:{tenant.pk}:crm-1", is_manual=True)
+    with mock.patch.object(view, "already_sent", side_effect=[None, winner]):  # lookup missed
+        response = api.post(
+            MESSAGES, {"lead": lead.pk, "text": "Bună"}, format="json", HTTP_IDEMPOTENCY_KEY="crm-1"
+        )
+    assert response.status_code == 200
+    assert response.json()["id"] == winner.pk
+    assert Message.objects.filter(lead=lead).count() == 1
+    phone = Phone.objects.get(tenant=tenant)
+    assert quota.status(phone, quota.quota_day(tenant)).used == 0

@@ -46,7 +46,7 @@ def paths(django_db_blocker):
 def test_documented_with_its_errors(paths, path, method, codes):
     responses = paths[path][method]["responses"]
     success = {code for code in responses if code.startswith("2")}
-    assert len(success) == 1
+    assert success  # 201 and, for a retried message, 200
     assert codes <= set(responses)
     for code in codes:
         schema = responses[code]["content"]["application/json"]["schema"]
