@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import django_filters
 from django import forms
-from django.db.models import Q, QuerySet
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from hitl.models import ReviewItem
-from hitl.review import OPEN_STATUSES
+from hitl.review import past_due
 from outreach.models import Priority
 
 
@@ -45,8 +45,7 @@ class ReviewFilter(django_filters.FilterSet):
         return queryset.filter(assignee_id=int(value))
 
     def by_breach(self, queryset: QuerySet, name: str, value: bool | None) -> QuerySet:
-        """hitl.review.open_counts' definition of breached: open and due before now."""
         if value is None:
             return queryset
-        breached = Q(status__in=OPEN_STATUSES, sla_due_at__lt=timezone.now())
+        breached = past_due(timezone.now())
         return queryset.filter(breached) if value else queryset.exclude(breached)

@@ -4,14 +4,13 @@ rules (who may act, legal resolutions, what is sent) stay in hitl.review."""
 from __future__ import annotations
 
 from django.contrib.auth import get_user_model
-from django.utils import timezone
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from api.serializers import MessageSerializer
 from cerniq.tenancy import display_name
 from hitl.models import ReviewItem
-from hitl.review import OPEN_STATUSES, RESOLVE_STAGES
+from hitl.review import RESOLVE_STAGES
 from outreach.models import Stage
 
 
@@ -33,8 +32,8 @@ class ReviewLeadSerializer(serializers.Serializer):
 class ReviewSerializer(serializers.ModelSerializer):
     lead = ReviewLeadSerializer()
     assignee = PersonSerializer(allow_null=True)
-    sla_breached = serializers.SerializerMethodField(
-        help_text="Open and past its SLA due time (the dashboard's definition)."
+    sla_breached = serializers.BooleanField(
+        source="is_past_due", help_text="Open and past its SLA due time (hitl.review.past_due)."
     )
 
     class Meta:
@@ -58,9 +57,6 @@ class ReviewSerializer(serializers.ModelSerializer):
             "resolved_at",
         ]
         read_only_fields = fields
-
-    def get_sla_breached(self, item: ReviewItem) -> bool:
-        return item.status in OPEN_STATUSES and item.sla_due_at < timezone.now()
 
 
 class ReviewDetailSerializer(ReviewSerializer):

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from django.db.models import QuerySet
+from django.db.models import BooleanField, ExpressionWrapper, QuerySet
+from django.utils import timezone
 from drf_spectacular.utils import OpenApiExample, extend_schema, extend_schema_view
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
@@ -22,6 +23,7 @@ from api.pagination import Cursor
 from api.serializers import MessageSerializer
 from hitl import review
 from hitl.models import ReviewItem
+from hitl.review import past_due
 
 REFUSED_EXAMPLE = OpenApiExample(
     "assigned to someone else",
@@ -72,8 +74,10 @@ class ReviewViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
     def get_queryset(self) -> QuerySet[ReviewItem]:
         if getattr(self, "swagger_fake_view", False):
             return ReviewItem.objects.none()
-        return ReviewItem.objects.filter(tenant=tenant_of(self.request)).select_related(
-            "lead", "assignee", "resolved_by", "message"
+        return (
+            ReviewItem.objects.filter(tenant=tenant_of(self.request))
+            .select_related("lead", "assignee", "resolved_by", "message")
+            .annotate(is_past_due=ExpressionWrapper(past_due(timezone.now()), BooleanField()))
         )
 
     def filter_queryset(self, queryset: QuerySet[ReviewItem]) -> QuerySet[ReviewItem]:
