@@ -11,13 +11,21 @@ from rest_framework.routers import DefaultRouter
 
 from api import schema  # noqa: F401 (the API key scheme for drf-spectacular; web processes only)
 from api.errors import error_body
+from api.views.analytics import AnalyticsViewSet
 from api.views.imports import ImportJobViewSet
 from api.views.leads import LeadViewSet
+from api.views.messages import MessageViewSet
+from api.views.phones import PhoneViewSet
+from api.views.reviews import ReviewViewSet
 
 router = DefaultRouter(trailing_slash=True)
 router.include_root_view = False
 router.register("leads", LeadViewSet, basename="lead")
 router.register("imports", ImportJobViewSet, basename="import")
+router.register("phones", PhoneViewSet, basename="phone")
+router.register("reviews", ReviewViewSet, basename="review")
+router.register("messages", MessageViewSet, basename="message")
+router.register("analytics", AnalyticsViewSet, basename="analytics")
 
 
 def not_found(request: HttpRequest, rest: str = "") -> JsonResponse:

@@ -389,6 +389,12 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "StageEnum": "outreach.models.Stage",
         "ChannelEnum": "outreach.models.Channel",
+        # Phones, Reviews, Messages (api-more)
+        "PriorityEnum": "outreach.models.Priority",
+        "MessageStatusEnum": "outreach.models.Message.Status",
+        "PhoneStatusEnum": "whatsapp.models.Phone.Status",
+        "PhoneHealthEnum": "whatsapp.models.Phone.Health",
+        "ReviewStatusEnum": "hitl.models.ReviewItem.Status",
     },
 }
 

@@ -465,6 +465,12 @@ def _sync_priorities(lead_ids: set[int]) -> None:
     )
 
 
+def past_due(now: datetime) -> Q:
+    """An item past its SLA: open and due before `now` (what the dashboard, the metrics and
+    the API call breached, whether escalated yet or not)."""
+    return Q(status__in=OPEN_STATUSES, sla_due_at__lt=now)
+
+
 def open_counts(now: datetime, *group_by: str, **filters: object):
     """Open items and, of them, those past their SLA (`open`, `breached`) per priority and
     `group_by` fields: one grouped query (the dashboard, the metrics)."""
@@ -472,7 +478,7 @@ def open_counts(now: datetime, *group_by: str, **filters: object):
         ReviewItem.objects.filter(status__in=OPEN_STATUSES, **filters)
         .order_by()
         .values(*group_by, "priority")
-        .annotate(open=Count("pk"), breached=Count("pk", filter=Q(sla_due_at__lt=now)))
+        .annotate(open=Count("pk"), breached=Count("pk", filter=past_due(now)))
     )
 
 

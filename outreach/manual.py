@@ -94,18 +94,30 @@ def send_manual(
     channel: str = Channel.WHATSAPP,
     subject: str = "",
     files: list | None = None,
+    idempotency_key: str | None = None,
 ) -> Message:
     """Queue a message written by `user` (or approved by them): WhatsApp, or a warm email
-    (Resend) for `channel` EMAIL_WARM, with `files` attached (outreach.attachments)."""
+    (Resend) for `channel` EMAIL_WARM, with `files` attached (outreach.attachments).
+    `idempotency_key`: a second send with the same key is an IntegrityError (nothing else
+    is changed then: the quota grant rolls back with it)."""
     if channel == Channel.EMAIL_WARM:
         return queue_email(
-            lead, subject, text, user=user, reason=reason, is_manual=True, files=files or []
+            lead,
+            subject,
+            text,
+            user=user,
+            reason=reason,
+            is_manual=True,
+            files=files or [],
+            idempotency_key=idempotency_key,
         )
     if files:
         raise SendRefused(_("Files can only be sent by email."))
     if channel != Channel.WHATSAPP:
         raise SendRefused(_("Choose WhatsApp or email."))
-    return queue_reply(lead, text, user=user, reason=reason, is_manual=True)
+    return queue_reply(
+        lead, text, user=user, reason=reason, is_manual=True, idempotency_key=idempotency_key
+    )
 
 
 EMAIL_CHANNELS = (Channel.EMAIL_COLD, Channel.EMAIL_WARM)

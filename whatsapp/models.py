@@ -12,6 +12,7 @@ from cerniq.models import E164_REGEX, Tenant
 from whatsapp.queues import phone_queue
 
 DEFAULT_DAILY_LIMIT = 200
+MAX_DAILY_LIMIT = 1000  # far above what WhatsApp tolerates from one number: a typo guard
 
 
 class PhoneQuerySet(models.QuerySet):
@@ -86,7 +87,7 @@ class Phone(models.Model):
             models.UniqueConstraint(fields=["tenant", "number"], name="phone_unique_per_tenant"),
             models.CheckConstraint(condition=Q(number__regex=E164_REGEX), name="phone_e164"),
             models.CheckConstraint(
-                condition=Q(daily_limit__lte=1000), name="phone_daily_limit_bounded"
+                condition=Q(daily_limit__lte=MAX_DAILY_LIMIT), name="phone_daily_limit_bounded"
             ),
             models.CheckConstraint(
                 condition=Q(health_score__isnull=True) | Q(health_score__lte=100),

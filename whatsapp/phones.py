@@ -22,7 +22,7 @@ from cerniq.alerts import raise_alert, resolve_alerts
 from cerniq.models import Alert
 from cerniq.outbound.events import emit
 from whatsapp import quota
-from whatsapp.models import Phone, PhoneStatusChange
+from whatsapp.models import MAX_DAILY_LIMIT, Phone, PhoneStatusChange
 
 
 class PhoneActionRefused(ValueError):
@@ -161,3 +161,15 @@ def set_health(phone: Phone, health: str, reason: str, *, hold: datetime | None 
 def set_enabled(phone: Phone, enabled: bool) -> None:
     Phone.objects.filter(pk=phone.pk).update(is_enabled=enabled)
     phone.is_enabled = enabled
+
+
+def set_daily_limit(phone: Phone, limit: int) -> None:
+    """The phone's own new-contact limit a day (the warm-up ramp and the health guard may
+    lower a day's limit below it). It applies from the next quota day: today's row keeps
+    the limit it was created with (whatsapp.quota)."""
+    if not 1 <= limit <= MAX_DAILY_LIMIT:
+        raise PhoneActionRefused(
+            _("The daily limit must be 1 to %(max)d new contacts.") % {"max": MAX_DAILY_LIMIT}
+        )
+    Phone.objects.filter(pk=phone.pk).update(daily_limit=limit)
+    phone.daily_limit = limit

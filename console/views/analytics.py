@@ -7,7 +7,7 @@ It reads the roll-up tables only (DailyStats / TemplateDailyStats, filled by
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import date
 from typing import Any
 
 from django import forms
@@ -22,9 +22,14 @@ from django.views.decorators.http import require_GET
 
 from cerniq.tenancy import scope_for
 from email_channels.models import CampaignDailyStats
-from outreach.analytics import MAX_RANGE_DAYS, analytics_report, local_today, rate
-
-DEFAULT_DAYS = 30
+from outreach.analytics import (
+    RangeInvalid,
+    analytics_report,
+    default_range,
+    local_today,
+    rate,
+    report_range,
+)
 
 
 class DateRangeForm(forms.Form):
@@ -42,8 +47,8 @@ class DateRangeForm(forms.Form):
     )
 
     def __init__(self, *args: Any, today: date, **kwargs: Any) -> None:
-        self.default_end = today
-        self.default_start = today - timedelta(days=DEFAULT_DAYS - 1)
+        self.today = today
+        self.default_start, self.default_end = default_range(today)
         kwargs.setdefault("initial", {"start": self.default_start, "end": self.default_end})
         super().__init__(*args, **kwargs)
 
@@ -51,15 +56,10 @@ class DateRangeForm(forms.Form):
         data = super().clean()
         if self.errors:
             return data
-        start = data.get("start") or self.default_start
-        end = data.get("end") or self.default_end
-        if end < start:
-            raise ValidationError(_("The end date is before the start date."), code="reversed")
-        if (end - start).days + 1 > MAX_RANGE_DAYS:
-            raise ValidationError(
-                _("Choose a range of at most %(days)d days.") % {"days": MAX_RANGE_DAYS},
-                code="too_long",
-            )
+        try:
+            start, end = report_range(self.today, data.get("start"), data.get("end"))
+        except RangeInvalid as invalid:
+            raise ValidationError(str(invalid), code=invalid.code) from None
         data["start"], data["end"] = start, end
         return data
 

@@ -30,14 +30,28 @@ again gives the same rows; it issues a fixed number of queries whatever the volu
 from outreach.analytics.dashboard import ChannelRate, Period, local_day_bounds, message_stats
 from outreach.analytics.definitions import (
     DAILY_FIELDS,
+    DEFAULT_RANGE_DAYS,
     FIRST_CONTACT,
     MAX_RANGE_DAYS,
     POSITIVE,
+    RangeInvalid,
     day_bounds,
+    default_range,
     local_today,
     rate,
+    report_range,
 )
-from outreach.analytics.report import Report, analytics_report
+from outreach.analytics.report import (
+    ChannelSeries,
+    Overview,
+    Report,
+    ResultRow,
+    analytics_report,
+    channel_series,
+    overview,
+    phone_results,
+    template_results,
+)
 from outreach.analytics.rollup import (
     RollupCounts,
     attributed_version,
@@ -49,14 +63,25 @@ from outreach.analytics.rollup import (
 
 __all__ = [
     "DAILY_FIELDS",
+    "DEFAULT_RANGE_DAYS",
     "FIRST_CONTACT",
     "MAX_RANGE_DAYS",
     "POSITIVE",
     "ChannelRate",
+    "ChannelSeries",
+    "Overview",
     "Period",
+    "RangeInvalid",
     "Report",
+    "ResultRow",
     "RollupCounts",
     "analytics_report",
+    "channel_series",
+    "default_range",
+    "overview",
+    "phone_results",
+    "report_range",
+    "template_results",
     "attributed_version",
     "day_bounds",
     "days_between",

@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import date, datetime, time, timedelta
 
 from django.db.models import Q
+from django.utils.translation import gettext as _
 
 from cerniq.models import Tenant
 from outreach.hours import SendingWindow
@@ -18,6 +19,7 @@ FAILED_STATUSES = (Message.Status.FAILED, Message.Status.DEAD_LETTER)
 FAILED = Q(status__in=FAILED_STATUSES) | Q(status=Message.Status.CANCELLED, failed_at__isnull=False)
 POSITIVE_INTENTS = ("interested", "meeting_request")
 MAX_RANGE_DAYS = 366
+DEFAULT_RANGE_DAYS = 30  # a report without dates covers the last 30 days, today included
 
 # A first contact: a WhatsApp message that cost a new-contact slot, or the first step of
 # an email sequence. Everything else automated is a follow-up.
@@ -62,3 +64,29 @@ def local_today(tenant: Tenant, now: datetime) -> date:
 
 def rate(part: int, whole: int) -> float | None:
     return round(100 * part / whole, 1) if whole else None
+
+
+class RangeInvalid(ValueError):
+    """A report range the analytics refuse; `code` is `reversed` or `too_long`."""
+
+    def __init__(self, message: str, code: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def default_range(today: date) -> tuple[date, date]:
+    return today - timedelta(days=DEFAULT_RANGE_DAYS - 1), today
+
+
+def report_range(today: date, start: date | None, end: date | None) -> tuple[date, date]:
+    """A report's days (both included): the last DEFAULT_RANGE_DAYS when a date is missing,
+    at most MAX_RANGE_DAYS, never ending before it starts (the page and the API)."""
+    default_start, default_end = default_range(today)
+    start, end = start or default_start, end or default_end
+    if end < start:
+        raise RangeInvalid(_("The end date is before the start date."), "reversed")
+    if (end - start).days + 1 > MAX_RANGE_DAYS:
+        raise RangeInvalid(
+            _("Choose a range of at most %(days)d days.") % {"days": MAX_RANGE_DAYS}, "too_long"
+        )
+    return start, end

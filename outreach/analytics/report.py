@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, timedelta
 
-from django.db.models import Sum
+from django.db.models import Q, Sum
 
 from cerniq.models import Tenant
-from outreach.analytics.definitions import rate
+from outreach.analytics.definitions import DAILY_FIELDS, rate
 from outreach.analytics.rollup import days_between
 from outreach.models import Channel, DailyStats, TemplateDailyStats
 
@@ -109,6 +109,22 @@ class Report:
 def analytics_report(tenant: Tenant, start: date, end: date) -> Report:
     """Everything the analytics page shows for [start, end], from the roll-up tables only:
     three queries whatever the range or the number of rows."""
+    days, channels = channel_series(tenant, start, end)
+    return Report(
+        start,
+        end,
+        days,
+        channels,
+        template_results(tenant, start, end),
+        phone_results(tenant, start, end),
+    )
+
+
+def channel_series(
+    tenant: Tenant, start: date, end: date
+) -> tuple[list[date], list[ChannelSeries]]:
+    """The days of [start, end] and each channel's sent, replies and positive replies per
+    day (all phones' rows): one query."""
     if end < start:
         raise ValueError(f"end {end} is before start {start}")
     days = days_between(start, end)
@@ -127,8 +143,12 @@ def analytics_report(tenant: Tenant, start: date, end: date) -> Report:
         series.sent[i] = row["sent"]
         series.replies[i] = row["replies"]
         series.positive_replies[i] = row["positive_replies"]
+    return days, list(channels.values())
 
-    templates = [
+
+def template_results(tenant: Tenant, start: date, end: date) -> list[ResultRow]:
+    """Each template version's sums over [start, end], per channel: one query."""
+    return [
         ResultRow(
             key=row["template_version"],
             name=row["template_version__template__name"],
@@ -150,7 +170,11 @@ def analytics_report(tenant: Tenant, start: date, end: date) -> Report:
         .annotate(sent=Sum("sent"), replies=Sum("replies"), positive=Sum("positive_replies"))
         .order_by("template_version__template__name", "template_version__version", "channel")
     ]
-    phones = [
+
+
+def phone_results(tenant: Tenant, start: date, end: date) -> list[ResultRow]:
+    """Each phone's sums over [start, end], per channel: one query."""
+    return [
         ResultRow(
             key=row["phone"],
             name=row["phone__number"],
@@ -176,4 +200,55 @@ def analytics_report(tenant: Tenant, start: date, end: date) -> Report:
         )
         .order_by("phone__number", "channel")
     ]
-    return Report(start, end, days, list(channels.values()), templates, phones)
+
+
+OVERVIEW_DAYS = 7  # "the week": today and the six days before it, as on the dashboard
+
+
+@dataclass(frozen=True)
+class ChannelTotals:
+    """A channel's DAILY_FIELDS counters summed over today and over the week."""
+
+    channel: str
+    label: str
+    today: dict[str, int]
+    week: dict[str, int]
+
+
+@dataclass(frozen=True)
+class Overview:
+    day: date  # today, in the tenant's time zone
+    since: date  # the week's first day
+    channels: list[ChannelTotals]
+
+    def total(self, period: str) -> dict[str, int]:
+        return {name: sum(getattr(c, period)[name] for c in self.channels) for name in DAILY_FIELDS}
+
+
+def overview(tenant: Tenant, today: date) -> Overview:
+    """Today's and the last 7 days' counters per channel from the roll-up (all phones'
+    rows; as fresh as the last `rollup_stats`): one grouped query."""
+    since = today - timedelta(days=OVERVIEW_DAYS - 1)
+    sums = {
+        **{f"week_{name}": Sum(name) for name in DAILY_FIELDS},
+        **{f"today_{name}": Sum(name, filter=Q(day=today)) for name in DAILY_FIELDS},
+    }
+    found = {
+        row["channel"]: row
+        for row in DailyStats.objects.filter(
+            tenant=tenant, day__gte=since, day__lte=today, phone__isnull=True
+        )
+        .order_by()
+        .values("channel")
+        .annotate(**sums)
+    }
+    channels = [
+        ChannelTotals(
+            channel=value,
+            label=str(label),
+            today={n: found.get(value, {}).get(f"today_{n}") or 0 for n in DAILY_FIELDS},
+            week={n: found.get(value, {}).get(f"week_{n}") or 0 for n in DAILY_FIELDS},
+        )
+        for value, label in Channel.choices
+    ]
+    return Overview(today, since, channels)
