@@ -218,7 +218,7 @@ class SequenceViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
     )
     def partial_update(self, request: Request, pk: str | None = None) -> Response:
         sequence = self.get_object()
-        body = s.SequenceWriteSerializer(data=request.data, partial=True)
+        body = s.SequenceWriteSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         save_sequence(tenant_of(request), sequence, body.validated_data, created=False)
         return Response(self._detail(sequence.pk))
