@@ -154,8 +154,8 @@ class SequenceViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
     def filter_queryset(self, queryset: QuerySet[Sequence]) -> QuerySet[Sequence]:
         return super().filter_queryset(queryset) if self.action == "list" else queryset
 
-    def _detail(self, pk: int) -> dict:
-        sequence = self.get_queryset().get(pk=pk)
+    def _detail(self, sequence: Sequence) -> dict:
+        """The sequence (as get_queryset annotates it) with its steps and versions."""
         steps = list(
             SequenceStep.objects.filter(sequence=sequence)
             .select_related("template")
@@ -187,7 +187,7 @@ class SequenceViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
         responses={200: s.SequenceDetailSerializer, **errors(*READ)},
     )
     def retrieve(self, request: Request, pk: str | None = None) -> Response:
-        return Response(self._detail(self.get_object().pk))
+        return Response(self._detail(self.get_object()))
 
     @extend_schema(
         summary="Create a sequence with its steps",
@@ -205,7 +205,9 @@ class SequenceViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
         tenant = tenant_of(request)
         sequence = Sequence(tenant=tenant)
         save_sequence(tenant, sequence, body.validated_data, created=True)
-        return Response(self._detail(sequence.pk), status=status.HTTP_201_CREATED)
+        return Response(
+            self._detail(self.get_queryset().get(pk=sequence.pk)), status=status.HTTP_201_CREATED
+        )
 
     @extend_schema(
         summary="Update a sequence (steps: a new version when leads run on the current one)",
@@ -221,7 +223,7 @@ class SequenceViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
         body = s.SequenceWriteSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         save_sequence(tenant_of(request), sequence, body.validated_data, created=False)
-        return Response(self._detail(sequence.pk))
+        return Response(self._detail(self.get_queryset().get(pk=sequence.pk)))
 
     @extend_schema(
         summary="Enroll leads in the sequence (bulk)",
