@@ -46,6 +46,36 @@ SEQUENCE_EXAMPLE = OpenApiExample(
     },
     request_only=True,
 )
+STEP_SHOWN = {
+    "position": 1,
+    "channel": "WHATSAPP",
+    "template": 12,
+    "template_name": "Prima atingere",
+    "delay_value": 0,
+    "delay_unit": "WORKING_DAYS",
+}
+SEQUENCE_SHOWN = OpenApiExample(
+    "version 2, leads still on 1",
+    value={
+        "id": 3,
+        "name": "Fermieri Cluj",
+        "description": "",
+        "is_active": True,
+        "stop_on_reply": True,
+        "fallback_sequence": None,
+        "version": 2,
+        "created_at": "2026-11-02T08:00:00Z",
+        "updated_at": "2026-11-20T09:30:00Z",
+        "steps_count": 1,
+        "active_enrollments": 40,
+        "steps": [STEP_SHOWN],
+        "versions": [
+            {"version": 2, "enrollments": 0, "active_enrollments": 0, "steps": [STEP_SHOWN]},
+            {"version": 1, "enrollments": 55, "active_enrollments": 40, "steps": [STEP_SHOWN]},
+        ],
+    },
+    response_only=True,
+)
 ENROLL_EXAMPLE = OpenApiExample(
     "enrolled and refused",
     value={
@@ -185,6 +215,7 @@ class SequenceViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
     @extend_schema(
         summary="A sequence with its steps and every version",
         responses={200: s.SequenceDetailSerializer, **errors(*READ)},
+        examples=[SEQUENCE_SHOWN],
     )
     def retrieve(self, request: Request, pk: str | None = None) -> Response:
         return Response(self._detail(self.get_object()))
@@ -197,7 +228,7 @@ class SequenceViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
         ),
         request=s.SequenceCreateSerializer,
         responses={201: s.SequenceDetailSerializer, **errors(400, 403)},
-        examples=[SEQUENCE_EXAMPLE],
+        examples=[SEQUENCE_EXAMPLE, SEQUENCE_SHOWN],
     )
     def create(self, request: Request) -> Response:
         body = s.SequenceCreateSerializer(data=request.data)
@@ -217,6 +248,7 @@ class SequenceViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
         ),
         request=s.SequenceWriteSerializer,
         responses={200: s.SequenceDetailSerializer, **errors(*WRITE)},
+        examples=[OpenApiExample("deactivate", value={"is_active": False}, request_only=True)],
     )
     def partial_update(self, request: Request, pk: str | None = None) -> Response:
         sequence = self.get_object()
@@ -267,7 +299,10 @@ class SequenceViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
         ),
         request=s.StopSerializer,
         responses={200: s.StopResultSerializer, **errors(*WRITE)},
-        examples=[OpenApiExample("some leads", value={"lead_ids": [101]}, request_only=True)],
+        examples=[
+            OpenApiExample("some leads", value={"lead_ids": [101]}, request_only=True),
+            OpenApiExample("stopped", value={"stopped": [101]}, response_only=True),
+        ],
     )
     @action(detail=True, methods=["post"])
     def stop(self, request: Request, pk: str | None = None) -> Response:

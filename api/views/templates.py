@@ -33,6 +33,34 @@ TEMPLATE_EXAMPLE = OpenApiExample(
     },
     request_only=True,
 )
+TEMPLATE_SHOWN = OpenApiExample(
+    "with results",
+    value={
+        "id": 7,
+        "name": "Prima atingere",
+        "channel": "WHATSAPP",
+        "language": "ro",
+        "is_active": True,
+        "versions": [
+            {
+                "id": 21,
+                "version": 1,
+                "subject": "",
+                "body": "{Bună ziua|Salut}, {{contact_name|stimate client}}!",
+                "weight": 100,
+                "is_active": True,
+                "sent_count": 240,
+                "reply_count": 31,
+                "positive_reply_count": 12,
+                "reply_rate": 12.9,
+                "created_at": "2026-11-02T08:00:00Z",
+            }
+        ],
+        "created_at": "2026-11-02T08:00:00Z",
+        "updated_at": "2026-11-02T08:00:00Z",
+    },
+    response_only=True,
+)
 PREVIEW_EXAMPLE = OpenApiExample(
     "a problem",
     value={
@@ -94,6 +122,7 @@ def _check_versions(template: Template, versions: list[dict], prefix: str) -> li
     retrieve=extend_schema(
         summary="A template with every version and its results (sent, replies, reply rate)",
         responses={200: s.TemplateSerializer, **errors(*READ)},
+        examples=[TEMPLATE_SHOWN],
     ),
 )
 class TemplateViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
@@ -121,7 +150,7 @@ class TemplateViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         "known variables, length); the problems are listed per field with their position.",
         request=s.TemplateCreateSerializer,
         responses={201: s.TemplateSerializer, **errors(400, 403)},
-        examples=[TEMPLATE_EXAMPLE],
+        examples=[TEMPLATE_EXAMPLE, TEMPLATE_SHOWN],
     )
     def create(self, request: Request) -> Response:
         body = s.TemplateCreateSerializer(data=request.data)
@@ -156,7 +185,8 @@ class TemplateViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
                     "weight": 50,
                 },
                 request_only=True,
-            )
+            ),
+            TEMPLATE_SHOWN,
         ],
     )
     @action(detail=True, methods=["post"])
