@@ -12,6 +12,11 @@ from rest_framework import serializers
 from outreach.models import Channel, Sequence, SequenceStep
 
 MAX_ENROLL = 1000  # lead ids per enroll or stop request
+MAX_ID = 2**63 - 1  # the largest row id (BigAutoField); a larger one is a 400, not a DB error
+
+
+def row_id(**kwargs) -> serializers.IntegerField:
+    return serializers.IntegerField(min_value=1, max_value=MAX_ID, **kwargs)
 
 
 class StepSerializer(serializers.ModelSerializer):
@@ -71,7 +76,7 @@ class SequenceDetailSerializer(SequenceSerializer):
 
 class StepWriteSerializer(serializers.Serializer):
     channel = serializers.ChoiceField(Channel.choices)
-    template = serializers.IntegerField(help_text="A template of your tenant, same channel.")
+    template = row_id(help_text="A template of your tenant, same channel.")
     delay_value = serializers.IntegerField(min_value=0, max_value=10000, default=0)
     delay_unit = serializers.ChoiceField(
         SequenceStep.DelayUnit.choices, default=SequenceStep.DelayUnit.WORKING_DAYS
@@ -83,7 +88,7 @@ class SequenceWriteSerializer(serializers.Serializer):
     description = serializers.CharField(required=False, allow_blank=True)
     is_active = serializers.BooleanField(required=False)
     stop_on_reply = serializers.BooleanField(required=False)
-    fallback_sequence = serializers.IntegerField(
+    fallback_sequence = row_id(
         required=False, allow_null=True, help_text="Another sequence of your tenant, or null."
     )
     steps = StepWriteSerializer(
@@ -102,7 +107,7 @@ class SequenceCreateSerializer(SequenceWriteSerializer):
 
 class LeadIdsSerializer(serializers.Serializer):
     lead_ids = serializers.ListField(
-        child=serializers.IntegerField(min_value=1),
+        child=row_id(),
         min_length=1,
         max_length=MAX_ENROLL,
         help_text=f"Up to {MAX_ENROLL} lead ids.",
@@ -111,7 +116,7 @@ class LeadIdsSerializer(serializers.Serializer):
 
 class StopSerializer(serializers.Serializer):
     lead_ids = serializers.ListField(
-        child=serializers.IntegerField(min_value=1),
+        child=row_id(),
         required=False,
         min_length=1,
         max_length=MAX_ENROLL,

@@ -10,6 +10,7 @@ from __future__ import annotations
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from api.serializers_sequences import row_id
 from outreach.analytics import rate
 from outreach.models import Channel, Template, TemplateVersion
 from outreach.template_preview import MAX_PREVIEW_COUNT, PREVIEW_COUNT
@@ -86,7 +87,7 @@ class PreviewRequestSerializer(serializers.Serializer):
     first_message = serializers.BooleanField(
         default=False, help_text="Check as a sequence's first WhatsApp message (no links)."
     )
-    lead = serializers.IntegerField(
+    lead = row_id(
         required=False,
         allow_null=True,
         help_text="Render with this lead's values; sample values when left out.",

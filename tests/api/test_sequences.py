@@ -204,7 +204,7 @@ def test_enroll_answers_per_lead(api, tenant, other_tenant):
     dead = make_lead(tenant)
     Journey.objects.filter(lead=dead).update(stage=Stage.DEAD)
     theirs = make_lead(other_tenant)
-    ids = [fresh.pk, busy.pk, dead.pk, theirs.pk, 99999999]
+    ids = [fresh.pk, busy.pk, dead.pk, theirs.pk, 99999999, fresh.pk]  # a repeat answers once
     response = api.post(url(sequence, "enroll/"), {"lead_ids": ids}, format="json")
     assert response.status_code == 200, response.json()
     data = response.json()
@@ -229,7 +229,10 @@ def test_enroll_in_an_inactive_sequence_is_409(api, tenant):
     assert not Enrollment.objects.exists()
 
 
-@pytest.mark.parametrize(("body", "field"), [({}, "lead_ids"), ({"lead_ids": ["x"]}, "lead_ids.0")])
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [({}, "lead_ids"), ({"lead_ids": ["x"]}, "lead_ids.0"), ({"lead_ids": [2**63]}, "lead_ids.0")],
+)
 def test_enroll_names_the_bad_field(api, tenant, body, field):
     response = api.post(url(make_sequence(tenant), "enroll/"), body, format="json")
     assert response.status_code == 400
