@@ -17,6 +17,8 @@ from api.views.leads import LeadViewSet
 from api.views.messages import MessageViewSet
 from api.views.phones import PhoneViewSet
 from api.views.reviews import ReviewViewSet
+from api.views.sequences import SequenceViewSet
+from api.views.templates import TemplateViewSet
 
 router = DefaultRouter(trailing_slash=True)
 router.include_root_view = False
@@ -26,6 +28,8 @@ router.register("phones", PhoneViewSet, basename="phone")
 router.register("reviews", ReviewViewSet, basename="review")
 router.register("messages", MessageViewSet, basename="message")
 router.register("analytics", AnalyticsViewSet, basename="analytics")
+router.register("sequences", SequenceViewSet, basename="sequence")
+router.register("templates", TemplateViewSet, basename="template")
 
 
 def not_found(request: HttpRequest, rest: str = "") -> JsonResponse:

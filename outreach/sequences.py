@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 
 from django.db import transaction
-from django.db.models import QuerySet
+from django.db.models import Count, IntegerField, OuterRef, QuerySet, Subquery, Value
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -49,9 +50,12 @@ class EnrollmentError(ValueError):
 class EnrollResult:
     enrolled: int = 0
     skipped: dict[str, int] = field(default_factory=dict)
+    # Per lead id: "" when enrolled, else why not (the same words as `skipped`).
+    outcomes: dict[int, str] = field(default_factory=dict)
 
-    def skip(self, reason: str) -> None:
+    def skip(self, lead_id: int, reason: str) -> None:
         self.skipped[reason] = self.skipped.get(reason, 0) + 1
+        self.outcomes[lead_id] = reason
 
 
 def steps_of(sequence: Sequence, version: int | None = None) -> list[SequenceStep]:
@@ -98,6 +102,42 @@ def replace_steps(sequence: Sequence, specs: list[StepSpec]) -> int:
     Sequence.objects.filter(pk=locked.pk).update(version=version)
     sequence.version = version
     return version
+
+
+def same_steps(sequence: Sequence, specs: list[StepSpec]) -> bool:
+    current = [
+        StepSpec(step.channel, step.template_id, step.delay_value, step.delay_unit)
+        for step in steps_of(sequence)
+    ]
+    return current == specs
+
+
+def save_steps(sequence: Sequence, specs: list[StepSpec], *, created: bool = False) -> int:
+    """The editor's save: unchanged steps keep the version, changed ones go through
+    replace_steps (a new version when leads run on the current one). Returns the version."""
+    if not created and same_steps(sequence, specs):
+        return sequence.version
+    return replace_steps(sequence, specs)
+
+
+def with_counts(sequences: QuerySet[Sequence]) -> QuerySet[Sequence]:
+    """Sequences with `steps_count` (current version) and `active_enrollments`, in the
+    one query the lists need."""
+    return sequences.annotate(
+        steps_count=_count(
+            SequenceStep.objects.filter(
+                sequence=OuterRef("pk"), sequence_version=OuterRef("version")
+            )
+        ),
+        active_enrollments=_count(
+            Enrollment.objects.filter(sequence=OuterRef("pk"), status=Enrollment.Status.ACTIVE)
+        ),
+    )
+
+
+def _count(rows: QuerySet) -> Coalesce:
+    counted = rows.order_by().values("sequence").annotate(n=Count("pk")).values("n")
+    return Coalesce(Subquery(counted, output_field=IntegerField()), Value(0))
 
 
 @dataclass(frozen=True)
@@ -157,9 +197,13 @@ def first_run_at(window: SendingWindow, step: SequenceStep, at: datetime) -> dat
 
 @transaction.atomic
 def enroll_many(
-    leads: QuerySet[Lead] | Iterable[Lead], sequence: Sequence, *, at: datetime | None = None
+    leads: QuerySet[Lead] | Iterable[Lead | int],
+    sequence: Sequence,
+    *,
+    at: datetime | None = None,
 ) -> EnrollResult:
-    """Enroll leads in bulk; leads already in a sequence or past outreach are skipped."""
+    """Enroll leads (or lead ids) in bulk; leads of another tenant, already in a sequence
+    or past outreach are skipped, each with its reason in `outcomes`."""
     at = at or timezone.now()
     result = EnrollResult()
     steps = steps_of(sequence)
@@ -167,7 +211,7 @@ def enroll_many(
         raise EnrollmentError(_("Sequence %(name)s is not active.") % {"name": repr(sequence.name)})
     if not steps:
         raise EnrollmentError(_("Sequence %(name)s has no steps.") % {"name": repr(sequence.name)})
-    lead_ids = [lead.pk for lead in leads]
+    lead_ids = list(dict.fromkeys(lead if isinstance(lead, int) else lead.pk for lead in leads))
     journeys = {
         j.lead_id: j
         for j in Journey.objects.filter(lead_id__in=lead_ids, tenant_id=sequence.tenant_id)
@@ -182,12 +226,13 @@ def enroll_many(
     for lead_id in lead_ids:
         journey = journeys.get(lead_id)
         if journey is None:
-            result.skip(_("not in this workspace"))
+            result.skip(lead_id, _("not in this workspace"))
         elif lead_id in busy:
-            result.skip(_("already in a sequence"))
+            result.skip(lead_id, _("already in a sequence"))
         elif journey.stage not in stages.AUTOMATED:
-            result.skip(_("stage %(stage)s") % {"stage": journey.stage})
+            result.skip(lead_id, _("stage %(stage)s") % {"stage": journey.stage})
         else:
+            result.outcomes[lead_id] = ""
             new.append(
                 Enrollment(
                     tenant_id=sequence.tenant_id,
@@ -314,6 +359,22 @@ def stop(lead_id: int, reason: str) -> bool:
     Journey.objects.filter(lead_id=lead_id).update(next_action_at=None)
     cancel_queued([lead_id], reason)
     return bool(stopped)
+
+
+def stop_sequence(
+    sequence: Sequence, reason: str, lead_ids: Iterable[int] | None = None
+) -> list[int]:
+    """Stop the sequence's running enrollments (only those of `lead_ids` when given), each as
+    stop() does for one lead. Returns the ids of the leads stopped."""
+    running = Enrollment.objects.filter(
+        sequence=sequence, status__in=[Enrollment.Status.ACTIVE, Enrollment.Status.PAUSED]
+    )
+    if lead_ids is not None:
+        running = running.filter(lead_id__in=list(lead_ids))
+    stopped = list(running.values_list("lead_id", flat=True))
+    for lead_id in stopped:
+        stop(lead_id, reason)
+    return stopped
 
 
 def on_stage_changed(journey: Journey, old: str, new: str) -> None:

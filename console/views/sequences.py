@@ -5,8 +5,6 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db import transaction
-from django.db.models import Count, IntegerField, OuterRef, Subquery, Value
-from django.db.models.functions import Coalesce
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
@@ -14,33 +12,16 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from cerniq.tenancy import scope_for
 from console.forms import SequenceForm, StepFormSet
-from outreach.models import Enrollment, Sequence, SequenceStep
-from outreach.sequences import EnrollmentError, StepSpec, replace_steps, steps_of
-
-
-def _count(qs) -> Coalesce:  # type: ignore[no-untyped-def]
-    counted = qs.order_by().values("sequence").annotate(n=Count("pk")).values("n")
-    return Coalesce(Subquery(counted, output_field=IntegerField()), Value(0))
+from outreach.models import Sequence
+from outreach.sequences import EnrollmentError, StepSpec, save_steps, steps_of, with_counts
 
 
 @login_required
 @require_GET
 def sequence_list(request: HttpRequest) -> HttpResponse:
     scope = scope_for(request)
-    sequences = (
-        scope.queryset(Sequence)
-        .select_related("fallback_sequence")
-        .annotate(
-            steps_count=_count(
-                SequenceStep.objects.filter(
-                    sequence=OuterRef("pk"), sequence_version=OuterRef("version")
-                )
-            ),
-            active_enrollments=_count(
-                Enrollment.objects.filter(sequence=OuterRef("pk"), status=Enrollment.Status.ACTIVE)
-            ),
-        )
-        .order_by("name")
+    sequences = with_counts(scope.queryset(Sequence).select_related("fallback_sequence")).order_by(
+        "name"
     )
     return render(request, "outreach/sequences.html", {"sequences": sequences})
 
@@ -55,14 +36,6 @@ def _step_initial(sequence: Sequence) -> list[dict]:
         }
         for step in steps_of(sequence)
     ]
-
-
-def _same_steps(sequence: Sequence, specs: list[StepSpec]) -> bool:
-    current = [
-        StepSpec(step.channel, step.template_id, step.delay_value, step.delay_unit)
-        for step in steps_of(sequence)
-    ]
-    return current == specs
 
 
 @login_required
@@ -87,10 +60,7 @@ def sequence_edit(request: HttpRequest, pk: int | None = None) -> HttpResponse:
             try:
                 with transaction.atomic():
                     saved = form.save()
-                    if pk is not None and _same_steps(saved, specs):
-                        version = saved.version
-                    else:
-                        version = replace_steps(saved, specs)
+                    version = save_steps(saved, specs, created=pk is None)
             except EnrollmentError as refused:
                 steps._non_form_errors = steps.error_class([str(refused)])
             else:

@@ -14,18 +14,10 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from cerniq.params import parse_id
 from cerniq.tenancy import scope_for
 from console.forms import TemplateForm, VersionFormSet
-from outreach import sequences, spintax
+from outreach import sequences
 from outreach.analytics import rate
 from outreach.models import Channel, Template, TemplateVersion, known_custom_fields
-
-SAMPLE_VARIABLES = {
-    "company_name": "Agro Test SRL",
-    "contact_name": "Ion Popescu",
-    "county": "Iași",
-    "locality": "Pașcani",
-    "cui": "12345678",
-}
-PREVIEW_COUNT = 5
+from outreach.template_preview import preview_template
 
 
 def reply_rate(version: TemplateVersion) -> float | None:
@@ -125,22 +117,14 @@ def template_edit(request: HttpRequest, pk: int | None = None) -> HttpResponse:
 
 
 def preview_context(body: str, channel: str, custom: set[str]) -> dict:
-    """Up to PREVIEW_COUNT variants with sample values, the total and the problems; a
-    half-typed body gives its problems, never an exception."""
-    if channel not in spintax.CHANNEL_LIMITS:
-        channel = Channel.WHATSAPP
-    problems: list[str] = []
-    variants: list[str] = []
-    total = 0
-    if body.strip():
-        problems = spintax.validate(body, channel=channel, custom_fields=custom)
-        try:
-            result = spintax.preview(body, SAMPLE_VARIABLES, n=PREVIEW_COUNT)
-        except (spintax.TemplateError, ValueError, RecursionError):
-            pass
-        else:
-            variants, total = result.variants, result.total
-    return {"variants": variants, "total": total, "problems": problems, "body": body}
+    """The live preview's context (outreach.template_preview owns what it shows)."""
+    shown = preview_template(body, channel, custom)
+    return {
+        "variants": shown.variants,
+        "total": shown.total,
+        "problems": shown.problems,
+        "body": body,
+    }
 
 
 @login_required

@@ -17,7 +17,7 @@ from cerniq import api_keys
 from cerniq.wsgi import application
 from outreach.models import ImportJob
 from tests.api import hypothesis_compat
-from tests.factories import make_lead, make_message, make_user
+from tests.factories import make_lead, make_message, make_sequence, make_template, make_user
 
 hypothesis_compat.install()
 
@@ -46,6 +46,8 @@ def world(tenant, settings):
         ImportJob.objects.create(tenant=tenant, file_name=f"{n}.csv", content=b"name\nA\n")
         for n in range(3)
     ]
+    sequences = [make_sequence(tenant) for _ in range(3)]
+    templates = [make_template(tenant) for _ in range(3)]
     # As Django's test client does: the WSGI handler would close the test's connection
     # (and its transaction) around every request.
     for signal in (request_started, request_finished):
@@ -55,6 +57,8 @@ def world(tenant, settings):
         {
             "leads": [lead.pk for lead in leads],
             "imports": [job.pk for job in jobs],
+            "sequences": [sequence.pk for sequence in sequences],
+            "templates": [template.pk for template in templates],
         },
     )
     for signal in (request_started, request_finished):
@@ -72,7 +76,8 @@ def test_every_operation_conforms_to_the_schema(case, world):
     headers, ids = world
     generated = (case.path_parameters or {}).get("id")
     if isinstance(generated, int) and generated % 4:  # 3 in 4 hit a real row, the rest 404
-        real = ids["imports" if case.path.startswith("/api/v1/imports/") else "leads"]
+        collection = case.path.split("/")[3]  # /api/v1/<collection>/{id}/...
+        real = ids[collection if collection in ids else "leads"]
         case.path_parameters["id"] = real[generated % len(real)]
     # On the case, not as call() arguments: the ignored-auth check then removes it to
     # see a 401.

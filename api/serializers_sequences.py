@@ -1,0 +1,141 @@
+"""What the API shows of sequences (steps, versions, enrollments) and its request bodies.
+
+Request serializers describe types only; the rules (a step's channel matches its template,
+no link in a first WhatsApp message, a new version when leads run on the old one) stay
+with the model and outreach.sequences, as on the sequences page.
+"""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from outreach.models import Channel, Sequence, SequenceStep
+
+MAX_ENROLL = 1000  # lead ids per enroll or stop request
+MAX_ID = 2**63 - 1  # the largest row id (BigAutoField); a larger one is a 400, not a DB error
+
+
+def row_id(**kwargs) -> serializers.IntegerField:
+    return serializers.IntegerField(min_value=1, max_value=MAX_ID, **kwargs)
+
+
+class StepSerializer(serializers.ModelSerializer):
+    template_name = serializers.CharField(source="template.name", read_only=True)
+
+    class Meta:
+        model = SequenceStep
+        fields = ["position", "channel", "template", "template_name", "delay_value", "delay_unit"]
+        read_only_fields = fields
+
+
+SEQUENCE_FIELDS = [
+    "id",
+    "name",
+    "description",
+    "is_active",
+    "stop_on_reply",
+    "fallback_sequence",
+    "version",
+    "created_at",
+    "updated_at",
+]
+
+
+class SequenceSerializer(serializers.ModelSerializer):
+    steps_count = serializers.IntegerField(read_only=True, help_text="Steps of the version.")
+    active_enrollments = serializers.IntegerField(read_only=True)
+
+    class Meta:
+        model = Sequence
+        fields = [*SEQUENCE_FIELDS, "steps_count", "active_enrollments"]
+        read_only_fields = fields
+
+
+class SequenceVersionSerializer(serializers.Serializer):
+    version = serializers.IntegerField()
+    enrollments = serializers.IntegerField(help_text="Leads that started on this version.")
+    active_enrollments = serializers.IntegerField()
+    steps = StepSerializer(many=True)
+
+
+class SequenceDetailSerializer(SequenceSerializer):
+    """A sequence with the steps of its current version and every version's steps (the
+    view sets `steps_list` and `versions_list`, gathered in three queries)."""
+
+    steps = StepSerializer(
+        source="steps_list", many=True, read_only=True, help_text="Of the current version."
+    )
+    versions = SequenceVersionSerializer(
+        source="versions_list", many=True, read_only=True, help_text="Newest first."
+    )
+
+    class Meta(SequenceSerializer.Meta):
+        fields = [*SequenceSerializer.Meta.fields, "steps", "versions"]
+        read_only_fields = fields
+
+
+class StepWriteSerializer(serializers.Serializer):
+    channel = serializers.ChoiceField(Channel.choices)
+    template = row_id(help_text="A template of your tenant, same channel.")
+    delay_value = serializers.IntegerField(min_value=0, max_value=10000, default=0)
+    delay_unit = serializers.ChoiceField(
+        SequenceStep.DelayUnit.choices, default=SequenceStep.DelayUnit.WORKING_DAYS
+    )
+
+
+class SequenceWriteSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=200, required=False)
+    description = serializers.CharField(required=False, allow_blank=True)
+    is_active = serializers.BooleanField(required=False)
+    stop_on_reply = serializers.BooleanField(required=False)
+    fallback_sequence = row_id(
+        required=False, allow_null=True, help_text="Another sequence of your tenant, or null."
+    )
+    steps = StepWriteSerializer(
+        many=True,
+        required=False,
+        allow_empty=False,
+        help_text="All steps, in order; they replace the current ones (a new version when "
+        "leads run on the current one; unchanged steps keep the version).",
+    )
+
+
+class SequenceCreateSerializer(SequenceWriteSerializer):
+    name = serializers.CharField(max_length=200)
+    steps = StepWriteSerializer(many=True, allow_empty=False)
+
+
+class LeadIdsSerializer(serializers.Serializer):
+    lead_ids = serializers.ListField(
+        child=row_id(),
+        min_length=1,
+        max_length=MAX_ENROLL,
+        help_text=f"Up to {MAX_ENROLL} lead ids.",
+    )
+
+
+class StopSerializer(serializers.Serializer):
+    lead_ids = serializers.ListField(
+        child=row_id(),
+        required=False,
+        min_length=1,
+        max_length=MAX_ENROLL,
+        help_text="Only these leads; all the sequence's running leads when left out.",
+    )
+    reason = serializers.CharField(max_length=64, default="stopped")
+
+
+class EnrollOutcomeSerializer(serializers.Serializer):
+    lead_id = serializers.IntegerField()
+    enrolled = serializers.BooleanField()
+    reason = serializers.CharField(allow_blank=True, help_text="Why not; empty when enrolled.")
+
+
+class EnrollResultSerializer(serializers.Serializer):
+    enrolled = serializers.IntegerField()
+    skipped = serializers.IntegerField()
+    results = EnrollOutcomeSerializer(many=True)
+
+
+class StopResultSerializer(serializers.Serializer):
+    stopped = serializers.ListField(child=serializers.IntegerField(), help_text="Lead ids.")

@@ -1,0 +1,109 @@
+"""What the API shows of templates (versions with their results) and its request bodies.
+
+Request serializers describe types only; whether a body or subject renders (spintax,
+variables, the channel's length) is TemplateVersion.clean's and outreach.spintax's rule,
+as on the templates page.
+"""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from api.serializers_sequences import row_id
+from outreach.analytics import rate
+from outreach.models import Channel, Template, TemplateVersion
+from outreach.template_preview import MAX_PREVIEW_COUNT, PREVIEW_COUNT
+
+
+class TemplateVersionSerializer(serializers.ModelSerializer):
+    reply_rate = serializers.SerializerMethodField(
+        help_text="Replies per 100 sent (one decimal); null before the first send."
+    )
+
+    class Meta:
+        model = TemplateVersion
+        fields = [
+            "id",
+            "version",
+            "subject",
+            "body",
+            "weight",
+            "is_active",
+            "sent_count",
+            "reply_count",
+            "positive_reply_count",
+            "reply_rate",
+            "created_at",
+        ]
+        read_only_fields = fields
+
+    @extend_schema_field(serializers.FloatField(allow_null=True))
+    def get_reply_rate(self, version: TemplateVersion) -> float | None:
+        return rate(version.reply_count, version.sent_count)
+
+
+class TemplateSerializer(serializers.ModelSerializer):
+    versions = TemplateVersionSerializer(many=True, read_only=True, help_text="Oldest first.")
+
+    class Meta:
+        model = Template
+        fields = [
+            "id",
+            "name",
+            "channel",
+            "language",
+            "is_active",
+            "versions",
+            "created_at",
+            "updated_at",
+        ]
+        read_only_fields = fields
+
+
+class VersionWriteSerializer(serializers.Serializer):
+    subject = serializers.CharField(
+        max_length=255, required=False, allow_blank=True, default="", help_text="Email only."
+    )
+    body = serializers.CharField(help_text="Spintax: {a|b}, {{variable}}, {{variable|fallback}}.")
+    weight = serializers.IntegerField(min_value=0, max_value=1000, default=100)
+    is_active = serializers.BooleanField(default=True)
+
+
+class TemplateCreateSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=200)
+    channel = serializers.ChoiceField(Channel.choices)
+    language = serializers.ChoiceField(Template.Language.choices, default=Template.Language.RO)
+    is_active = serializers.BooleanField(default=True)
+    versions = VersionWriteSerializer(many=True, allow_empty=False)
+
+
+class PreviewRequestSerializer(serializers.Serializer):
+    body = serializers.CharField(allow_blank=True, trim_whitespace=False)
+    subject = serializers.CharField(
+        required=False, allow_blank=True, default="", trim_whitespace=False
+    )
+    channel = serializers.ChoiceField(Channel.choices, default=Channel.WHATSAPP)
+    first_message = serializers.BooleanField(
+        default=False, help_text="Check as a sequence's first WhatsApp message (no links)."
+    )
+    lead = row_id(
+        required=False,
+        allow_null=True,
+        help_text="Render with this lead's values; sample values when left out.",
+    )
+    count = serializers.IntegerField(
+        min_value=1, max_value=MAX_PREVIEW_COUNT, default=PREVIEW_COUNT
+    )
+
+
+class PreviewSerializer(serializers.Serializer):
+    valid = serializers.BooleanField(help_text="No problem in the body nor the subject.")
+    problems = serializers.DictField(
+        child=serializers.ListField(child=serializers.CharField()),
+        help_text="Per field (body, subject): each problem with its line and column.",
+    )
+    variants = serializers.ListField(
+        child=serializers.CharField(), help_text="Distinct rendered bodies (up to `count`)."
+    )
+    total = serializers.IntegerField(help_text="How many variants the body's spintax has.")
