@@ -82,6 +82,6 @@ def test_every_operation_conforms_to_the_schema(case, world):
     # On the case, not as call() arguments: the ignored-auth check then removes it to
     # see a 401.
     case.headers = {**(case.headers or {}), **headers}
-    response = case.call_wsgi()
+    response = case.call()
     assert response.status_code < 500, response.get_data(as_text=True)[:500]
     case.validate_response(response)
