@@ -37,9 +37,12 @@ class DuplicateLead(ValueError):
     """The lead's CUI, phone or email is another lead's: the import would update that one."""
 
     def __init__(self, lead_id: int, matched_by: str) -> None:
+        key = {"cui": _("CUI"), "phone": _("phone"), "email": _("email")}.get(
+            matched_by, matched_by
+        )
         super().__init__(
             _("A lead with the same %(key)s already exists (id %(id)d).")
-            % {"key": matched_by, "id": lead_id}
+            % {"key": key, "id": lead_id}
         )
         self.lead_id = lead_id
         self.matched_by = matched_by
