@@ -5,19 +5,19 @@ from __future__ import annotations
 
 import json
 import logging
-import threading
 from datetime import UTC, datetime, timedelta
 
 import pytest
 import responses
 import time_machine
-from django.db import connection, transaction
+from django.db import transaction
 
 from cerniq import notifications
 from cerniq.alerts import acknowledge, raise_alert, resolve_alerts, resolve_by_hand
 from cerniq.models import Alert, AlertChannel
 from cerniq.notifications import deliver_alert, deliver_pending
 from cerniq.tasks import deliver_alert_notifications, notify_alert
+from tests.concurrency import run_at_once
 from tests.drain import running_workers, wait_until
 from tests.factories import make_tenant, make_user
 
@@ -388,24 +388,7 @@ def test_two_workers_running_at_once_send_each_notice_once(alert_receiver):
     for n in range(5):
         raise_one(tenant, subject=f"phone:{n}")
     alert_receiver.delay = 0.1  # both runs are inside their sends at the same time
-    barrier = threading.Barrier(2)
-    errors: list[BaseException] = []
-
-    def run() -> None:
-        try:
-            barrier.wait()
-            deliver_pending()
-        except BaseException as exc:  # noqa: BLE001 - reported below
-            errors.append(exc)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run) for _ in range(2)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
-    assert not errors
+    run_at_once(2, deliver_pending)  # fails on an error in either run
     assert sorted(alert_receiver.titles()) == [
         f"[Warning] Phone offline, phone:{n}" for n in range(5)
     ]

@@ -15,6 +15,7 @@ from svix.webhooks import Webhook
 from cerniq.models import WebhookDelivery, WebhookEndpoint
 from cerniq.outbound import delivery, endpoints, events
 from cerniq.outbound.delivery import MAX_ATTEMPTS, RETRY_SCHEDULE, deliver, deliver_due
+from tests.concurrency import run_at_once
 from tests.drain import running_workers, wait_until
 from tests.factories import make_tenant
 from tests.scrape import scrape, value
@@ -190,24 +191,7 @@ def test_two_workers_running_at_once_deliver_each_event_once(alert_receiver, set
     make_endpoint(tenant, alert_receiver)
     rows = [emit_one(tenant, lead_id=n) for n in range(5)]
     alert_receiver.delay = 0.1  # both runs are inside their POSTs at the same time
-    barrier = threading.Barrier(2)
-    errors: list[BaseException] = []
-
-    def run() -> None:
-        try:
-            barrier.wait()
-            deliver_due()
-        except BaseException as exc:  # noqa: BLE001 - reported below
-            errors.append(exc)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run) for _ in range(2)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
-    assert not errors
+    run_at_once(2, deliver_due)  # fails on an error in either run
     ids = sorted(r.headers["webhook-id"] for r in alert_receiver.received)
     assert ids == sorted(row.event_id for row in rows)
     assert set(WebhookDelivery.objects.values_list("status", "attempts")) == {(Status.DELIVERED, 1)}

@@ -6,7 +6,6 @@ by the email double of the send-path tests."""
 from __future__ import annotations
 
 import io
-import threading
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
@@ -15,7 +14,6 @@ import pytest
 import responses
 import time_machine
 from django.core.management import call_command
-from django.db import connection
 from django.utils import timezone
 
 from cerniq import queues
@@ -26,6 +24,7 @@ from outreach import deadletters, stages
 from outreach.dispatch import dispatch_due
 from outreach.models import Channel, Enrollment, Journey, Message, Stage, StageTransition
 from outreach.sending import LOOKUP_LIMIT, send_message
+from tests.concurrency import run_at_once
 from tests.drain import running_workers, wait_until
 from tests.factories import make_lead, make_message, make_outreach_world, make_tenant, make_user
 from whatsapp.models import QuotaUsage
@@ -94,30 +93,6 @@ def dead_whatsapp(tenant, clock, settings):
 
 
 # --- retry ------------------------------------------------------------------------------
-
-
-def run_at_once(count: int, work) -> list:
-    """`work()` in `count` threads started together; their results (errors re-raised)."""
-    barrier = threading.Barrier(count)
-    results: list = [None] * count
-    errors: list[BaseException] = []
-
-    def runner(index: int) -> None:
-        try:
-            barrier.wait()
-            results[index] = work()
-        except BaseException as exc:
-            errors.append(exc)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=runner, args=(i,)) for i in range(count)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert not errors, errors
-    return results
 
 
 class RefuseOnce:

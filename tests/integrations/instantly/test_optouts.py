@@ -16,6 +16,19 @@ pytestmark = pytest.mark.usefixtures("registered")
 INSTANTLY_LEAD = "019ffad3-aaaa-7bbb-8ccc-ddddeeeeffff"
 
 
+def pushed_lead(tenant):
+    """A lead whose cold email was pushed: Instantly knows it as INSTANTLY_LEAD."""
+    lead = make_lead(tenant, email="ion@agro.ro", email_status=Lead.EmailStatus.VALID)
+    make_message(
+        lead,
+        channel=Channel.EMAIL_COLD,
+        status=Message.Status.SENT,
+        counterpart=lead.email,
+        provider_message_id=INSTANTLY_LEAD,
+    )
+    return lead
+
+
 @pytest.fixture
 def forgotten(monkeypatch):
     calls: list[str] = []
@@ -26,14 +39,7 @@ def forgotten(monkeypatch):
 def test_a_pushed_lead_who_says_stop_on_whatsapp_is_deleted_at_instantly(
     tenant, forgotten, django_capture_on_commit_callbacks
 ):
-    lead = make_lead(tenant, email="ion@agro.ro", email_status=Lead.EmailStatus.VALID)
-    make_message(
-        lead,
-        channel=Channel.EMAIL_COLD,
-        status=Message.Status.SENT,
-        counterpart=lead.email,
-        provider_message_id=INSTANTLY_LEAD,
-    )
+    lead = pushed_lead(tenant)
     with django_capture_on_commit_callbacks(execute=True):
         optout.opt_out(lead, Channel.WHATSAPP)
     assert forgotten == [INSTANTLY_LEAD]
@@ -75,14 +81,7 @@ def test_the_demo_sandbox_has_no_lead_at_instantly_to_delete_or_update(
     }
     interest_calls: list = []
     monkeypatch.setattr(tasks.push_interest, "send", lambda *a: interest_calls.append(a))
-    lead = make_lead(tenant, email="ion@agro.ro", email_status=Lead.EmailStatus.VALID)
-    make_message(
-        lead,
-        channel=Channel.EMAIL_COLD,
-        status=Message.Status.SENT,
-        counterpart=lead.email,
-        provider_message_id=INSTANTLY_LEAD,
-    )
+    lead = pushed_lead(tenant)
     from outreach import stages
     from outreach.models import Journey, Stage
 
@@ -100,18 +99,6 @@ def withdrawn(monkeypatch):
     calls: list[str] = []
     monkeypatch.setattr(tasks.withdraw_lead, "send", calls.append)
     return calls
-
-
-def pushed_lead(tenant):
-    lead = make_lead(tenant, email="ion@agro.ro", email_status=Lead.EmailStatus.VALID)
-    make_message(
-        lead,
-        channel=Channel.EMAIL_COLD,
-        status=Message.Status.SENT,
-        counterpart=lead.email,
-        provider_message_id=INSTANTLY_LEAD,
-    )
-    return lead
 
 
 @pytest.mark.parametrize("stop", ["pause", "reply", "dead"])
