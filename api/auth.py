@@ -92,6 +92,16 @@ class TenantAccess(permissions.BasePermission):
         return True
 
 
+def require_tenant_admin(request: Request, refusal: str) -> None:
+    """The pages' rule for admin-only settings, over the API: a key passes (only admins
+    create keys, and TenantAccess already asks writes for a write key); a signed-in
+    operator must be an admin of the tenant (or a superuser)."""
+    if api_key(request) is not None or request.user.is_superuser:
+        return
+    if not scope_for(request._request).is_admin:
+        raise exceptions.PermissionDenied(refusal)
+
+
 class PerKeyThrottle(throttling.SimpleRateThrottle):
     """API_THROTTLE_RATE requests per key (or per operator, or per address) and period."""
 

@@ -19,6 +19,7 @@ from api.views.phones import PhoneViewSet
 from api.views.reviews import ReviewViewSet
 from api.views.sequences import SequenceViewSet
 from api.views.templates import TemplateViewSet
+from api.views.webhooks import WebhookDeliveryViewSet, WebhookEndpointViewSet
 
 router = DefaultRouter(trailing_slash=True)
 router.include_root_view = False
@@ -30,6 +31,8 @@ router.register("messages", MessageViewSet, basename="message")
 router.register("analytics", AnalyticsViewSet, basename="analytics")
 router.register("sequences", SequenceViewSet, basename="sequence")
 router.register("templates", TemplateViewSet, basename="template")
+router.register("webhooks", WebhookEndpointViewSet, basename="webhook")
+router.register("webhook-deliveries", WebhookDeliveryViewSet, basename="webhook-delivery")
 
 
 def not_found(request: HttpRequest, rest: str = "") -> JsonResponse:

@@ -314,7 +314,7 @@ class WebhookEndpointAdmin(admin.ModelAdmin):
     autocomplete_fields = ("tenant",)
     readonly_fields = (
         "masked_secret",
-        "disabled_reason",
+        "disabled_reason_text",
         "created_at",
         "last_success_at",
         "last_failure_at",
@@ -323,6 +323,10 @@ class WebhookEndpointAdmin(admin.ModelAdmin):
     @admin.display(description="Secret")
     def masked_secret(self, obj: WebhookEndpoint) -> str:
         return outbound_endpoints.masked_secret(obj.secret)
+
+    @admin.display(description="Disabled because")
+    def disabled_reason_text(self, obj: WebhookEndpoint) -> str:
+        return obj.disabled_reason_text
 
 
 @admin.register(WebhookDelivery)

@@ -314,6 +314,12 @@ class WebhookEndpoint(models.Model):
     The secret signs every delivery (Standard Webhooks, `whsec_<base64>`): it is made here,
     shown once when created or rotated, and kept in the clear because signing needs it."""
 
+    class DisabledBy(models.TextChoices):
+        """Why deliveries stopped: stored as a code, shown in the reader's language."""
+
+        OPERATOR = "operator", _("disabled by an operator")
+        GONE = "gone", _("the receiver answered 410 Gone")
+
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="webhook_endpoints")
     url = models.CharField(_("URL"), max_length=2000)
     description = models.CharField(_("description"), max_length=200, blank=True)
@@ -330,6 +336,14 @@ class WebhookEndpoint(models.Model):
 
     def __str__(self) -> str:
         return self.description or self.url
+
+    @property
+    def disabled_reason_text(self) -> str:
+        """The reason in the reader's language (rows from before the codes show as stored)."""
+        try:
+            return str(self.DisabledBy(self.disabled_reason).label)
+        except ValueError:
+            return self.disabled_reason
 
 
 class WebhookDelivery(models.Model):

@@ -39,6 +39,11 @@ class TenantScope:
     tenant: Tenant
     membership: Membership
 
+    @property
+    def is_admin(self) -> bool:
+        """A tenant admin: manages keys, alert channels, webhooks and the warm-up ramp."""
+        return self.membership.role == Membership.Role.ADMIN
+
     def queryset(self, model_or_qs: type[M] | QuerySet[M]) -> QuerySet[M]:
         qs = (
             model_or_qs if isinstance(model_or_qs, QuerySet) else model_or_qs._default_manager.all()

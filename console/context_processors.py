@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from django.http import HttpRequest
 
-from cerniq.models import Alert, Membership
+from cerniq.models import Alert
 from cerniq.tenancy import NoTenant, TenantScope, scope_for
 
 
@@ -41,5 +41,5 @@ def tenant(request: HttpRequest) -> dict[str, object]:
     return {
         "current_tenant": scope.tenant,
         "open_alert_count": _open_alert_count(scope),
-        "is_tenant_admin": scope.membership.role == Membership.Role.ADMIN,
+        "is_tenant_admin": scope.is_admin,
     }

@@ -12,19 +12,18 @@ from django.db.models import QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from drf_spectacular.utils import OpenApiExample, extend_schema, extend_schema_view
-from rest_framework import exceptions, mixins, viewsets
+from rest_framework import mixins, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from api import serializers_phones as s
-from api.auth import api_key, tenant_of
+from api.auth import require_tenant_admin, tenant_of
 from api.docs import READ, WRITE, errors
 from api.errors import Conflict
 from api.pagination import Cursor
-from cerniq.models import Membership, Tenant
-from cerniq.tenancy import scope_for
+from cerniq.models import Tenant
 from outreach.backlog import next_slot
 from outreach.hours import SendingWindow
 from whatsapp import phones, quota, warmup
@@ -109,16 +108,6 @@ def _refused(act: Callable[[], None]) -> None:
 
 def _ramp_body(ramp: warmup.Ramp) -> dict:
     return {"steps": [list(step) for step in ramp.steps], "text": ramp.as_text(), "days": ramp.days}
-
-
-def _check_ramp_editor(request: Request) -> None:
-    """The page's rule: only a tenant admin changes the ramp (a write key is an admin's)."""
-    if api_key(request) is not None:
-        return
-    if scope_for(request._request).membership.role != Membership.Role.ADMIN:
-        raise exceptions.PermissionDenied(
-            _("Only an admin of this workspace can change the warm-up ramp.")
-        )
 
 
 @extend_schema_view(
@@ -268,7 +257,9 @@ class PhoneViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Ge
         tenant = tenant_of(request)
         if request.method == "GET":
             return Response(_ramp_body(warmup.ramp_for(tenant.pk)))
-        _check_ramp_editor(request)
+        require_tenant_admin(
+            request, _("Only an admin of this workspace can change the warm-up ramp.")
+        )
         body = s.WarmupSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         try:

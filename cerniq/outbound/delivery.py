@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 import requests
+from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
@@ -28,6 +29,7 @@ from cerniq.logging import mask_log_text
 from cerniq.metrics.outbound import DELIVERIES
 from cerniq.models import WebhookDelivery, WebhookEndpoint
 from cerniq.outbound import endpoints as endpoint_rules
+from cerniq.outbound import events
 
 log = logging.getLogger(__name__)
 
@@ -166,7 +168,9 @@ def record(row: WebhookDelivery, attempt: Attempt, now: datetime) -> str:
         status, outcome = Status.FAILED, "gone"
         fields["next_attempt_at"] = None
         WebhookEndpoint.objects.filter(pk=endpoint.pk).update(
-            enabled=False, disabled_reason="410 Gone from the receiver", last_failure_at=now
+            enabled=False,
+            disabled_reason=WebhookEndpoint.DisabledBy.GONE,
+            last_failure_at=now,
         )
     else:
         delay = retry_delay(row.attempts)
@@ -209,9 +213,21 @@ def deliver_due(now: datetime | None = None, *, limit: int = BATCH) -> int:
     return sent
 
 
-def redeliver(row: WebhookDelivery) -> None:
+def redeliver(row: WebhookDelivery) -> bool:
     """An operator asks for it again: same event id (receivers may drop it as a repeat),
-    a fresh run of attempts, due now."""
-    WebhookDelivery.objects.filter(pk=row.pk).exclude(status=Status.DELIVERING).update(
-        status=Status.PENDING, attempts=0, next_attempt_at=timezone.now(), delivered_at=None
+    a fresh run of attempts, due now. False while a worker is sending it (nothing changes)."""
+    due = timezone.now()
+    changed = (
+        WebhookDelivery.objects.filter(pk=row.pk)
+        .exclude(status=Status.DELIVERING)
+        .update(status=Status.PENDING, attempts=0, next_attempt_at=due, delivered_at=None)
     )
+    if changed:
+        transaction.on_commit(lambda: events.enqueue([row.pk]))
+        row.status, row.attempts, row.next_attempt_at, row.delivered_at = (
+            Status.PENDING,
+            0,
+            due,
+            None,
+        )
+    return bool(changed)

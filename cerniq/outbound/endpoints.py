@@ -89,6 +89,16 @@ def validate_events(names: list[str]) -> None:
         raise ValidationError(_("Choose at least one event."), code="required")
 
 
+def set_enabled(endpoint: WebhookEndpoint, enabled: bool) -> None:
+    """An operator (or an integrator) switches deliveries on or off. Rows owed meanwhile
+    are kept and go out when it is enabled again (the periodic job finds them)."""
+    endpoint.enabled = enabled
+    endpoint.disabled_reason = "" if enabled else WebhookEndpoint.DisabledBy.OPERATOR
+    WebhookEndpoint.objects.filter(pk=endpoint.pk).update(
+        enabled=endpoint.enabled, disabled_reason=endpoint.disabled_reason
+    )
+
+
 def rotate_secret(endpoint: WebhookEndpoint) -> str:
     """A new secret, effective for the next attempt; returned to be shown once."""
     endpoint.secret = new_secret()

@@ -24,7 +24,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from cerniq import alerts
 from cerniq.alerts import SEVERITY_RANK
-from cerniq.models import Alert, Membership
+from cerniq.models import Alert
 from cerniq.params import parse_id, parse_ids, parse_page
 from cerniq.tenancy import TenantScope, scope_for
 
@@ -51,7 +51,7 @@ _SEVERITY_ORDER = Case(
 
 def is_channel_admin(request: HttpRequest, scope: TenantScope) -> bool:
     """Channels carry secrets and decide who is woken at night: tenant admins only."""
-    return scope.membership.role == Membership.Role.ADMIN or request.user.is_superuser
+    return scope.is_admin or request.user.is_superuser
 
 
 @login_required

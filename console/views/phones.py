@@ -19,7 +19,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
 
-from cerniq.models import Alert, Membership
+from cerniq.models import Alert
 from cerniq.tenancy import TenantScope, scope_for
 from console.views.dashboard import phone_rows
 from outreach.analytics import local_day_bounds
@@ -44,7 +44,7 @@ class WarmupPlanForm(forms.Form):
 
 
 def _is_admin(scope: TenantScope) -> bool:
-    return scope.membership.role == Membership.Role.ADMIN
+    return scope.is_admin
 
 
 @login_required

@@ -88,13 +88,13 @@ def webhook_action(request: HttpRequest, pk: int, action: str) -> HttpResponse:
                 _("The test event to %(url)s failed: %(problem)s") % {**named, "problem": problem},
             )
     elif action in ("enable", "disable"):
-        endpoint.enabled = action == "enable"
-        endpoint.disabled_reason = "" if endpoint.enabled else _("disabled by an operator")
-        endpoint.save(update_fields=["enabled", "disabled_reason"])
+        endpoints.set_enabled(endpoint, action == "enable")
         if endpoint.enabled:
             messages.success(request, _("%(url)s is enabled.") % named)
         else:
-            messages.success(request, _("%(url)s is disabled: events are kept for it.") % named)
+            messages.success(
+                request, _("%(url)s is disabled: what it is owed waits until enabled.") % named
+            )
     elif action == "rotate":
         secret = endpoints.rotate_secret(endpoint)
         messages.success(request, _("New signing secret: copy it now, the old one stops working."))
@@ -112,6 +112,9 @@ def webhook_action(request: HttpRequest, pk: int, action: str) -> HttpResponse:
 def redeliver(request: HttpRequest, pk: int) -> HttpResponse:
     scope = _admin_scope(request)
     row = scope.get_or_404(WebhookDelivery, pk=pk)
-    delivery.redeliver(row)
-    messages.success(request, _("Event %(id)s will be delivered again.") % {"id": row.event_id})
+    named = {"id": row.event_id}
+    if delivery.redeliver(row):
+        messages.success(request, _("Event %(id)s will be delivered again.") % named)
+    else:
+        messages.error(request, _("Event %(id)s is being delivered right now.") % named)
     return redirect("outreach:webhooks")

@@ -162,7 +162,8 @@ def test_410_gone_disables_the_endpoint_and_fails_the_row(tenant, alert_receiver
 
     assert deliver(row.pk) == Status.FAILED
     endpoint.refresh_from_db()
-    assert not endpoint.enabled and "410" in endpoint.disabled_reason
+    assert not endpoint.enabled and endpoint.disabled_reason == WebhookEndpoint.DisabledBy.GONE
+    assert "410" in endpoint.disabled_reason_text
     clock.shift(timedelta(hours=1))
     assert deliver_due() == 0 and len(alert_receiver.received) == 1  # the other row waits
     later.refresh_from_db()
