@@ -196,6 +196,16 @@ OUTBOUND_WEBHOOKS_ALLOW_LOCAL = env.bool("OUTBOUND_WEBHOOKS_ALLOW_LOCAL", defaul
 PERIODIC_JOBS.append(
     {"name": "outbound-webhooks", "cron": "* * * * *", "actor": "cerniq.tasks.deliver_due_webhooks"}
 )
+# Delivered and failed deliveries are deleted this many days after their last attempt
+# (their payloads carry reply texts); rows still owed are never deleted.
+OUTBOUND_WEBHOOK_RETENTION_DAYS = env.int("OUTBOUND_WEBHOOK_RETENTION_DAYS", default=30)
+PERIODIC_JOBS.append(
+    {
+        "name": "purge-webhook-deliveries",
+        "cron": "17 * * * *",
+        "actor": "cerniq.tasks.purge_webhook_deliveries",
+    }
+)
 
 # --- Dead letters (#12) -------------------------------------------------------------------
 # Kept this many days, then discarded (outreach.deadletters: re-planned, never deleted); a

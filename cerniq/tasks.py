@@ -73,6 +73,14 @@ def deliver_webhook(delivery_id: int) -> None:
 
 
 @dramatiq.actor(queue_name="webhooks.out", max_retries=0, time_limit=600_000)
+def purge_webhook_deliveries() -> None:
+    """Hourly: delete deliveries done for longer than OUTBOUND_WEBHOOK_RETENTION_DAYS."""
+    from cerniq.outbound import delivery
+
+    delivery.purge()
+
+
+@dramatiq.actor(queue_name="webhooks.out", max_retries=0, time_limit=600_000)
 def deliver_due_webhooks() -> None:
     """Every minute: outbox rows due (retries, and rows whose message the broker lost)."""
     from cerniq.outbound import delivery

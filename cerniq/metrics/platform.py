@@ -1,16 +1,18 @@
 """The platform's scrape-time facts: open alerts, webhook events not done yet, and the
-heartbeats (registered by CerniqConfig.ready). Two queries and two cache reads."""
+heartbeats, the outgoing webhooks owed (registered by CerniqConfig.ready). Three queries and
+two cache reads."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-from django.db.models import Count
+from django.db.models import Count, Min
+from django.utils import timezone
 from prometheus_client.core import Metric
 
 from cerniq import heartbeats
 from cerniq.metrics.collectors import gauge
-from cerniq.models import Alert, WebhookEvent
+from cerniq.models import Alert, WebhookDelivery, WebhookEvent
 
 # Stored events still to be done, or failed (webhook dead letters until replayed).
 PENDING_WEBHOOK_STATUSES = (
@@ -44,6 +46,25 @@ def collect() -> Iterator[Metric]:
         "Stored webhook events waiting (RECEIVED), running (PROCESSING) or failed (FAILED).",
         ["provider", "status"],
         (((provider, status.lower()), n) for provider, status, n in events),
+    )
+    owed = list(
+        WebhookDelivery.objects.exclude(status=WebhookDelivery.Status.DELIVERED)
+        .order_by()
+        .values_list("status")
+        .annotate(n=Count("pk"), oldest=Min("created_at"))
+    )
+    yield gauge(
+        "cerniq_outbound_webhook_deliveries",
+        "Outgoing webhook deliveries owed (pending, delivering) or given up (failed).",
+        ["status"],
+        (((status.lower(),), n) for status, n, _ in owed),
+    )
+    waiting = [oldest for status, _, oldest in owed if status != WebhookDelivery.Status.FAILED]
+    yield gauge(
+        "cerniq_outbound_webhook_oldest_owed_seconds",
+        "Age of the oldest outgoing webhook delivery still owed (absent: none owed).",
+        [],
+        [((), (timezone.now() - min(waiting)).total_seconds())] if waiting else [],
     )
     workers = heartbeats.worker_beats()
     yield gauge(

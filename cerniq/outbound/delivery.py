@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 import requests
+from django.conf import settings
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
@@ -211,6 +212,28 @@ def deliver_due(now: datetime | None = None, *, limit: int = BATCH) -> int:
             break
         sent += deliver(delivery_id, now) == Status.DELIVERED
     return sent
+
+
+def purge(now: datetime | None = None, *, batch: int = BATCH) -> int:
+    """Delete DELIVERED and FAILED rows whose last attempt is older than
+    OUTBOUND_WEBHOOK_RETENTION_DAYS (their payloads hold reply texts, kept no longer than
+    needed); how many. Rows still owed (PENDING, DELIVERING) are never deleted, nor is a
+    FAILED row an operator redelivers meanwhile (the DELETE re-checks the status). In
+    batches, so no long lock on the outbox."""
+    now = now or timezone.now()
+    before = now - timedelta(days=settings.OUTBOUND_WEBHOOK_RETENTION_DAYS)
+    done = WebhookDelivery.objects.filter(
+        status__in=(Status.DELIVERED, Status.FAILED), last_attempt_at__lt=before
+    )
+    deleted = 0
+    while ids := list(done.order_by().values_list("pk", flat=True)[:batch]):
+        count, _ = done.filter(pk__in=ids).delete()
+        deleted += count
+        if len(ids) < batch:
+            break
+    if deleted:
+        log.info("deleted %s webhook deliveries older than %s", deleted, before.date())
+    return deleted
 
 
 def redeliver(row: WebhookDelivery) -> bool:

@@ -18,7 +18,7 @@ from cerniq.outbound.delivery import MAX_ATTEMPTS, RETRY_SCHEDULE, deliver, deli
 from tests.concurrency import run_at_once
 from tests.drain import running_workers, wait_until
 from tests.factories import make_tenant
-from tests.scrape import scrape, value
+from tests.scrape import scrape, series, value
 
 T0 = datetime(2026, 3, 2, 8, 0, tzinfo=UTC)
 Status = WebhookDelivery.Status
@@ -329,3 +329,58 @@ def test_of_many_workers_claiming_one_row_at_the_same_moment_exactly_one_wins(
         thread.join(timeout=60)
     assert sorted(wins) == [False] * 5 + [True]
     assert WebhookDelivery.objects.get().attempts == 1
+
+
+def test_purge_deletes_only_deliveries_done_before_the_retention(tenant, settings, clock):
+    settings.OUTBOUND_WEBHOOK_RETENTION_DAYS = 30
+    endpoint = make_endpoint(tenant, _NoReceiver())
+    rows = {name: emit_one(tenant) for name in ("old_ok", "old_failed", "owed", "new_ok")}
+    long_ago = T0 - timedelta(days=31)
+    for name, status, at in [
+        ("old_ok", Status.DELIVERED, long_ago),
+        ("old_failed", Status.FAILED, long_ago),
+        ("owed", Status.PENDING, long_ago),  # still owed, however old: kept
+        ("new_ok", Status.DELIVERED, T0 - timedelta(days=29)),
+    ]:
+        WebhookDelivery.objects.filter(pk=rows[name].pk).update(status=status, last_attempt_at=at)
+    other = make_tenant(slug="other-co", name="Other Co")
+    make_endpoint(other, _NoReceiver())
+    theirs = emit_one(other)
+    WebhookDelivery.objects.filter(pk=theirs.pk).update(
+        status=Status.DELIVERED, last_attempt_at=long_ago
+    )
+
+    assert delivery.purge(batch=1) == 3  # in batches of one: the loop goes on
+    kept = set(WebhookDelivery.objects.values_list("pk", flat=True))
+    assert kept == {rows["owed"].pk, rows["new_ok"].pk}
+    assert WebhookEndpoint.objects.filter(pk=endpoint.pk).exists()
+    assert delivery.purge() == 0
+
+
+def test_the_outbox_gauges_count_what_is_owed_and_its_age(tenant, client, settings, clock):
+    make_endpoint(tenant, _NoReceiver(), events_=("lead.stage_changed", "lead.replied"))
+    emit_one(tenant)
+    clock.shift(timedelta(minutes=10))
+    emit_one(tenant, "lead.replied")
+    failed = emit_one(tenant)
+    WebhookDelivery.objects.filter(pk=failed.pk).update(status=Status.FAILED)
+    delivered = emit_one(tenant)
+    WebhookDelivery.objects.filter(pk=delivered.pk).update(status=Status.DELIVERED)
+
+    samples = scrape(client, settings)
+    assert series(samples, "cerniq_outbound_webhook_deliveries") == {
+        frozenset({("status", "pending")}): 2,
+        frozenset({("status", "failed")}): 1,
+    }
+    assert value(samples, "cerniq_outbound_webhook_oldest_owed_seconds") == 600
+    WebhookDelivery.objects.filter(status=Status.PENDING).update(status=Status.DELIVERED)
+    assert ("cerniq_outbound_webhook_oldest_owed_seconds", frozenset()) not in scrape(
+        client, settings
+    )
+
+
+class _NoReceiver:
+    """An endpoint URL nothing answers at: these tests never send."""
+
+    def url(self, scheme: str, path: str) -> str:
+        return f"{scheme}://127.0.0.1:9{path}"
