@@ -313,3 +313,18 @@ def make_outreach_world(
     if enroll:
         enroll_many(lead_rows, sequence)
     return {"phones": phone_rows, "sequence": sequence, "leads": lead_rows}
+
+
+def make_webhook_endpoint(
+    tenant: Tenant, url: str = "https://hooks.example.com/in", **kw: Any
+) -> WebhookEndpoint:
+    """An outgoing webhook endpoint with a fresh secret (taking lead.replied unless told)."""
+    from cerniq.outbound.endpoints import new_secret
+
+    return WebhookEndpoint.objects.create(
+        tenant=tenant,
+        url=url,
+        events=list(kw.pop("events", ["lead.replied"])),
+        secret=new_secret(),
+        **kw,
+    )

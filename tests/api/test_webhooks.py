@@ -12,7 +12,7 @@ from svix.webhooks import Webhook
 
 from cerniq.models import WebhookDelivery, WebhookEndpoint
 from cerniq.outbound import delivery, endpoints, events
-from tests.factories import make_user
+from tests.factories import make_user, make_webhook_endpoint
 
 HOOKS = "/api/v1/webhooks/"
 DELIVERIES = "/api/v1/webhook-deliveries/"
@@ -22,16 +22,6 @@ Status = WebhookDelivery.Status
 @pytest.fixture(autouse=True)
 def local_receivers_allowed(settings):
     settings.OUTBOUND_WEBHOOKS_ALLOW_LOCAL = True
-
-
-def make_endpoint(tenant, url="https://crm.example.ro/hooks", **kw) -> WebhookEndpoint:
-    return WebhookEndpoint.objects.create(
-        tenant=tenant,
-        url=url,
-        events=kw.pop("events", ["lead.replied"]),
-        secret=endpoints.new_secret(),
-        **kw,
-    )
 
 
 def owe(tenant, event_type="lead.replied") -> list[WebhookDelivery]:
@@ -47,7 +37,7 @@ def owe_one(tenant, event_type="lead.replied") -> WebhookDelivery:
 
 
 def test_every_webhook_endpoint_needs_a_key(anonymous, tenant):
-    endpoint = make_endpoint(tenant)
+    endpoint = make_webhook_endpoint(tenant)
     row = owe_one(tenant)
     for method, url in [
         ("get", HOOKS),
@@ -70,7 +60,7 @@ def test_every_webhook_endpoint_needs_a_key(anonymous, tenant):
     [("get", ""), ("patch", ""), ("delete", ""), ("post", "rotate-secret/"), ("post", "test/")],
 )
 def test_another_tenants_endpoint_is_404_and_unchanged(api, other_tenant, method, suffix):
-    theirs = make_endpoint(other_tenant)
+    theirs = make_webhook_endpoint(other_tenant)
     response = getattr(api, method)(f"{HOOKS}{theirs.pk}/{suffix}", {"enabled": False})
     assert response.status_code == 404
     assert response.json()["error"]["code"] == "not_found"
@@ -80,7 +70,7 @@ def test_another_tenants_endpoint_is_404_and_unchanged(api, other_tenant, method
 
 
 def test_another_tenants_deliveries_are_neither_listed_nor_redelivered(api, other_tenant):
-    make_endpoint(other_tenant)
+    make_webhook_endpoint(other_tenant)
     theirs = owe_one(other_tenant)
     WebhookDelivery.objects.filter(pk=theirs.pk).update(status=Status.FAILED)
     assert api.get(DELIVERIES).json()["results"] == []
@@ -90,7 +80,7 @@ def test_another_tenants_deliveries_are_neither_listed_nor_redelivered(api, othe
 
 
 def test_a_read_key_lists_but_cannot_change_anything(read_api, tenant):
-    endpoint = make_endpoint(tenant)
+    endpoint = make_webhook_endpoint(tenant)
     row = owe_one(tenant)
     assert read_api.get(HOOKS).status_code == 200
     assert read_api.get(f"{DELIVERIES}{row.pk}/").status_code == 200
@@ -110,7 +100,7 @@ def test_a_read_key_lists_but_cannot_change_anything(read_api, tenant):
 
 
 def test_a_signed_in_operator_reads_but_only_an_admin_changes_endpoints(tenant, tenant_admin):
-    endpoint = make_endpoint(tenant)
+    endpoint = make_webhook_endpoint(tenant)
     operator = APIClient(HTTP_ACCEPT_LANGUAGE="en")
     operator.force_login(make_user(tenant))
     assert operator.get(HOOKS).status_code == 200
@@ -185,7 +175,7 @@ def test_a_private_address_is_refused_in_production(api, settings):
 
 
 def test_disabling_holds_what_is_owed_and_enabling_sends_it(api, tenant, alert_receiver):
-    endpoint = make_endpoint(tenant, url=alert_receiver.url("http", "/hooks"))
+    endpoint = make_webhook_endpoint(tenant, url=alert_receiver.url("http", "/hooks"))
     owed = owe_one(tenant)
     off = api.patch(f"{HOOKS}{endpoint.pk}/", {"enabled": False}, format="json").json()
     assert (off["enabled"], off["disabled_reason"]) == (False, "disabled by an operator")
@@ -202,7 +192,7 @@ def test_disabling_holds_what_is_owed_and_enabling_sends_it(api, tenant, alert_r
 
 
 def test_update_changes_url_and_events_and_checks_them(api, tenant):
-    endpoint = make_endpoint(tenant)
+    endpoint = make_webhook_endpoint(tenant)
     changed = api.patch(
         f"{HOOKS}{endpoint.pk}/",
         {"url": "https://bi.example.ro/in", "events": ["review.created", "message.failed"]},
@@ -220,7 +210,7 @@ def test_update_changes_url_and_events_and_checks_them(api, tenant):
 
 
 def test_rotate_returns_a_new_secret_that_signs_the_next_delivery(api, tenant, alert_receiver):
-    endpoint = make_endpoint(tenant, url=alert_receiver.url("http", "/hooks"))
+    endpoint = make_webhook_endpoint(tenant, url=alert_receiver.url("http", "/hooks"))
     old = endpoint.secret
     rotated = api.post(f"{HOOKS}{endpoint.pk}/rotate-secret/").json()
     assert rotated["secret"] != old and rotated["secret"].startswith("whsec_")
@@ -238,7 +228,7 @@ def test_rotate_returns_a_new_secret_that_signs_the_next_delivery(api, tenant, a
 
 def test_a_test_event_shows_what_a_failing_receiver_said(api, tenant, alert_receiver):
     alert_receiver.status = 500
-    endpoint = make_endpoint(tenant, url=alert_receiver.url("http", "/hooks"))
+    endpoint = make_webhook_endpoint(tenant, url=alert_receiver.url("http", "/hooks"))
     shown = api.post(f"{HOOKS}{endpoint.pk}/test/").json()
     assert (shown["status"], shown["attempts"], shown["last_status_code"]) == (
         Status.PENDING,
@@ -255,7 +245,7 @@ def test_a_test_event_shows_what_a_failing_receiver_said(api, tenant, alert_rece
 
 
 def test_delete_removes_the_endpoint_and_what_it_was_owed(api, tenant):
-    endpoint = make_endpoint(tenant)
+    endpoint = make_webhook_endpoint(tenant)
     owe_one(tenant)
     assert api.delete(f"{HOOKS}{endpoint.pk}/").status_code == 204
     assert not WebhookEndpoint.objects.exists() and not WebhookDelivery.objects.exists()
@@ -269,8 +259,8 @@ def test_the_event_catalogue_lists_every_subscribable_event(read_api):
 
 
 def test_deliveries_filter_by_endpoint_status_and_event(api, tenant):
-    crm = make_endpoint(tenant, events=["lead.replied", "review.created"])
-    bi = make_endpoint(tenant, url="https://bi.example.ro/in", events=["review.created"])
+    crm = make_webhook_endpoint(tenant, events=["lead.replied", "review.created"])
+    bi = make_webhook_endpoint(tenant, url="https://bi.example.ro/in", events=["review.created"])
     replied = owe_one(tenant, "lead.replied")
     owe(tenant, "review.created")
     WebhookDelivery.objects.filter(pk=replied.pk).update(status=Status.FAILED)
@@ -295,7 +285,7 @@ def test_deliveries_filter_by_endpoint_status_and_event(api, tenant):
 
 
 def test_redeliver_sends_a_failed_event_again_under_the_same_id(api, tenant, alert_receiver):
-    make_endpoint(tenant, url=alert_receiver.url("http", "/hooks"))
+    make_webhook_endpoint(tenant, url=alert_receiver.url("http", "/hooks"))
     row = owe_one(tenant)
     WebhookDelivery.objects.filter(pk=row.pk).update(
         status=Status.FAILED, attempts=9, next_attempt_at=None, last_status_code=503
@@ -311,7 +301,7 @@ def test_redeliver_sends_a_failed_event_again_under_the_same_id(api, tenant, ale
 
 
 def test_redeliver_while_a_worker_sends_it_is_a_409_and_changes_nothing(api, tenant):
-    make_endpoint(tenant)
+    make_webhook_endpoint(tenant)
     row = owe_one(tenant)
     WebhookDelivery.objects.filter(pk=row.pk).update(status=Status.DELIVERING, attempts=2)
     response = api.post(f"{DELIVERIES}{row.pk}/redeliver/")
@@ -328,12 +318,12 @@ def test_lists_take_a_constant_number_of_queries(api, tenant, url):
             assert api.get(url).status_code == 200
         return len(queries)
 
-    make_endpoint(tenant, events=list(events.EVENTS))
+    make_webhook_endpoint(tenant, events=list(events.EVENTS))
     owe_one(tenant)
     count()  # the key's last_used_at is written on its first use in a minute
     few = count()
     for n in range(6):
-        make_endpoint(tenant, url=f"https://crm{n}.example.ro/", events=list(events.EVENTS))
+        make_webhook_endpoint(tenant, url=f"https://crm{n}.example.ro/", events=list(events.EVENTS))
     for event_type in events.EVENTS:
         owe(tenant, event_type)
     assert count() == few

@@ -17,7 +17,7 @@ from cerniq.outbound import delivery, endpoints, events
 from cerniq.outbound.delivery import MAX_ATTEMPTS, RETRY_SCHEDULE, deliver, deliver_due
 from tests.concurrency import run_at_once
 from tests.drain import running_workers, wait_until
-from tests.factories import make_tenant
+from tests.factories import make_tenant, make_webhook_endpoint
 from tests.scrape import scrape, series, value
 
 T0 = datetime(2026, 3, 2, 8, 0, tzinfo=UTC)
@@ -36,12 +36,8 @@ def clock():
 
 
 def make_endpoint(tenant, receiver, events_=("lead.stage_changed",), **kw) -> WebhookEndpoint:
-    return WebhookEndpoint.objects.create(
-        tenant=tenant,
-        url=receiver.url("http", "/hooks/cerniq"),
-        events=list(events_),
-        secret=endpoints.new_secret(),
-        **kw,
+    return make_webhook_endpoint(
+        tenant, receiver.url("http", "/hooks/cerniq"), events=events_, **kw
     )
 
 

@@ -10,7 +10,7 @@ from svix.webhooks import Webhook
 from cerniq.models import WebhookDelivery, WebhookEndpoint
 from cerniq.outbound import endpoints, events
 from cerniq.outbound.delivery import deliver
-from tests.factories import make_user
+from tests.factories import make_user, make_webhook_endpoint
 
 URL = "/outreach/webhooks/"
 Status = WebhookDelivery.Status
@@ -28,18 +28,8 @@ def admin_web(tenant) -> Client:
     return client
 
 
-def endpoint_of(tenant, url="https://hooks.example.com/in", **kw) -> WebhookEndpoint:
-    return WebhookEndpoint.objects.create(
-        tenant=tenant,
-        url=url,
-        events=kw.pop("events", ["lead.replied"]),
-        secret=endpoints.new_secret(),
-        **kw,
-    )
-
-
 def test_only_admins_manage_webhooks_and_login_and_csrf_are_needed(client, operator, tenant):
-    mine = endpoint_of(tenant)
+    mine = make_webhook_endpoint(tenant)
     assert Client().get(URL).status_code == 302  # anonymous: to the login page
     client.force_login(operator)
     assert client.get(URL).status_code == 403
@@ -57,7 +47,7 @@ def test_only_admins_manage_webhooks_and_login_and_csrf_are_needed(client, opera
 def test_another_tenants_endpoints_and_deliveries_are_invisible_and_404(
     admin_web, tenant, other_tenant
 ):
-    theirs = endpoint_of(other_tenant, url="https://theirs.example.com/secret-hook")
+    theirs = make_webhook_endpoint(other_tenant, url="https://theirs.example.com/secret-hook")
     events.emit(other_tenant.pk, "lead.replied", {"lead_id": 1})
     row = WebhookDelivery.objects.get()
     page = admin_web.get(URL).content.decode()
@@ -110,7 +100,7 @@ def test_production_refuses_a_private_url_on_the_form(admin_web, settings):
 
 
 def test_the_test_event_rotate_disable_enable_delete(admin_web, tenant, alert_receiver):
-    endpoint = endpoint_of(tenant, url=alert_receiver.url("http", "/in"))
+    endpoint = make_webhook_endpoint(tenant, url=alert_receiver.url("http", "/in"))
     response = admin_web.post(f"{URL}{endpoint.pk}/test/", follow=True)
     assert "Test event delivered" in response.content.decode()
     (received,) = alert_receiver.received
@@ -143,7 +133,7 @@ def test_the_test_event_rotate_disable_enable_delete(admin_web, tenant, alert_re
 def test_recent_deliveries_show_status_attempts_and_the_last_response_and_redeliver(
     admin_web, tenant, alert_receiver
 ):
-    endpoint_of(tenant, url=alert_receiver.url("http", "/in"))
+    make_webhook_endpoint(tenant, url=alert_receiver.url("http", "/in"))
     alert_receiver.status = 422
     (delivery_id,) = events.emit(tenant.pk, "lead.replied", {"lead_id": 1})
     deliver(delivery_id)
