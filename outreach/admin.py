@@ -276,9 +276,9 @@ class MessageAdmin(admin.ModelAdmin):
     # outreach.deadletters', applied per tenant; other selected rows are left alone.
     actions = ("retry_dead_letters", "discard_dead_letters")
 
-    @admin.action(description="Retry dead letters (through the send path)", permissions=["change"])
+    @admin.action(description="Retry dead letters (send them again)", permissions=["change"])
     def retry_dead_letters(self, request: HttpRequest, queryset: QuerySet[Message]) -> None:
-        self._on_dead_letters(request, queryset, deadletters.retry, "sent back to the send path")
+        self._on_dead_letters(request, queryset, deadletters.retry, "queued to be sent again")
 
     @admin.action(description="Discard dead letters (re-plan their leads)", permissions=["change"])
     def discard_dead_letters(self, request: HttpRequest, queryset: QuerySet[Message]) -> None:

@@ -24,7 +24,7 @@ EVENTS: dict[str, Any] = {
     "lead.opted_out": _("A lead opted out (every channel stops)."),
     "review.created": _("A review item was opened."),
     "review.resolved": _("A review item was closed (resolved or dismissed)."),
-    "message.failed": _("The send path gave up on a message (failed or dead letter)."),
+    "message.failed": _("A message could not be sent (failed, or a dead letter)."),
     "phone.status_changed": _("A sending number changed status."),
 }
 TEST_EVENT = "webhook.test"  # sent by "send test event" only; nobody subscribes to it

@@ -6,6 +6,7 @@ row names it in the URL, and another tenant's row is a 404."""
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
@@ -41,6 +42,7 @@ def dead_letter_list(request: HttpRequest) -> HttpResponse:
         "letters": letters_page,
         "events": events_page,
         "dead_count": letters.count + events.count,
+        "retention_days": settings.DEAD_LETTER_RETENTION_DAYS,
     }
     return render(request, "outreach/dead_letters.html", context)
 
@@ -73,8 +75,8 @@ def _act_on_messages(
     if action == "retry":
         result = deadletters.retry(tenant, ids)
         text = ngettext(
-            "%(n)d message sent back to the send path.",
-            "%(n)d messages sent back to the send path.",
+            "%(n)d message queued to be sent again.",
+            "%(n)d messages queued to be sent again.",
             result.done,
         )
     else:

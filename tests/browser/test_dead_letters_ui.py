@@ -98,7 +98,7 @@ def test_operator_retries_a_dead_letter_and_discards_another(
         with running_workers():
             page.get_by_role("button", name="Retry Ferma Verde SRL").click()
             page.wait_for_load_state()
-            assert page.get_by_text("1 message sent back to the send path.").is_visible()
+            assert page.get_by_text("1 message queued to be sent again.").is_visible()
             wait_until(
                 lambda: Message.objects.filter(lead=retried_lead, status="SENT").exists(),
                 what="the retried send",

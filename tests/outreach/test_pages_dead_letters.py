@@ -58,6 +58,13 @@ def test_anonymous_users_are_sent_to_log_in(client):
         assert response.status_code == 302 and "/login/" in response["Location"]
 
 
+@pytest.mark.parametrize(("days", "said"), [(7, "after 7 days"), (1, "after 1 day,")])
+def test_the_page_states_the_configured_retention(client, operator, settings, days, said):
+    settings.DEAD_LETTER_RETENTION_DAYS = days
+    client.force_login(operator)
+    assert said in client.get("/outreach/dead-letters/").content.decode()
+
+
 def test_the_page_lists_the_tenants_dead_letters_and_failed_events_only(
     client, operator, tenant, other_tenant
 ):
@@ -93,7 +100,7 @@ def test_bulk_retry_requeues_the_selected_and_ignores_another_tenants(
             follow=True,
         )
     assert flashes(response) == [
-        "2 messages sent back to the send path.",
+        "2 messages queued to be sent again.",
         "Not changed — no longer a dead letter: 1",
     ]
     statuses = dict(Message.objects.values_list("pk", "status"))
@@ -261,7 +268,7 @@ def test_the_admin_retries_and_discards_dead_letters(
             follow=True,
         )
     assert flashes(response) == [
-        "1 dead letter(s) sent back to the send path.",
+        "1 dead letter(s) queued to be sent again.",
         "Not changed — no longer a dead letter: 1",
     ]
     response = admin_client.post(
