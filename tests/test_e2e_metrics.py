@@ -5,16 +5,11 @@ triage, the review item it opened)."""
 from __future__ import annotations
 
 import pytest
-import time_machine
 
 from cerniq.models import WebhookEvent
 from cerniq.webhooks import process_event
-from outreach.dispatch import dispatch_due
-from outreach.models import Message
-from outreach.sending import send_message
-from tests.factories import make_outreach_world
 from tests.scrape import scrape, value
-from tests.whatsapp.conftest import MONDAY_10, WEBHOOK_FIXTURES
+from tests.whatsapp.conftest import WEBHOOK_FIXTURES, contacted_over_whatsapp
 
 pytestmark = pytest.mark.django_db
 
@@ -23,18 +18,7 @@ INTAKE = "cerniq_webhook_requests_total"
 
 @pytest.fixture
 def contacted(tenant):
-    """Ion Popescu (+40722000111) got step 1 from +40740000101 (the fixtures' numbers)."""
-    with time_machine.travel(MONDAY_10, tick=False):
-        world = make_outreach_world(tenant, leads=1, phones=1, steps=2)
-        phone = world["phones"][0]
-        phone.number, phone.account_id = "+40740000101", "40740000101@s.whatsapp.net"
-        phone.save()
-        lead = world["leads"][0]
-        lead.phone, lead.contact_name = "+40722000111", "Ion Popescu"
-        lead.save()
-        dispatch_due(tenant)
-        assert send_message(Message.objects.get().pk).kind == "sent"
-    return world
+    return contacted_over_whatsapp(tenant)
 
 
 def post(client, path: str, body: bytes):

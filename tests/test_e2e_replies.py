@@ -16,9 +16,7 @@ from hitl.models import ReviewItem
 from integrations.sandbox.demo_replies import post_reply, reply_payload
 from outreach.dispatch import dispatch_due
 from outreach.models import Journey, Message
-from outreach.sending import send_message
-from tests.factories import make_outreach_world
-from tests.whatsapp.conftest import MONDAY_10, WEBHOOK_FIXTURES
+from tests.whatsapp.conftest import MONDAY_10, WEBHOOK_FIXTURES, contacted_over_whatsapp
 from whatsapp.models import Phone
 
 WEBHOOKS = WEBHOOK_FIXTURES
@@ -27,16 +25,8 @@ WEBHOOKS = WEBHOOK_FIXTURES
 @pytest.fixture
 def contacted(tenant):
     """Ion Popescu (+40722000111) got step 1 from +40740000101; step 2 is already queued."""
+    world = contacted_over_whatsapp(tenant)
     with time_machine.travel(MONDAY_10, tick=False):
-        world = make_outreach_world(tenant, leads=1, phones=1, steps=2)
-        phone = world["phones"][0]
-        phone.number, phone.account_id = "+40740000101", "40740000101@s.whatsapp.net"
-        phone.save()
-        lead = world["leads"][0]
-        lead.phone, lead.contact_name = "+40722000111", "Ion Popescu"
-        lead.save()
-        dispatch_due(tenant)
-        assert send_message(Message.objects.get().pk).kind == "sent"
         Journey.objects.update(next_action_at=MONDAY_10)
         dispatch_due(tenant)
     assert Message.objects.filter(status="QUEUED").count() == 1

@@ -53,3 +53,24 @@ def queued(tenant, clock, timelinesai):
     lead.save()
     dispatch_due(tenant)
     return Message.objects.get()
+
+
+def contacted_over_whatsapp(tenant):
+    """Ion Popescu (+40722000111) got step 1 of 2 from +40740000101 (the numbers of the
+    TimelinesAI webhook fixtures), on MONDAY_10; the outreach world."""
+    from outreach.dispatch import dispatch_due
+    from outreach.models import Message
+    from outreach.sending import send_message
+    from tests.factories import make_outreach_world
+
+    with time_machine.travel(MONDAY_10, tick=False):
+        world = make_outreach_world(tenant, leads=1, phones=1, steps=2)
+        phone = world["phones"][0]
+        phone.number, phone.account_id = "+40740000101", "40740000101@s.whatsapp.net"
+        phone.save()
+        lead = world["leads"][0]
+        lead.phone, lead.contact_name = "+40722000111", "Ion Popescu"
+        lead.save()
+        dispatch_due(tenant)
+        assert send_message(Message.objects.get().pk).kind == "sent"
+    return world
