@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from cerniq.alerts import raise_alert
-from cerniq.models import Alert
+from cerniq.models import Alert, AlertChannel
 from tests.browser.test_operator_ui import SHOTS, TABLET, browser_page, log_in  # noqa: F401
 from tests.factories import make_tenant, make_user
 
@@ -106,3 +106,15 @@ def test_an_admin_adds_a_channel_and_sends_a_test_notification(
     page.screenshot(path=str(SHOTS / "tablet_alert_channels.png"), full_page=True)
     overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
     assert overflow <= 0, f"the channels page is {overflow}px wider than a tablet screen"
+
+    # Delete asks first: dismissed, nothing changes; accepted, the channel goes.
+    asked: list[str] = []
+    page.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.dismiss()))
+    page.get_by_role("button", name="Delete").click()
+    assert asked == ["Delete this channel? Alerts will no longer be sent to it."]
+    assert AlertChannel.objects.filter(name="Ops webhook").exists()
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.get_by_role("button", name="Delete").click()
+    page.wait_for_load_state()
+    assert page.get_by_text("No channels yet").is_visible()
+    assert not AlertChannel.objects.filter(name="Ops webhook").exists()
