@@ -13,6 +13,7 @@ _ERRORS = {
     404: ("No such resource in your tenant.", "not_found"),
     405: ("Method not allowed.", "method_not_allowed"),
     409: ("Refused by the resource's state; `message` says why.", "conflict"),
+    413: ("The request body is larger than the endpoint takes.", "too_large"),
     429: ("Too many requests; retry after `Retry-After` seconds.", "throttled"),
 }
 

@@ -20,7 +20,6 @@ from drf_spectacular.utils import (
 )
 from rest_framework import mixins, status, viewsets
 from rest_framework.exceptions import ValidationError
-from rest_framework.parsers import BaseParser, JSONParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -28,18 +27,29 @@ from api import serializers as s
 from api.auth import tenant_of
 from api.docs import READ, errors
 from api.errors import Conflict
-from outreach.import_jobs import IdempotencyConflict, UploadRefused, start_or_reuse_import
+from api.parsers import BoundedBodyParser, BoundedJSONParser
+from outreach.import_jobs import (
+    MAX_UPLOAD_BYTES,
+    IdempotencyConflict,
+    UploadRefused,
+    start_or_reuse_import,
+)
 from outreach.models import ImportJob
 
 BODY = "body"  # the field named by errors about the request body as a whole
 SCALARS = (str, int, float, bool, type(None))
 
 
-class CSVParser(BaseParser):
+class CSVParser(BoundedBodyParser):
     media_type = "text/csv"
+    limit = MAX_UPLOAD_BYTES
 
-    def parse(self, stream, media_type=None, parser_context=None) -> bytes:
-        return stream.read() if stream is not None else b""
+
+class ImportJSONParser(BoundedJSONParser):
+    """A JSON array of leads may be as large as a CSV file (its keys repeat on every row:
+    twice the CSV ceiling)."""
+
+    limit = 2 * MAX_UPLOAD_BYTES
 
 
 def rows_as_csv(rows: object) -> bytes:
@@ -85,7 +95,7 @@ def rows_as_csv(rows: object) -> bytes:
 class ImportJobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
     queryset = ImportJob.objects.none()
     serializer_class = s.ImportJobSerializer
-    parser_classes = [JSONParser, CSVParser]
+    parser_classes = [ImportJSONParser, CSVParser]
     filterset_class = None
     filter_backends: list = []
 
@@ -136,7 +146,7 @@ class ImportJobViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewset
         responses={
             202: s.ImportJobSerializer,
             200: s.ImportJobSerializer,
-            **errors(400, 403, 409),
+            **errors(400, 403, 409, 413),
         },
         examples=[
             OpenApiExample(

@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from api.views.imports import CSVParser, ImportJSONParser
 from outreach.import_jobs import run_import
 from outreach.models import ImportJob, Lead
 from outreach.tasks import run_import_job
@@ -106,3 +107,32 @@ def test_read_key_403_no_key_401_other_tenant_404(read_api, anonymous, api, sent
     theirs = ImportJob.objects.create(tenant=make_tenant(), file_name="x.csv", content=b"name\n")
     assert api.get(f"{IMPORTS}{theirs.pk}/").status_code == 404
     assert api.get(IMPORTS).json()["results"] == []
+
+
+@pytest.mark.parametrize("content_type", ["text/csv", "application/json"])
+def test_a_body_over_the_ceiling_is_413_and_nothing_is_read_past_it(
+    api, sent, monkeypatch, content_type
+):
+    monkeypatch.setattr(CSVParser, "limit", 1024)
+    monkeypatch.setattr(ImportJSONParser, "limit", 2048)
+    row = {"name": "Agro SRL", "phone": "0722123456"}
+    small = json.dumps([row] * 10) if content_type == "application/json" else "name\n" + "A\n" * 10
+    big = json.dumps([row] * 100) if content_type == "application/json" else "name\n" + "A\n" * 2000
+    refused = api.post(IMPORTS, big, content_type=content_type)
+    assert refused.status_code == 413
+    assert refused.json()["error"]["code"] == "too_large"
+    assert not ImportJob.objects.exists() and sent == []
+    assert api.post(IMPORTS, small, content_type=content_type).status_code == 202
+
+
+def test_every_json_body_has_a_ceiling(api, settings):
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 4096
+    huge = {"name": "Agro SRL", "custom_fields": {"notes": "x" * 10_000}}
+    response = api.post("/api/v1/leads/", huge, format="json")
+    assert response.status_code == 413
+    assert response.json()["error"] == {
+        "code": "too_large",
+        "message": "The request body is larger than 4 KiB.",
+        "fields": {},
+    }
+    assert not Lead.objects.exists()
