@@ -101,6 +101,16 @@ def test_an_admin_adds_a_channel_and_sends_a_test_notification(
     assert page.get_by_text("Test notification sent to “Ops webhook”.").is_visible()
     assert alert_receiver.titles() == ["Test notification from Cerniq Outreach"]
     page.screenshot(path=str(SHOTS / "alert_channels.png"), full_page=True)
+    # An admin's top bar (with Operations, Alerts and API) stays one line at 1366 px in the
+    # longer Romanian words too.
+    one_line = page.locator("header.topbar").bounding_box()["height"]
+    page.get_by_role("button", name="Română").click()
+    page.wait_for_load_state()
+    assert page.get_by_role("link", name="Alerte", exact=True).is_visible()
+    page.screenshot(path=str(SHOTS / "alert_channels_ro.png"), full_page=True)
+    assert page.locator("header.topbar").bounding_box()["height"] == one_line
+    page.get_by_role("button", name="English").click()
+    page.wait_for_load_state()
     page.set_viewport_size(TABLET)
     page.reload()
     page.screenshot(path=str(SHOTS / "tablet_alert_channels.png"), full_page=True)
