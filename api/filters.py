@@ -4,12 +4,26 @@ the one owner of their meaning, outreach.lead_filters (the leads page uses it to
 from __future__ import annotations
 
 import django_filters
+from django import forms
 from django.db.models import Q, QuerySet
+from drf_spectacular.utils import extend_schema_field
 
+from cerniq.params import MAX_ID
 from outreach.lead_filters import filter_leads
 from outreach.models import Channel, Lead, Stage
 
 OPTED_OUT = [("whatsapp", "WhatsApp"), ("email", "Email"), ("any", "Any"), ("none", "None")]
+
+
+@extend_schema_field({"type": "integer", "minimum": 1, "maximum": MAX_ID})
+class IdFilter(django_filters.NumberFilter):
+    """A row's id: a whole number in the ids' range, else a 400 naming the parameter
+    (django-filter's NumberFilter takes any decimal, and `1e300` reached the database)."""
+
+    field_class = forms.IntegerField
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(min_value=1, max_value=MAX_ID, **kwargs)
 
 
 class IdOrNone(django_filters.CharFilter):

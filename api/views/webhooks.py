@@ -19,6 +19,7 @@ from api import serializers_webhooks as s
 from api.auth import require_tenant_admin, tenant_of
 from api.docs import READ, WRITE, errors
 from api.errors import Conflict
+from api.filters import IdFilter
 from api.pagination import NewestFirst
 from cerniq.models import WebhookDelivery, WebhookEndpoint
 from cerniq.outbound import delivery, endpoints, events
@@ -78,7 +79,7 @@ DELIVERY_EXAMPLE = OpenApiExample(
 
 
 class DeliveryFilter(django_filters.FilterSet):
-    endpoint = django_filters.NumberFilter(field_name="endpoint_id")
+    endpoint = IdFilter(field_name="endpoint_id")
     status = django_filters.ChoiceFilter(choices=WebhookDelivery.Status.choices)
     event_type = django_filters.CharFilter()
 

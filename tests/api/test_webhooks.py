@@ -282,6 +282,10 @@ def test_deliveries_filter_by_endpoint_status_and_event(api, tenant):
     )
     bad = api.get(f"{DELIVERIES}?status=LOST")
     assert bad.status_code == 400 and "status" in bad.json()["error"]["fields"]
+    for junk in ("-2.78e+258", "1e300", "0", "abc", "9223372036854775808"):
+        bad = api.get(f"{DELIVERIES}?endpoint={junk}")
+        assert bad.status_code == 400, junk
+        assert "endpoint" in bad.json()["error"]["fields"]
 
 
 def test_redeliver_sends_a_failed_event_again_under_the_same_id(api, tenant, alert_receiver):
