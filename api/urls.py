@@ -6,6 +6,7 @@ Included by dotted path from cerniq.urls under /api/.
 from django.http import HttpRequest, JsonResponse
 from django.urls import include, path, re_path
 from django.utils.translation import gettext as _
+from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 from rest_framework.routers import DefaultRouter
 
@@ -35,9 +36,11 @@ router.register("webhooks", WebhookEndpointViewSet, basename="webhook")
 router.register("webhook-deliveries", WebhookDeliveryViewSet, basename="webhook-delivery")
 
 
+@csrf_exempt
 def not_found(request: HttpRequest, rest: str = "") -> JsonResponse:
     """Any other /api/v1/ address: a 404 in the API's error shape, not the HTML page
-    (addresses end with a slash: /api/v1/leads/)."""
+    (addresses end with a slash: /api/v1/leads/). CSRF-exempt, as the API's views are: it
+    changes nothing, and a POST to a mistyped address must say 404, not CSRF's HTML 403."""
     return JsonResponse(error_body("not_found", _("No such API endpoint.")), status=404)
 
 

@@ -130,8 +130,13 @@ def test_schema_and_offline_docs_are_served(anonymous, tenant):
         assert "cdn.jsdelivr" not in html
 
 
-def test_an_unknown_api_address_is_a_json_404(api):
-    response = api.get("/api/v1/nothing-here/")
+@pytest.mark.parametrize("method", ["get", "post", "delete"])
+@pytest.mark.parametrize("path", ["/api/v1/nothing-here/", "/api/v1/sequences/%2E/enroll/"])
+def test_an_unknown_api_address_is_a_json_404(api, method, path):
+    """Whatever the method: a POST to a mistyped address got CSRF's HTML 403 before."""
+    client = APIClient(enforce_csrf_checks=True, HTTP_ACCEPT_LANGUAGE="en")
+    client.credentials(**api._credentials)
+    response = getattr(client, method)(path)
     assert response.status_code == 404
     assert response.json()["error"]["code"] == "not_found"
 

@@ -1,7 +1,9 @@
 """Property-based runs of the API against its own OpenAPI schema (schemathesis): no 5xx,
 and no response that the schema does not describe (status, headers, body).
 
-Two runs: every operation on its own (ids aimed at real rows 3 times in 4), and stateful
+Three runs: every operation on its own (ids aimed at real rows 3 times in 4); the same with
+data that breaks the schema (each must be refused in the one error shape, never a 5xx);
+and stateful
 sequences that follow OpenAPI links (create a lead, then read, patch, move, pause it;
 register a webhook, then rotate, test, disable and delete it; ...), so operations are also
 tried on the rows the API itself just made. Derandomized and small so CI stays quick; run
@@ -23,7 +25,9 @@ import responses
 import schemathesis
 from django.core.signals import request_finished, request_started
 from django.db import close_old_connections, transaction
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, given, settings
+from schemathesis import DataGenerationMethod
+from schemathesis.internal.result import Ok
 
 from cerniq import api_keys
 from cerniq.models import WebhookEndpoint
@@ -33,6 +37,7 @@ from outreach.models import ImportJob, Template
 from tests.factories import make_lead, make_message, make_sequence, make_template, make_user
 
 MAX_EXAMPLES = 25
+NEGATIVE_EXAMPLES = 15  # per operation
 STATEFUL_EXAMPLES = 50  # sequences of up to STATEFUL_STEPS calls, chained by links
 STATEFUL_STEPS = 8
 
@@ -107,17 +112,80 @@ def world(tenant, settings):
 )
 def test_every_operation_conforms_to_the_schema(case, world):
     headers, ids = world
-    generated = (case.path_parameters or {}).get("id")
-    if isinstance(generated, int) and generated % 4:  # 3 in 4 hit a real row, the rest 404
-        collection = case.path.split("/")[3]  # /api/v1/<collection>/{id}/...
-        real = ids[collection if collection in ids else "leads"]
-        case.path_parameters["id"] = real[generated % len(real)]
+    aim_at_real_rows(case, ids)
     # On the case, not as call() arguments: the ignored-auth check then removes it to
     # see a 401.
     case.headers = {**(case.headers or {}), **headers}
     response = case.call()
     assert response.status_code < 500, response.get_data(as_text=True)[:500]
     case.validate_response(response)
+
+
+def aim_at_real_rows(case, ids: dict[str, list[int]]) -> None:  # noqa: ANN001
+    """3 in 4 generated ids are swapped for a real row of the operation's collection."""
+    generated = (case.path_parameters or {}).get("id")
+    if isinstance(generated, int) and generated % 4:
+        collection = case.path.split("/")[3]  # /api/v1/<collection>/{id}/...
+        real = ids[collection if collection in ids else "leads"]
+        case.path_parameters["id"] = real[generated % len(real)]
+
+
+def json_bodies_only(raw: dict) -> dict:
+    """The schema with request bodies as JSON (or CSV) only: schemathesis 3 cannot encode a
+    non-object negative body as a form, and the forms are the browsable API's."""
+    schema = copy.deepcopy(raw)
+    for path in schema["paths"].values():
+        for operation in path.values():
+            content = operation.get("requestBody", {}).get("content", {})
+            for media_type in [m for m in content if m not in ("application/json", "text/csv")]:
+                del content[media_type]
+    return schema
+
+
+def test_invalid_input_is_refused_in_the_error_shape_never_a_5xx(raw_schema, world):
+    """Negative data (wrong types, missing fields, out-of-range and junk query values) for
+    every operation that has any input: a 4xx with {"error": {code, message, fields}}."""
+    headers, ids = world
+    schema = schemathesis.from_dict(json_bodies_only(raw_schema), app=application)
+    tried, answered = 0, []
+    negative_settings = settings(
+        max_examples=NEGATIVE_EXAMPLES,
+        derandomize=True,
+        deadline=None,
+        database=None,
+        suppress_health_check=list(HealthCheck),
+    )
+
+    def check(case) -> None:  # noqa: ANN001
+        aim_at_real_rows(case, ids)
+        case.headers = {**(case.headers or {}), **headers}
+        response = case.call()
+        where = f"{case.method} {case.formatted_path} {case.query} {case.body!r:.200}"
+        assert response.status_code < 500, (where, response.get_data(as_text=True)[:300])
+        if response.status_code >= 400:
+            body = response.json
+            assert body is not None, (where, response.status_code, response.get_data()[:200])
+            error = body["error"]
+            assert set(error) >= {"code", "message", "fields"}, (where, error)
+            assert error["message"], where
+        answered.append(response.status_code)
+
+    for result in schema.get_all_operations():
+        operation = result.ok() if isinstance(result, Ok) else None
+        if operation is None or not has_input(operation.definition.raw):
+            continue
+        strategy = operation.as_strategy(data_generation_method=DataGenerationMethod.negative)
+        run = given(case=strategy)(lambda case: check(case))  # a new test per operation
+        negative_settings(run)()
+        tried += 1
+    print(f"{tried} operations, {len(answered)} negative cases")  # noqa: T201 - for the note
+    assert tried >= 50 and len(answered) >= tried * NEGATIVE_EXAMPLES // 2
+
+
+def has_input(operation: dict) -> bool:
+    """Something a client can get wrong: parameters or a body (an operation without either
+    has no negative case)."""
+    return bool(operation.get("parameters") or operation.get("requestBody"))
 
 
 # Source operation, status → target operations that take its `id`.
