@@ -88,13 +88,14 @@ class DeliveryFilter(django_filters.FilterSet):
         fields: list[str] = []
 
 
-class AdminWrites:
-    """Writes need a tenant admin (or a write key, which only admins create)."""
+class AdminsOnly:
+    """As on the webhooks page, a signed-in operator must be a tenant admin, even to look
+    (receiver URLs often carry a token). A key of either scope may read, since only admins
+    create keys; writes need a write key (TenantAccess)."""
 
     def initial(self, request: Request, *args: object, **kwargs: object) -> None:
         super().initial(request, *args, **kwargs)  # type: ignore[misc]
-        if request.method not in ("GET", "HEAD", "OPTIONS"):
-            require_tenant_admin(request, _("Only the workspace's admins manage webhooks."))
+        require_tenant_admin(request, _("Only the workspace's admins manage webhooks."))
 
 
 @extend_schema_view(
@@ -131,7 +132,7 @@ class AdminWrites:
     ),
 )
 class WebhookEndpointViewSet(
-    AdminWrites,
+    AdminsOnly,
     mixins.ListModelMixin,
     mixins.RetrieveModelMixin,
     mixins.CreateModelMixin,
@@ -231,7 +232,7 @@ class WebhookEndpointViewSet(
     ),
 )
 class WebhookDeliveryViewSet(
-    AdminWrites, mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet
+    AdminsOnly, mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet
 ):
     queryset = WebhookDelivery.objects.none()
     serializer_class = s.WebhookDeliverySerializer
