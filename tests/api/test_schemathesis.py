@@ -103,13 +103,20 @@ def world(tenant, settings):
         signal.connect(close_old_connections)
 
 
+def reproducible(max_examples: int, **more: object) -> settings:
+    """The runs' settings: derandomized (CI sees the same cases every time), no deadline
+    (a request's time is not under test here), no health check on slow or large data."""
+    return settings(
+        max_examples=max_examples,
+        derandomize=True,
+        deadline=None,
+        suppress_health_check=list(HealthCheck),
+        **more,
+    )
+
+
 @schema.parametrize()
-@settings(
-    max_examples=MAX_EXAMPLES,
-    derandomize=True,
-    deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
+@reproducible(MAX_EXAMPLES)
 def test_every_operation_conforms_to_the_schema(case, world):
     headers, ids = world
     aim_at_real_rows(case, ids)
@@ -148,13 +155,7 @@ def test_invalid_input_is_refused_in_the_error_shape_never_a_5xx(raw_schema, wor
     headers, ids = world
     schema = schemathesis.from_dict(json_bodies_only(raw_schema), app=application)
     tried, answered = 0, []
-    negative_settings = settings(
-        max_examples=NEGATIVE_EXAMPLES,
-        derandomize=True,
-        deadline=None,
-        database=None,
-        suppress_health_check=list(HealthCheck),
-    )
+    negative_settings = reproducible(NEGATIVE_EXAMPLES, database=None)
 
     def check(case) -> None:  # noqa: ANN001
         aim_at_real_rows(case, ids)
@@ -306,15 +307,7 @@ def test_linked_operations_conform_to_the_schema(raw_schema, world, tenant):
             assert response.status_code < 500, response.get_data(as_text=True)[:500]
             case.validate_response(response)
 
-    APIWorkflows.run(
-        settings=settings(
-            max_examples=STATEFUL_EXAMPLES,
-            derandomize=True,
-            deadline=None,
-            stateful_step_count=STATEFUL_STEPS,
-            suppress_health_check=list(HealthCheck),
-        )
-    )
+    APIWorkflows.run(settings=reproducible(STATEFUL_EXAMPLES, stateful_step_count=STATEFUL_STEPS))
     print(f"{calls} calls, {followed.total()} through links:", dict(followed))  # noqa: T201 - for the note (pytest -s)
     reached = {name.split(" ", 1)[1].split("/")[3] for name in followed}
     assert {"leads", "webhooks", "sequences", "templates", "imports"} <= reached, followed
