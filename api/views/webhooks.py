@@ -122,7 +122,10 @@ class AdminsOnly:
     ),
     partial_update=extend_schema(
         summary="Change an endpoint's URL, description, events, or enable/disable it",
-        description="Events owed while it is disabled are kept and sent once it is enabled.",
+        description=(
+            "A disabled endpoint is owed no new event; deliveries it was owed already wait "
+            "and go out once it is enabled again."
+        ),
         request=s.WebhookEndpointSerializer,
         responses={200: s.WebhookEndpointSerializer, **errors(*WRITE)},
     ),

@@ -20,6 +20,12 @@ PENDING_WEBHOOK_STATUSES = (
     WebhookEvent.Status.PROCESSING,
     WebhookEvent.Status.FAILED,
 )
+# Outgoing webhook deliveries not delivered: a status filter the outbox's index serves.
+OWED_OR_FAILED = (
+    WebhookDelivery.Status.PENDING,
+    WebhookDelivery.Status.DELIVERING,
+    WebhookDelivery.Status.FAILED,
+)
 
 
 def collect() -> Iterator[Metric]:
@@ -48,7 +54,7 @@ def collect() -> Iterator[Metric]:
         (((provider, status.lower()), n) for provider, status, n in events),
     )
     owed = list(
-        WebhookDelivery.objects.exclude(status=WebhookDelivery.Status.DELIVERED)
+        WebhookDelivery.objects.filter(status__in=OWED_OR_FAILED)
         .order_by()
         .values_list("status")
         .annotate(n=Count("pk"), oldest=Min("created_at"))

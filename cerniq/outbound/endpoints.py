@@ -89,11 +89,17 @@ def validate_events(names: list[str]) -> None:
         raise ValidationError(_("Choose at least one event."), code="required")
 
 
-def set_enabled(endpoint: WebhookEndpoint, enabled: bool) -> None:
-    """An operator (or an integrator) switches deliveries on or off. Rows owed meanwhile
-    are kept and go out when it is enabled again (the periodic job finds them)."""
+def switch(endpoint: WebhookEndpoint, enabled: bool) -> None:
+    """Set `enabled` and the reason that goes with it, unsaved (the form saves it; else
+    set_enabled). A disabled endpoint is owed no new event; deliveries it was owed already
+    wait and go out when it is enabled again (the periodic job finds them)."""
     endpoint.enabled = enabled
     endpoint.disabled_reason = "" if enabled else WebhookEndpoint.DisabledBy.OPERATOR
+
+
+def set_enabled(endpoint: WebhookEndpoint, enabled: bool) -> None:
+    """An operator (or an integrator) switches deliveries on or off (see `switch`)."""
+    switch(endpoint, enabled)
     WebhookEndpoint.objects.filter(pk=endpoint.pk).update(
         enabled=endpoint.enabled, disabled_reason=endpoint.disabled_reason
     )

@@ -43,8 +43,6 @@ class WebhookEndpointForm(forms.ModelForm):
     def save(self, commit: bool = True) -> Any:
         if not self.instance.secret:
             self.instance.secret = endpoints.new_secret()
-        if self.instance.enabled:
-            self.instance.disabled_reason = ""
-        elif "enabled" in self.changed_data:
-            self.instance.disabled_reason = WebhookEndpoint.DisabledBy.OPERATOR
+        if "enabled" in self.changed_data:
+            endpoints.switch(self.instance, self.instance.enabled)
         return super().save(commit)
