@@ -97,6 +97,8 @@ TEMPLATES = [
                 "django.template.context_processors.i18n",
                 "console.context_processors.tenant",
             ],
+            # `{{ x|reason }}` renders a stored reason code in the reader's language.
+            "builtins": ["cerniq.templatetags.reasons"],
         },
     },
 ]
