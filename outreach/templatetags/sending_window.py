@@ -38,3 +38,9 @@ def next_send(answer: NextSend) -> str:
 def window_banner(answer: NextSend) -> str:
     """ "Sending is paused until Wed 2 Dec 09:00 (weekend, then public holidays: …)"."""
     return banner_text(answer)
+
+
+@register.simple_tag
+def next_send_reason(answer: NextSend) -> str:
+    """Why the next send is not now, in words."""
+    return reason_text(answer)
