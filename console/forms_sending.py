@@ -50,7 +50,7 @@ class SendingSettingsForm(forms.Form):
         label=_("Working days"),
         choices=WEEKDAYS,
         coerce=int,
-        widget=forms.CheckboxSelectMultiple(attrs={"class": "weekday-choices"}),
+        widget=forms.CheckboxSelectMultiple,
         error_messages={"required": _("Choose at least one working day.")},
     )
     holiday_country = forms.ChoiceField(

@@ -75,7 +75,9 @@ def test_a_persons_message_is_not_moved_and_pacing_alone_moves_nothing():
     tenant = make_tenant()
     now = local(2026, 11, 25, 10, 0)
     manual = make_message(
-        make_lead(tenant), phone=make_phone(tenant), is_manual=True,
+        make_lead(tenant),
+        phone=make_phone(tenant),
+        is_manual=True,
         scheduled_for=local(2026, 11, 28, 10, 0),
     )
     assert change_window(tenant, settings(pacing_min_seconds=60), now=now).total == 0
