@@ -21,8 +21,9 @@ class SendingWindowSerializer(serializers.Serializer):
     opens_at = serializers.DateTimeField(help_text="Now when open; else the next opening.")
     next_send = NextSendSerializer()
     time_zone = serializers.CharField(help_text="The tenant's time zone (IANA name).")
-    start = serializers.TimeField(help_text="Local opening time on a working day.")
-    end = serializers.TimeField(help_text="Local closing time (excluded).")
+    # Wall times of the tenant's zone, not instants: OpenAPI's `time` format wants an offset.
+    start = serializers.CharField(help_text="Local opening time on a working day, HH:MM.")
+    end = serializers.CharField(help_text="Local closing time (excluded), HH:MM.")
     working_days = serializers.ListField(
         child=serializers.IntegerField(min_value=0, max_value=6),
         help_text="Weekdays sending is allowed on: 0 Monday … 6 Sunday.",
@@ -56,8 +57,8 @@ class SendingWindowView(APIView):
                         "holidays: Saint Andrew's Day; National Day).",
                     },
                     "time_zone": "Europe/Bucharest",
-                    "start": "09:00:00",
-                    "end": "18:00:00",
+                    "start": "09:00",
+                    "end": "18:00",
                     "working_days": [0, 1, 2, 3, 4],
                     "holiday_country": "RO",
                 },
@@ -73,8 +74,8 @@ class SendingWindowView(APIView):
             "opens_at": answer.at,
             "next_send": next_send_body(answer),
             "time_zone": tenant.time_zone,
-            "start": tenant.window_start,
-            "end": tenant.window_end,
+            "start": tenant.window_start.strftime("%H:%M"),
+            "end": tenant.window_end.strftime("%H:%M"),
             "working_days": sorted(int(day) for day in tenant.working_days),
             "holiday_country": tenant.holiday_country,
         }

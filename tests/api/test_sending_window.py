@@ -27,7 +27,7 @@ def test_the_window_is_closed_at_a_weekend_with_when_and_why(signed_in):
     assert body["next_send"]["reason"] == "window_closed"
     assert body["next_send"]["window_closed_because"] == "weekend"
     assert body["next_send"]["holidays"] == ["Saint Andrew's Day", "National Day"]
-    assert body["working_days"] == [0, 1, 2, 3, 4]
+    assert (body["start"], body["end"], body["working_days"]) == ("09:00", "18:00", [0, 1, 2, 3, 4])
     ro = signed_in.get("/api/v1/sending-window/", HTTP_ACCEPT_LANGUAGE="ro").json()
     assert ro["next_send"]["holidays"][-1] == "Ziua Națională a României"
 
