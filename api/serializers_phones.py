@@ -6,6 +6,9 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from outreach.hours import Closure
+from outreach.next_send import NextSend, Reason
+from outreach.next_send_text import holiday_list, reason_text
 from whatsapp.models import MAX_DAILY_LIMIT, Phone
 from whatsapp.warmup import FULL_LIMIT, MAX_DAYS
 
@@ -36,6 +39,39 @@ class HealthSerializer(serializers.Serializer):
     hold_until = serializers.DateTimeField(source="health_hold_until", allow_null=True)
 
 
+class NextSendSerializer(serializers.Serializer):
+    """When something may go out next and why not now: the answer every page shows
+    (outreach.next_send)."""
+
+    at = serializers.DateTimeField(
+        allow_null=True, help_text="The next moment; null: not until a person acts."
+    )
+    reason = serializers.ChoiceField(
+        [r.value for r in Reason], help_text="Why not now (`now` when it is now)."
+    )
+    window_closed_because = serializers.ChoiceField(
+        [c.value for c in Closure],
+        allow_null=True,
+        help_text="With `window_closed`: weekend, day_off, holiday or outside_hours.",
+    )
+    holidays = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="Public holidays that keep the window shut until `at` (Accept-Language).",
+    )
+    message = serializers.CharField(help_text="The reason in words (Accept-Language).")
+
+
+def next_send_body(answer: NextSend) -> dict:
+    """A `NextSend` as NextSendSerializer shows it, words in the request's language."""
+    return {
+        "at": answer.at,
+        "reason": answer.reason.value,
+        "window_closed_because": answer.closure.value if answer.closure else None,
+        "holidays": holiday_list(answer),
+        "message": reason_text(answer),
+    }
+
+
 class PhoneSerializer(serializers.ModelSerializer):
     usable = serializers.BooleanField(source="is_usable", help_text="Active and enabled.")
     quota_today = QuotaTodaySerializer()
@@ -44,6 +80,7 @@ class PhoneSerializer(serializers.ModelSerializer):
         allow_null=True,
         help_text="When it may send next (pacing, sending window); null when not usable.",
     )
+    next_send = NextSendSerializer(help_text="`next_slot` and why it is not now.")
 
     class Meta:
         model = Phone
@@ -62,6 +99,7 @@ class PhoneSerializer(serializers.ModelSerializer):
             "quota_today",
             "health",
             "next_slot",
+            "next_send",
             "last_sent_at",
             "total_sent",
             "total_new_contacts",

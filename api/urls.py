@@ -18,6 +18,7 @@ from api.views.leads import LeadViewSet
 from api.views.messages import MessageViewSet
 from api.views.phones import PhoneViewSet
 from api.views.reviews import ReviewViewSet
+from api.views.sending_window import SendingWindowView
 from api.views.sequences import SequenceViewSet
 from api.views.templates import TemplateViewSet
 from api.views.webhooks import WebhookDeliveryViewSet, WebhookEndpointViewSet
@@ -46,6 +47,7 @@ def not_found(request: HttpRequest, rest: str = "") -> JsonResponse:
 
 urlpatterns = [
     path("v1/", include(router.urls)),
+    path("v1/sending-window/", SendingWindowView.as_view(), name="sending-window"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("redoc/", SpectacularRedocView.as_view(url_name="api-schema"), name="api-redoc"),

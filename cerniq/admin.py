@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.utils import flatten
 from django.db.models import QuerySet
@@ -15,6 +16,7 @@ from rest_framework_api_key.admin import APIKeyModelAdmin
 from cerniq import alert_channels, alerts, notifications, webhooks
 from cerniq.forms import AlertChannelForm
 from cerniq.models import (
+    WEEKDAYS,
     Alert,
     AlertChannel,
     Membership,
@@ -69,8 +71,30 @@ class MembershipInline(admin.TabularInline):
     readonly_fields = ("created_at",)
 
 
+class TenantAdminForm(forms.ModelForm):
+    """Working days as checkboxes, not a raw JSON box."""
+
+    working_days = forms.TypedMultipleChoiceField(
+        choices=WEEKDAYS,
+        coerce=int,
+        widget=forms.CheckboxSelectMultiple,
+        help_text=(
+            "Changing the window here does not re-plan waiting work: the workspace's "
+            "Sending hours page does (/outreach/settings/sending/)."
+        ),
+    )
+
+    class Meta:
+        model = Tenant
+        fields = "__all__"  # noqa: DJ007 - the admin lists every field of a tenant
+
+    def clean_working_days(self) -> list[int]:
+        return sorted(set(self.cleaned_data["working_days"]))
+
+
 @admin.register(Tenant)
 class TenantAdmin(admin.ModelAdmin):
+    form = TenantAdminForm
     list_display = (
         "name",
         "slug",

@@ -18,6 +18,18 @@ from cerniq import integrations
 E164_REGEX = r"^\+[1-9][0-9]{6,14}$"
 
 
+# The days of the week as datetime.weekday() numbers them (working_days holds these).
+WEEKDAYS = [
+    (0, _("Monday")),
+    (1, _("Tuesday")),
+    (2, _("Wednesday")),
+    (3, _("Thursday")),
+    (4, _("Friday")),
+    (5, _("Saturday")),
+    (6, _("Sunday")),
+]
+
+
 def default_working_days() -> list[int]:
     return [0, 1, 2, 3, 4]  # Monday..Friday, as datetime.weekday()
 

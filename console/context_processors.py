@@ -6,8 +6,9 @@ from collections.abc import Callable
 
 from django.http import HttpRequest
 
-from cerniq.models import Alert
+from cerniq.models import Alert, Tenant
 from cerniq.tenancy import NoTenant, TenantScope, scope_for
+from outreach.next_send import NextSend, Reason, next_send_at
 
 
 def _open_alert_count(scope: TenantScope) -> Callable[[], int]:
@@ -27,10 +28,25 @@ def _open_alert_count(scope: TenantScope) -> Callable[[], int]:
     return count
 
 
+def _closed_window(tenant: Tenant) -> Callable[[], NextSend | None]:
+    """The banner's answer: the tenant's window when it is closed, else None. No query
+    (the tenant is loaded), computed once, and only by a template that shows it."""
+    found: list[NextSend | None] = []
+
+    def closed() -> NextSend | None:
+        if not found:
+            answer = next_send_at(tenant)
+            found.append(answer if answer.reason == Reason.WINDOW_CLOSED else None)
+        return found[0]
+
+    return closed
+
+
 def tenant(request: HttpRequest) -> dict[str, object]:
     """`current_tenant`: the signed-in user's tenant, or None (anonymous, no membership);
     `open_alert_count`: the badge's number (0 without a tenant); `is_tenant_admin`: may
-    manage the tenant's settings (API keys)."""
+    manage the tenant's settings (API keys); `closed_window`: the tenant's sending window
+    when it is closed (the banner), else None."""
     user = getattr(request, "user", None)
     if user is None or not user.is_authenticated:
         return {"current_tenant": None, "open_alert_count": 0}
@@ -42,4 +58,5 @@ def tenant(request: HttpRequest) -> dict[str, object]:
         "current_tenant": scope.tenant,
         "open_alert_count": _open_alert_count(scope),
         "is_tenant_admin": scope.is_admin,
+        "closed_window": _closed_window(scope.tenant),
     }

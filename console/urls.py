@@ -2,7 +2,7 @@
 
 from django.urls import include, path
 
-from console.views import analytics, api_keys, campaigns, dashboard, phones
+from console.views import analytics, api_keys, campaigns, dashboard, phones, sending_settings
 
 app_name = "outreach"
 
@@ -17,6 +17,7 @@ urlpatterns = [
     path("campaigns/<int:pk>/<str:action>/", campaigns.campaign_action, name="campaign_action"),
     path("api-keys/", api_keys.key_list, name="api_keys"),
     path("api-keys/<str:prefix>/revoke/", api_keys.key_revoke, name="api_key_revoke"),
+    path("settings/sending/", sending_settings.sending_settings, name="sending_settings"),
     path("", include("console.urls_leads")),
     path("", include("console.urls_sequences")),
     path("", include("console.urls_alerts")),

@@ -12,8 +12,8 @@ from django.db.models import Count, Min, Q
 from django.utils import timezone
 
 from cerniq.models import Tenant
-from outreach.hours import SendingWindow
 from outreach.models import Channel, Message
+from outreach.next_send import NextSend, phone_answers
 from outreach.pacing import PENDING
 from whatsapp import quota
 from whatsapp.models import Phone
@@ -34,9 +34,14 @@ class PhoneBacklog:
     due: int  # of those, due now
     sending: int  # SENDING: a provider call in flight (or a lost one being reconciled)
     oldest_due: datetime | None  # the longest-waiting due message's due time
-    next_slot: datetime | None  # when it may send next; None: it will not (not usable)
+    next_send: NextSend  # when it may send next, and why not now (outreach.next_send)
     planned_run: datetime | None  # its planned run (Phone.wake_at), if any
     quota: QuotaStatus  # today's new-contact quota
+
+    @property
+    def next_slot(self) -> datetime | None:
+        """When it may send next; None: it will not (not usable)."""
+        return self.next_send.at
 
 
 def phone_backlogs(tenant: Tenant, now: datetime | None = None) -> list[PhoneBacklog]:
@@ -58,7 +63,7 @@ def phone_backlogs(tenant: Tenant, now: datetime | None = None) -> list[PhoneBac
             oldest_due=Min("scheduled_for", filter=_due(now)),
         )
     }
-    window = SendingWindow.for_tenant(tenant)
+    answers = phone_answers(tenant, phones, now)
     today = quota.status_many(phones, quota.quota_day(tenant, now))
     rows = []
     for phone in phones:
@@ -70,21 +75,12 @@ def phone_backlogs(tenant: Tenant, now: datetime | None = None) -> list[PhoneBac
                 due=counts.get("due", 0),
                 sending=counts.get("sending", 0),
                 oldest_due=counts.get("oldest_due"),
-                next_slot=next_slot(phone, window, now),
+                next_send=answers[phone.pk],
                 planned_run=phone.wake_at,
                 quota=today[phone.pk],
             )
         )
     return rows
-
-
-def next_slot(phone: Phone, window: SendingWindow, now: datetime) -> datetime | None:
-    """When the phone may send next (automated work): after its send in flight and its
-    pacing gap, inside the sending window. None when the phone is not usable."""
-    if not phone.is_usable:
-        return None
-    at = max(now, phone.busy_until or now, phone.next_send_at or now)
-    return at if window.is_open(at) else window.next_opening(at)
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
+from enum import StrEnum
 from functools import lru_cache
 from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
@@ -25,6 +26,30 @@ _DELAY_UNITS = {"MINUTES": timedelta(minutes=1), "HOURS": timedelta(hours=1)}
 def _holiday_dates(country: str, year: int) -> frozenset[date]:
     """Public holidays of one country and year; computing them is slow, so cache per year."""
     return frozenset(holidays.country_holidays(country, years=year))
+
+
+# A reader's language (Django's code) -> the holidays library's names, best first.
+_HOLIDAY_LANGUAGES = {"ro": ("ro",), "en": ("en_US", "en_GB")}
+_FALLBACK_LANGUAGES = ("en_US", "en_GB")
+
+
+@lru_cache(maxsize=64)
+def holiday_names(country: str, year: int, language: str) -> dict[date, str]:
+    """A country's public holidays of one year, named in the reader's language when the
+    library has it (else English, else the country's own); cached per year and language."""
+    offered = holidays.country_holidays(country, years=year).supported_languages
+    wanted = (*_HOLIDAY_LANGUAGES.get(language.split("-")[0], ()), *_FALLBACK_LANGUAGES)
+    chosen = next((code for code in wanted if code in offered), None)
+    return dict(holidays.country_holidays(country, years=year, language=chosen))
+
+
+class Closure(StrEnum):
+    """Why the window is closed at an instant."""
+
+    WEEKEND = "weekend"  # Saturday or Sunday, not a working day
+    DAY_OFF = "day_off"  # a weekday that is not one of the working days
+    HOLIDAY = "holiday"  # a working day that is a public holiday
+    OUTSIDE_HOURS = "outside_hours"  # a working day, before or after the sending hours
 
 
 def _as_utc(at: datetime) -> datetime:
@@ -84,6 +109,30 @@ class SendingWindow:
         day = self.local_date(moment)
         return self.is_working_day(day) and self._opening(day) <= moment < self._closing(day)
 
+    def closure(self, at: datetime) -> Closure | None:
+        """Why the window is closed at `at`; None when it is open."""
+        if self.is_open(at):
+            return None
+        day = self.local_date(at)
+        if day.weekday() not in self.days:
+            return Closure.WEEKEND if day.weekday() >= 5 else Closure.DAY_OFF
+        if not self.is_working_day(day):
+            return Closure.HOLIDAY
+        return Closure.OUTSIDE_HOURS
+
+    def holidays_until(self, at: datetime, until: datetime) -> tuple[date, ...]:
+        """The public holidays that keep the window shut from `at` to `until`: local days
+        in between that would be working days otherwise."""
+        if not self.holiday_country:
+            return ()
+        day, last = self.local_date(at), self.local_date(until)
+        found = []
+        while day <= last:
+            if day.weekday() in self.days and not self.is_working_day(day):
+                found.append(day)
+            day += timedelta(days=1)
+        return tuple(found)
+
     def next_opening(self, at: datetime) -> datetime:
         """The first instant at or after `at` when the window is open."""
         moment = _as_utc(at)
@@ -97,6 +146,20 @@ class SendingWindow:
             if self.is_working_day(day) and (opening := self._opening(day)) > moment:
                 return opening.astimezone(self.tz)
         raise ValueError(f"the sending window does not open within {SEARCH_DAYS} days of {at}")
+
+    def opened_for(self, at: datetime) -> datetime | None:
+        """When `at` is an opening of the window, the start of the closed stretch before it
+        (the previous closing): work put off to that opening was wanted from then on. None
+        when `at` is no opening, or no closing precedes it within the search."""
+        moment = _as_utc(at)
+        day = self.local_date(moment)
+        if not self.is_working_day(day) or self._opening(day) != moment:
+            return None
+        for offset in range(1, SEARCH_DAYS + 1):
+            earlier = day - timedelta(days=offset)
+            if self.is_working_day(earlier):
+                return self._closing(earlier).astimezone(self.tz)
+        return None
 
     def next_day_opening(self, at: datetime) -> datetime:
         """The first opening on a later local day (quota used up: try again tomorrow)."""

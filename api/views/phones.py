@@ -1,7 +1,7 @@
 """Phones: list, retrieve, update (enabled, daily limit), pause/resume/reactivate, and the
 tenant's warm-up ramp. Each action calls the service the phones page calls
 (whatsapp.phones, whatsapp.quota, whatsapp.warmup); today's quota and the next slot are
-read as the page and the queue view read them (quota.status_many, backlog.next_slot)."""
+read as the page and the queue view read them (quota.status_many, next_send.phone_answers)."""
 
 from __future__ import annotations
 
@@ -24,8 +24,7 @@ from api.docs import READ, WRITE, errors
 from api.errors import Conflict
 from api.pagination import Cursor
 from cerniq.models import Tenant
-from outreach.backlog import next_slot
-from outreach.hours import SendingWindow
+from outreach.next_send import phone_answers
 from whatsapp import phones, quota, warmup
 from whatsapp.models import Phone
 
@@ -62,6 +61,13 @@ PHONE_EXAMPLE = OpenApiExample(
             "hold_until": None,
         },
         "next_slot": "2026-11-24T09:02:30Z",
+        "next_send": {
+            "at": "2026-11-24T09:02:30Z",
+            "reason": "pacing",
+            "window_closed_because": None,
+            "holidays": [],
+            "message": "The pause between two sends of the number.",
+        },
         "last_sent_at": "2026-11-24T09:01:10Z",
         "total_sent": 410,
         "total_new_contacts": 220,
@@ -82,7 +88,7 @@ def present(tenant: Tenant, page: Iterable[Phone]) -> list[Phone]:
     now = timezone.now()
     today = quota.quota_day(tenant, now)
     statuses = quota.status_many(page, today)
-    window = SendingWindow.for_tenant(tenant)
+    answers = phone_answers(tenant, page, now)
     for phone in page:
         status, why = statuses[phone.pk], statuses[phone.pk].why
         phone.quota_today = {
@@ -95,7 +101,8 @@ def present(tenant: Tenant, page: Iterable[Phone]) -> list[Phone]:
             "warmup_limit": why.warmup_limit if why else None,
             "throttled": bool(why and why.throttled),
         }
-        phone.next_slot = next_slot(phone, window, now)
+        phone.next_send = s.next_send_body(answers[phone.pk])
+        phone.next_slot = answers[phone.pk].at
     return page
 
 

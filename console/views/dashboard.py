@@ -24,6 +24,7 @@ from cerniq.tenancy import TenantScope, scope_for
 from hitl.review import review_stats
 from outreach.analytics import local_day_bounds, message_stats
 from outreach.models import Message
+from outreach.next_send import NextSend, phone_answers
 from whatsapp import quota
 from whatsapp.models import Phone
 
@@ -59,7 +60,7 @@ class PhoneRow:
     limit: int
     colour: str
     status_label: str
-    next_slot: datetime | None  # None: free now (if usable)
+    next_send: NextSend  # when it may send next and why not now (outreach.next_send)
     usable: bool  # active and enabled: it will send
     why: quota.DayLimit | None = None  # what set today's limit (warm-up, throttle)
 
@@ -87,18 +88,20 @@ def phone_colour(phone: Phone, used: int, limit: int) -> tuple[str, str]:
     return "ok", _("Active")
 
 
-def phone_rows(scope: TenantScope, today: date) -> list[PhoneRow]:
-    """All the tenant's phones with today's quota: two queries."""
+def phone_rows(scope: TenantScope, today: date, now: datetime) -> list[PhoneRow]:
+    """All the tenant's phones with today's quota and next send: two queries."""
     phones = list(scope.queryset(Phone).order_by("number"))
     statuses = quota.status_many(phones, today)
-    now = timezone.now()
+    answers = phone_answers(scope.tenant, phones, now)
     rows = []
     for phone in phones:
         st = statuses[phone.pk]
         colour, label = phone_colour(phone, st.used, st.limit)
-        upcoming = phone.next_send_at if phone.next_send_at and phone.next_send_at > now else None
-        usable = phone.is_usable
-        rows.append(PhoneRow(phone, st.used, st.limit, colour, label, upcoming, usable, st.why))
+        rows.append(
+            PhoneRow(
+                phone, st.used, st.limit, colour, label, answers[phone.pk], phone.is_usable, st.why
+            )
+        )
     return rows
 
 
@@ -129,7 +132,7 @@ def dashboard_context(request: HttpRequest) -> dict:
         "now": now,
         **message_stats(scope.tenant, today_start, week_start),
         "review": review_stats(scope.tenant, now),
-        "phones": phone_rows(scope, today),
+        "phones": phone_rows(scope, today, now),
         "recent": recent,
     }
 

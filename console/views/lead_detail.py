@@ -18,6 +18,7 @@ from hitl.review import ReviewError
 from outreach import optout, sequences, stages
 from outreach.manual import SendRefused, send_manual
 from outreach.models import Channel, Enrollment, Journey, Lead, Message, Sequence, Stage
+from outreach.next_send import next_send_at
 
 TIMELINE_LATEST = 50  # messages shown by default; ?all=1 shows the whole conversation
 
@@ -82,6 +83,7 @@ def lead_detail(request: HttpRequest, pk: int) -> HttpResponse:
     )
     targets = stages.allowed_targets(journey) if journey else []
     context = {
+        "next_send": next_send_at(scope.tenant, lead=lead) if journey else None,
         "lead": lead,
         "journey": journey,
         "timeline": timeline,

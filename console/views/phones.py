@@ -56,8 +56,9 @@ def phone_list(request: HttpRequest) -> HttpResponse:
 def _context(request: HttpRequest, form: WarmupPlanForm | None = None) -> dict[str, Any]:
     scope = scope_for(request)
     ramp = warmup.ramp_for(scope.tenant.pk)
-    today, today_start, _week_start = local_day_bounds(scope.tenant, timezone.now())
-    rows = phone_rows(scope, today)
+    now = timezone.now()
+    today, today_start, _week_start = local_day_bounds(scope.tenant, now)
+    rows = phone_rows(scope, today, now)
     sends_today = dict(
         scope.queryset(Message)
         .filter(

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
+import time_machine
 from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
@@ -162,6 +163,7 @@ def test_post_with_csrf_token_from_the_page_works(operator, tenant):
     assert not phone.is_enabled
 
 
+@time_machine.travel(datetime(2026, 11, 25, 10, 0, tzinfo=UTC), tick=False)  # a Wednesday
 def test_next_slot_and_last_send(client, operator, tenant):
     soon = timezone.localtime(timezone.now() + timedelta(minutes=3))
     last = timezone.localtime(timezone.now() - timedelta(minutes=1))
@@ -170,10 +172,13 @@ def test_next_slot_and_last_send(client, operator, tenant):
     client.force_login(operator)
     html = client.get("/outreach/phones/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
     card = html[html.index(f'data-phone="{busy.number}"') : html.index('data-phone="+40740000002"')]
-    assert f"<dt>Next slot</dt><dd>{soon:%d.%m %H:%M}</dd>" in card
+    assert 'data-next-send="2026-11-25T10:03:00+00:00" data-reason="pacing"' in card
+    assert "Wed 25 Nov 12:03</span>" in card  # Bucharest is UTC+2 in November
     assert f"<dt>Last send</dt><dd>{last:%d.%m %H:%M}</dd>" in card
     paused = html[html.index('data-phone="+40740000002"') :]
-    assert "<dt>Next slot</dt><dd>—</dd>" in paused
+    assert 'data-next-send="never" data-reason="phone_paused" title="The number is paused.">—' in (
+        paused
+    )
 
 
 # --- warm-up, health, the ramp form ---------------------------------------------------------
