@@ -36,6 +36,7 @@ from outreach import stages
 from outreach.models import Journey, Lead, Suppression
 from outreach.suppression import suppressed as find_suppressed
 
+
 class State(models.TextChoices):
     READY = "ready", _("Ready")
     UNCHECKED = "unverified", _("Not checked yet")
@@ -86,9 +87,7 @@ class ChannelReadiness:
                 return gettext("will be tried: %(why)s; the first message checks it") % {
                     "why": self.reason_text
                 }
-            return gettext("not contacted: %(why)s (workspace setting)") % {
-                "why": self.reason_text
-            }
+            return gettext("not contacted: %(why)s (workspace setting)") % {"why": self.reason_text}
         return gettext("cannot be contacted: %(why)s") % {"why": self.reason_text}
 
 
@@ -302,6 +301,13 @@ def readiness_many(leads: Iterable[Lead], *, policy: ContactPolicy) -> dict[int,
         )
         for lead in leads
     }
+
+
+def email_readiness(lead: Lead, journey: Journey | None, tenant: Tenant) -> ChannelReadiness:
+    """The email channel alone, for the send path (suppression is checked there already,
+    against the message's own address)."""
+    facts = _facts(lead, journey, False, False)
+    return _channel(EMAIL, facts, ContactPolicy.of(tenant))
 
 
 def for_tenant(lead: Lead) -> Readiness:

@@ -11,9 +11,7 @@ from outreach.models import Channel, Stage
 # --- contact readiness (outreach.readiness) ----------------------------------------------
 # Why a channel cannot reach a lead, or why it is not checked yet.
 OPTED_OUT = reasons.define("readiness.opted_out", _("opted out"))
-SUPPRESSED = reasons.define(
-    "readiness.suppressed", _("the address is on the do-not-contact list")
-)
+SUPPRESSED = reasons.define("readiness.suppressed", _("the address is on the do-not-contact list"))
 STAGE_CLOSED = reasons.define("readiness.stage_closed", _("the lead is %(stage)s"), stage=Stage)
 TAKEN_OVER = reasons.define("readiness.taken_over", _("a colleague took the conversation over"))
 NO_PHONE = reasons.define("readiness.no_phone", _("no phone number"))
@@ -27,9 +25,7 @@ EMAIL_BOUNCED = reasons.define("readiness.email_bounced", _("emails to this addr
 EMAIL_UNSUBSCRIBED = reasons.define(
     "readiness.email_unsubscribed", _("unsubscribed from our emails")
 )
-EMAIL_COMPLAINED = reasons.define(
-    "readiness.email_complained", _("marked our email as spam")
-)
+EMAIL_COMPLAINED = reasons.define("readiness.email_complained", _("marked our email as spam"))
 EMAIL_UNCHECKED = reasons.define(
     "readiness.email_unchecked", _("nobody has checked the email address yet")
 )
@@ -66,6 +62,9 @@ NO_SENDING_PHONE = reasons.define(
 QUOTA_EXHAUSTED = reasons.define(
     "dispatch.quota_exhausted", _("today's WhatsApp limit is reached; tried again tomorrow")
 )
+OUTSIDE_WINDOW = reasons.define(
+    "dispatch.outside_window", _("outside the sending window; due at its next opening")
+)
 ALREADY_QUEUED = reasons.define("dispatch.already_queued", _("the step is already queued or sent"))
 CHANNEL_FALLBACK = reasons.define(
     "dispatch.channel_fallback", _("moved to the fallback sequence for another channel")
@@ -95,6 +94,4 @@ ENROLL_UNREACHABLE = reasons.define(
     whatsapp=reasons.render,
     email=reasons.render,
 )
-ENROLL_TAKEN_OVER = reasons.define(
-    "enroll.taken_over", _("a colleague took the conversation over")
-)
+ENROLL_TAKEN_OVER = reasons.define("enroll.taken_over", _("a colleague took the conversation over"))

@@ -104,9 +104,7 @@ def test_the_python_and_sql_forms_agree(
             for channel in expected.channels:
                 assert getattr(found, f"{channel.channel}_state") == channel.state
                 parsed = reasons.parse(channel.reason)
-                assert getattr(found, f"{channel.channel}_reason") == (
-                    parsed[0] if parsed else ""
-                )
+                assert getattr(found, f"{channel.channel}_reason") == (parsed[0] if parsed else "")
             assert found.contactable == expected.contactable
             single = readiness(Lead.objects.get(pk=lead.pk), policy=ContactPolicy.of(tenant))
             assert single == expected
