@@ -14,6 +14,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
+from cerniq import reasons
 from cerniq.params import parse_id, parse_ids, text_param
 from cerniq.tenancy import TenantScope, scope_for
 from outreach import sequences, stages
@@ -322,5 +323,7 @@ def lead_bulk(request: HttpRequest) -> HttpResponse:
 
 def _report_skips(request: HttpRequest, skipped: dict[str, int]) -> None:
     if skipped:
-        detail = "; ".join(f"{reason}: {n}" for reason, n in sorted(skipped.items()))
+        # Reasons are codes (or a refusal's text): shown in the reader's language.
+        shown = sorted((reasons.render(reason), n) for reason, n in skipped.items())
+        detail = "; ".join(f"{reason}: {n}" for reason, n in shown)
         messages.warning(request, _("Skipped — %(detail)s") % {"detail": detail})
