@@ -77,6 +77,18 @@ class ChannelReadiness:
     def reason_text(self) -> str:
         return reasons.render(self.reason)
 
+    def get_state_label(self) -> str:
+        return str(State(self.state).label)
+
+    @property
+    def short(self) -> str:
+        """A word or two for a list's cell (the reason itself when blocked)."""
+        if self.state == State.READY:
+            return gettext("ready")
+        if self.state == State.UNCHECKED:
+            return gettext("not checked yet") if self.allowed else gettext("not contacted")
+        return self.reason_text
+
     @property
     def text(self) -> str:
         """The state in words, in the active language (what pages and the API show)."""

@@ -21,8 +21,8 @@ from email_channels.backends import EmailBackend, OutgoingEmail
 from outreach import attachments, pacing, phone_health, unsubscribe
 from outreach.models import Channel, Journey, Lead, Message, Stage
 from outreach.readiness import email_readiness
-from outreach.sequences import is_opt_out_confirmation
 from outreach.replanning import take_phone_offline
+from outreach.sequences import is_opt_out_confirmation
 from outreach.suppression import channel_address, is_suppressed
 from whatsapp.backends import WhatsAppBackend
 from whatsapp.models import Phone
