@@ -10,7 +10,6 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from api.fields import ReasonField, reason_code
-
 from outreach.models import Channel, Sequence, SequenceStep
 
 MAX_ENROLL = 1000  # lead ids per enroll or stop request
