@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from api.serializers_readiness import ReadinessField
+from api.serializers_readiness import ImportReadinessField, ReadinessField, RejectedRowsField
 from outreach.models import (
     Channel,
     ImportJob,
@@ -217,6 +217,16 @@ class MessageSerializer(serializers.ModelSerializer):
 
 
 class ImportJobSerializer(serializers.ModelSerializer):
+    contact_readiness = ImportReadinessField(
+        help_text="The new leads by contact readiness: how many can be contacted now, how "
+        "many will be contacted though nobody checked their number or address yet, how "
+        "many cannot be contacted, each per reason; null for a dry run or a running job."
+    )
+    rejected = RejectedRowsField(
+        help_text="Rejected rows: `line`, `reason` (in the request's language) and "
+        "`reason_code` (empty for a reason stored before codes)."
+    )
+
     class Meta:
         model = ImportJob
         fields = [
@@ -230,6 +240,7 @@ class ImportJobSerializer(serializers.ModelSerializer):
             "updated",
             "unchanged",
             "rejected",
+            "contact_readiness",
             "error",
             "created_at",
             "started_at",

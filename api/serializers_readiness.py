@@ -107,3 +107,65 @@ class ReadinessField(serializers.Field):
             "contactable": ready.contactable,
             "stalled": _stalled(stalled),
         }
+
+
+class ReasonCountSerializer(serializers.Serializer):
+    count = serializers.IntegerField()
+    reason_code = serializers.CharField()
+    reason = serializers.CharField(help_text="In the request's language.")
+
+
+class ImportReadinessSerializer(serializers.Serializer):
+    ready = serializers.IntegerField(help_text="Can be contacted now on a checked channel.")
+    unverified = ReasonCountSerializer(
+        many=True,
+        help_text="Will be contacted though nobody has checked the number or address yet "
+        "(the workspace's policy), per reason.",
+    )
+    not_contactable = ReasonCountSerializer(many=True, help_text="Cannot be contacted, per reason.")
+
+
+def _counts(found: dict[str, int]) -> list[dict]:
+    rows = [
+        {"count": n, "reason_code": reason_code(code) or code, "reason": reasons.render(code)}
+        for code, n in found.items()
+    ]
+    return sorted(rows, key=lambda row: (-row["count"], row["reason_code"]))
+
+
+@extend_schema_field(ImportReadinessSerializer(allow_null=True))
+class ImportReadinessField(serializers.Field):
+    def __init__(self, **kwargs):
+        super().__init__(source="*", read_only=True, **kwargs)
+
+    def to_representation(self, job) -> dict | None:
+        tally = job.readiness
+        if tally is None:
+            return None
+        return {
+            "ready": tally.ready,
+            "unverified": _counts(tally.unchecked),
+            "not_contactable": _counts(tally.blocked),
+        }
+
+
+class RejectedRowSerializer(serializers.Serializer):
+    line = serializers.IntegerField()
+    reason = serializers.CharField()
+    reason_code = serializers.CharField()
+
+
+@extend_schema_field(RejectedRowSerializer(many=True))
+class RejectedRowsField(serializers.Field):
+    def __init__(self, **kwargs):
+        super().__init__(read_only=True, **kwargs)
+
+    def to_representation(self, rows: list) -> list[dict]:
+        return [
+            {
+                "line": row.get("line"),
+                "reason": reasons.render(row.get("reason", "")),
+                "reason_code": reason_code(row.get("reason", "")),
+            }
+            for row in rows or []
+        ]

@@ -691,6 +691,10 @@ class ImportJob(models.Model):
     updated = models.PositiveIntegerField(default=0)
     unchanged = models.PositiveIntegerField(default=0)
     rejected = models.JSONField(default=list, blank=True)
+    # The new leads by contact readiness (outreach.readiness.Tally.as_json): how many can
+    # be reached, how many only once their number or address is checked, how many not at
+    # all, per reason code. Empty for a dry run.
+    contact_readiness = models.JSONField(default=dict, blank=True)
     error = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
@@ -718,6 +722,13 @@ class ImportJob(models.Model):
 
     def __str__(self) -> str:
         return f"{self.file_name} ({self.status})"
+
+    @property
+    def readiness(self):
+        """The new leads' readiness (outreach.readiness.Tally), None when not counted."""
+        from outreach.readiness import Tally
+
+        return Tally.from_json(self.contact_readiness)
 
     @property
     def percent(self) -> int:

@@ -397,6 +397,27 @@ class Tally:
     def not_contactable(self) -> int:
         return sum(self.blocked.values())
 
+    def add(self, other: Tally) -> None:
+        self.ready += other.ready
+        for mine, theirs in ((self.unchecked, other.unchecked), (self.blocked, other.blocked)):
+            for key, n in theirs.items():
+                mine[key] = mine.get(key, 0) + n
+
+    def as_json(self) -> dict:
+        return {"ready": self.ready, "unchecked": self.unchecked, "blocked": self.blocked}
+
+    @classmethod
+    def from_json(cls, data: dict | None) -> Tally | None:
+        if not data:
+            return None
+        return cls(data.get("ready", 0), data.get("unchecked", {}), data.get("blocked", {}))
+
+    def lines(self) -> list[tuple[str, int, str]]:
+        """(state, count, reason in the active language), biggest first: for reports."""
+        rows = [(State.UNCHECKED.value, n, reasons.render(k)) for k, n in self.unchecked.items()]
+        rows += [(State.BLOCKED.value, n, reasons.render(k)) for k, n in self.blocked.items()]
+        return sorted(rows, key=lambda row: (row[0] != State.BLOCKED, -row[1], row[2]))
+
 
 def tally(leads: QuerySet[Lead], *, policy: ContactPolicy) -> Tally:
     """Count these leads (of one tenant) by readiness, in one grouped query."""
@@ -421,4 +442,15 @@ def tally(leads: QuerySet[Lead], *, policy: ContactPolicy) -> Tally:
             bucket = found.blocked
             key = wa[1] or mail[1]  # the WhatsApp reason first, as the pages list them
         bucket[key] = bucket.get(key, 0) + row["n"]
+    return found
+
+
+def tally_ids(tenant: Tenant, lead_ids: list[int], *, chunk: int = 1000) -> Tally:
+    """`tally` of these leads of `tenant` (an import's new leads), a chunk of ids at a time
+    (a query's parameter limit)."""
+    found = Tally()
+    policy = ContactPolicy.of(tenant)
+    for start in range(0, len(lead_ids), chunk):
+        part = Lead.objects.filter(tenant=tenant, pk__in=lead_ids[start : start + chunk])
+        found.add(tally(part, policy=policy))
     return found
