@@ -33,6 +33,10 @@ class IdOrNone(django_filters.CharFilter):
         super().__init__(method="keep", **kwargs)
 
 
+def _flag(value: bool | None) -> str:
+    return "" if value is None else ("true" if value else "false")
+
+
 class LeadFilter(django_filters.FilterSet):
     stage = django_filters.ChoiceFilter(choices=Stage.choices, method="keep")
     channel = django_filters.ChoiceFilter(
@@ -44,6 +48,16 @@ class LeadFilter(django_filters.FilterSet):
     needs_review = django_filters.BooleanFilter(method="keep")
     opted_out = django_filters.ChoiceFilter(choices=OPTED_OUT, method="keep")
     email_status = django_filters.ChoiceFilter(choices=Lead.EmailStatus.choices, method="keep")
+    contactable = django_filters.BooleanFilter(
+        method="keep",
+        help_text="`false`: only leads outreach cannot reach now on any channel (see each "
+        "lead's `readiness`); `true`: only those it can.",
+    )
+    stalled = django_filters.BooleanFilter(
+        method="keep",
+        help_text="`true`: only leads whose running enrollment is stalled (dispatch cannot "
+        "move it on; `readiness.stalled` says why).",
+    )
     updated_since = django_filters.IsoDateTimeFilter(
         method="keep", help_text="Lead or journey changed at or after this time (ISO 8601)."
     )
@@ -71,6 +85,8 @@ class LeadFilter(django_filters.FilterSet):
             "opted_out": data.get("opted_out"),
             "email_status": data.get("email_status"),
             "q": data.get("search"),
+            "contactable": _flag(data.get("contactable")),
+            "stalled": _flag(data.get("stalled")),
         }
         queryset = filter_leads(queryset, params)
         since = data.get("updated_since")

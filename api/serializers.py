@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from api.serializers_readiness import ImportReadinessField, ReadinessField, RejectedRowsField
 from outreach.models import (
     Channel,
     ImportJob,
@@ -94,10 +95,20 @@ class LeadSerializer(serializers.ModelSerializer):
     # A nested serializer, bound once per list, not one built per lead (bench/api.py: that
     # cost 72 % of a list's CPU). A lead without a journey gives null.
     journey = JourneySerializer(read_only=True, allow_null=True)
+    readiness = ReadinessField(
+        help_text="Can outreach reach this lead now, per channel, and why not "
+        "(outreach's one readiness rule, as the lead page shows it)."
+    )
+    phone_reachable = serializers.BooleanField(
+        read_only=True,
+        allow_null=True,
+        help_text="true: a WhatsApp message reached the number; false: not on WhatsApp; "
+        "null: nobody has checked yet.",
+    )
 
     class Meta:
         model = Lead
-        fields = [*LEAD_FIELDS, "journey"]
+        fields = [*LEAD_FIELDS, "journey", "readiness"]
         read_only_fields = fields
 
 
@@ -149,7 +160,7 @@ class LeadWriteSerializer(serializers.Serializer):
     phone = serializers.CharField(
         required=False, allow_blank=True, help_text="Any form; stored as E.164 (RO default)."
     )
-    phone_reachable = serializers.BooleanField(required=False)
+    phone_reachable = serializers.BooleanField(required=False, allow_null=True)
     email = serializers.CharField(required=False, allow_blank=True)
     email_status = serializers.CharField(
         required=False,
@@ -206,6 +217,16 @@ class MessageSerializer(serializers.ModelSerializer):
 
 
 class ImportJobSerializer(serializers.ModelSerializer):
+    contact_readiness = ImportReadinessField(
+        help_text="The new leads by contact readiness: how many can be contacted now, how "
+        "many will be contacted though nobody checked their number or address yet, how "
+        "many cannot be contacted, each per reason; null for a dry run or a running job."
+    )
+    rejected = RejectedRowsField(
+        help_text="Rejected rows: `line`, `reason` (in the request's language) and "
+        "`reason_code` (empty for a reason stored before codes)."
+    )
+
     class Meta:
         model = ImportJob
         fields = [
@@ -219,6 +240,7 @@ class ImportJobSerializer(serializers.ModelSerializer):
             "updated",
             "unchanged",
             "rejected",
+            "contact_readiness",
             "error",
             "created_at",
             "started_at",

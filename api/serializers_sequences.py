@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from api.fields import ReasonField, reason_code
 from outreach.models import Channel, Sequence, SequenceStep
 
 MAX_ENROLL = 1000  # lead ids per enroll or stop request
@@ -128,7 +129,14 @@ class StopSerializer(serializers.Serializer):
 class EnrollOutcomeSerializer(serializers.Serializer):
     lead_id = serializers.IntegerField()
     enrolled = serializers.BooleanField()
-    reason = serializers.CharField(allow_blank=True, help_text="Why not; empty when enrolled.")
+    reason = ReasonField(help_text="Why not, in the request's language; empty when enrolled.")
+    reason_code = serializers.SerializerMethodField(
+        help_text="Why not, as a stable code (e.g. `enroll.opted_out`, `enroll.unreachable`); "
+        "empty when enrolled."
+    )
+
+    def get_reason_code(self, outcome: dict) -> str:
+        return reason_code(outcome["reason_code"])
 
 
 class EnrollResultSerializer(serializers.Serializer):

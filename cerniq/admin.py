@@ -105,7 +105,13 @@ class TenantAdmin(admin.ModelAdmin):
         "ai_auto_reply_enabled",
         "created_at",
     )
-    list_filter = ("is_active", "ai_auto_reply_enabled", "time_zone")
+    list_filter = (
+        "is_active",
+        "ai_auto_reply_enabled",
+        "contact_unverified_whatsapp",
+        "contact_unverified_email",
+        "time_zone",
+    )
     search_fields = ("name", "slug")
     prepopulated_fields = {"slug": ("name",)}
     readonly_fields = ("webhook_token", "created_at")

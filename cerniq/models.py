@@ -60,6 +60,27 @@ class Tenant(models.Model):
     ai_auto_reply_enabled = models.BooleanField(default=False)
     ai_auto_reply_intents = models.JSONField(default=list, blank=True)
 
+    # Contact policy (outreach.readiness): are numbers and addresses nobody has checked yet
+    # contacted? WhatsApp: the provider's answer to the first message checks the number (a
+    # "not on WhatsApp" answer marks it and the lead falls back to email). Email: the
+    # bounce shield (email_channels.shield) watches the bounces. Never a bulk number check.
+    contact_unverified_whatsapp = models.BooleanField(
+        _("contact unchecked WhatsApp numbers"),
+        default=True,
+        help_text=_(
+            "Send to numbers nobody has checked yet: the first message checks the number; "
+            "a number that is not on WhatsApp is marked and the lead gets email instead."
+        ),
+    )
+    contact_unverified_email = models.BooleanField(
+        _("contact unchecked email addresses"),
+        default=True,
+        help_text=_(
+            "Send to addresses nobody has checked yet; the bounce shield pauses sending "
+            "when too many bounce."
+        ),
+    )
+
     # Secret in the URL registered with providers that sign nothing (TimelinesAI).
     webhook_token = models.CharField(max_length=64, unique=True, default=new_webhook_token)
 

@@ -1,39 +1,22 @@
-"""Channel selection (seed worker B#8): which channel reaches this lead for this step, and why."""
+"""Channel selection (seed worker B#8): which channel reaches this lead for this step, and why.
+
+What a channel can reach is the lead's readiness (outreach.readiness); this only picks."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from outreach.models import Channel, Journey, Lead, Stage
+from cerniq import reasons
+from outreach import reasons as codes
+from outreach.models import Channel, Journey, Stage
+from outreach.readiness import Readiness
 
 
 @dataclass(frozen=True)
 class ChannelChoice:
     channel: str | None
-    reason: str
+    reason: str  # a stored reason code (outreach.reasons): why this channel, or why none
     fallback: bool = False  # True when the step's own channel cannot reach the lead
-
-
-def whatsapp_blocker(lead: Lead, journey: Journey) -> str:
-    """Why WhatsApp cannot reach this lead ("" when it can)."""
-    if journey.whatsapp_opted_out:
-        return "opted out of WhatsApp"
-    if not lead.phone:
-        return "no phone number"
-    if not lead.phone_reachable:
-        return "phone not reachable on WhatsApp"
-    return ""
-
-
-def email_blocker(lead: Lead, journey: Journey) -> str:
-    """Why email cannot reach this lead ("" when it can)."""
-    if journey.email_opted_out:
-        return "opted out of email"
-    if not lead.email:
-        return "no email address"
-    if lead.email_status != Lead.EmailStatus.VALID:
-        return f"email status {lead.email_status}"
-    return ""
 
 
 def email_kind(journey: Journey) -> str:
@@ -41,24 +24,30 @@ def email_kind(journey: Journey) -> str:
     return Channel.EMAIL_COLD if journey.stage == Stage.COLD else Channel.EMAIL_WARM
 
 
-def choose_channel(lead: Lead, journey: Journey, step_channel: str) -> ChannelChoice:
-    """WhatsApp when the step asks for it and the lead is reachable there, else email."""
-    wa_blocked = whatsapp_blocker(lead, journey)
-    mail_blocked = email_blocker(lead, journey)
+def choose_channel(ready: Readiness, journey: Journey, step_channel: str) -> ChannelChoice:
+    """The step's channel when the lead's readiness allows it there (a number or address
+    nobody checked counts when the tenant's policy contacts it), else the other channel."""
+    wa, mail = ready.whatsapp, ready.email
+    none = ChannelChoice(
+        None, reasons.code(codes.NO_CHANNEL, whatsapp=wa.reason, email=mail.reason)
+    )
     if step_channel == Channel.WHATSAPP:
-        if not wa_blocked:
-            return ChannelChoice(Channel.WHATSAPP, "WhatsApp step; phone reachable")
-        if not mail_blocked:
+        if wa.usable:
+            return ChannelChoice(
+                Channel.WHATSAPP, reasons.code(codes.CHOSE_STEP_CHANNEL, channel=Channel.WHATSAPP)
+            )
+        if mail.usable:
             kind = email_kind(journey)
-            return ChannelChoice(kind, f"{wa_blocked}; email is valid", fallback=True)
-        return ChannelChoice(None, f"no usable channel: {wa_blocked}; {mail_blocked}")
-    if not mail_blocked:
+            why = reasons.code(codes.CHOSE_FALLBACK, channel=kind, why=wa.reason)
+            return ChannelChoice(kind, why, fallback=True)
+        return none
+    if mail.usable:
         kind = email_kind(journey)
-        label = "cold" if kind == Channel.EMAIL_COLD else "warm"
-        return ChannelChoice(kind, f"email step; {label} email for stage {journey.stage}")
-    if not wa_blocked:
-        return ChannelChoice(Channel.WHATSAPP, f"{mail_blocked}; phone reachable", fallback=True)
-    return ChannelChoice(None, f"no usable channel: {mail_blocked}; {wa_blocked}")
+        return ChannelChoice(kind, reasons.code(codes.CHOSE_STEP_CHANNEL, channel=kind))
+    if wa.usable:
+        why = reasons.code(codes.CHOSE_FALLBACK, channel=Channel.WHATSAPP, why=mail.reason)
+        return ChannelChoice(Channel.WHATSAPP, why, fallback=True)
+    return none
 
 
 SUBJECT_FROM_BODY_MAX = 78  # characters: what mail clients show of a subject line

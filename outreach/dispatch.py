@@ -18,13 +18,15 @@ from functools import partial
 from django.db import transaction
 from django.utils import timezone
 
+from cerniq import reasons
 from cerniq.models import Tenant
-from outreach import pacing, spintax, stages
+from outreach import pacing, spintax, stages, stalls
+from outreach import reasons as codes
 from outreach.channels import choose_channel, email_subject
 from outreach.delivery import enqueue_message, plan_push
+from outreach.dispatch_batch import Batch
 from outreach.hours import SendingWindow
 from outreach.models import (
-    SENT_STATUSES,
     Channel,
     Enrollment,
     Journey,
@@ -33,9 +35,9 @@ from outreach.models import (
     SequenceStep,
     TemplateVersion,
 )
+from outreach.readiness import readiness
 from whatsapp import quota
 from whatsapp.allocation import choose_phone
-from whatsapp.models import Phone
 
 log = logging.getLogger(__name__)
 
@@ -45,12 +47,14 @@ class DispatchResult:
     tenant: str
     eligible: int = 0
     dispatched: Counter[str] = field(default_factory=Counter)
-    skipped: Counter[str] = field(default_factory=Counter)
+    skipped: Counter[str] = field(default_factory=Counter)  # by reason code (outreach.reasons)
     dry_run: bool = False
 
     def summary(self) -> str:
         sent = ", ".join(f"{k} {v}" for k, v in sorted(self.dispatched.items())) or "none"
-        skipped = ", ".join(f"{k} {v}" for k, v in sorted(self.skipped.items())) or "none"
+        skipped = (
+            ", ".join(f"{reasons.render(k)} {v}" for k, v in sorted(self.skipped.items())) or "none"
+        )
         prefix = "DRY RUN — nothing written. " if self.dry_run else ""
         return f"{prefix}eligible {self.eligible}; dispatched: {sent}; skipped: {skipped}"
 
@@ -76,62 +80,6 @@ class _Plan:
         return f"{lead}:{self.step.sequence_id}:{self.step.pk}:{self.channel}"
 
 
-class _Batch:
-    """Everything one batch needs, loaded with one query per kind."""
-
-    def __init__(self, tenant: Tenant, journeys: list[Journey], day: date) -> None:
-        lead_ids = [j.lead_id for j in journeys]
-        self.enrollments = {
-            e.lead_id: e
-            for e in Enrollment.objects.filter(
-                lead_id__in=lead_ids, status=Enrollment.Status.ACTIVE
-            ).select_related("sequence__fallback_sequence")
-        }
-        sequence_ids = {e.sequence_id for e in self.enrollments.values()}
-        sequence_ids |= {
-            e.sequence.fallback_sequence_id
-            for e in self.enrollments.values()
-            if e.sequence.fallback_sequence_id
-        }
-        self.steps: dict[tuple[int, int], list[SequenceStep]] = defaultdict(list)
-        for step in (
-            SequenceStep.objects.filter(sequence_id__in=sequence_ids)
-            .select_related("sequence")
-            .order_by("position")
-        ):
-            self.steps[(step.sequence_id, step.sequence_version)].append(step)
-        template_ids = {s.template_id for steps in self.steps.values() for s in steps}
-        self.versions: dict[int, list[TemplateVersion]] = defaultdict(list)
-        for version in TemplateVersion.objects.filter(
-            template_id__in=template_ids, is_active=True, weight__gt=0
-        ).order_by("version"):
-            self.versions[version.template_id].append(version)
-        self.phones = list(Phone.objects.usable().filter(tenant=tenant).order_by("pk"))
-        status = quota.status_many(self.phones, day)
-        self.remaining = {pk: s.remaining for pk, s in status.items()}
-        self.chats: dict[int, tuple[int, str]] = {}
-        for lead_id, phone_id, chat_id in (
-            Message.objects.filter(
-                lead_id__in=lead_ids,
-                channel=Channel.WHATSAPP,
-                direction=Message.Direction.OUTBOUND,
-                status__in=SENT_STATUSES,
-            )
-            .order_by("lead_id", "created_at")
-            .values_list("lead_id", "phone_id", "provider_thread_id")
-        ):
-            if phone_id:
-                self.chats[lead_id] = (phone_id, chat_id or self.chats.get(lead_id, (0, ""))[1])
-
-    def next_step(self, enrollment: Enrollment) -> SequenceStep | None:
-        steps = self.steps[(enrollment.sequence_id, enrollment.sequence_version)]
-        return next((s for s in steps if s.position > enrollment.current_step), None)
-
-    def first_step_of(self, sequence_id: int, version: int) -> SequenceStep | None:
-        steps = self.steps.get((sequence_id, version), [])
-        return steps[0] if steps else None
-
-
 def _due(tenant: Tenant, now: datetime):
     return Journey.objects.filter(
         tenant=tenant,
@@ -152,7 +100,7 @@ def dispatch_due(
     if not window.is_open(now):
         opening = window.next_opening(now)
         due = _due(tenant, now)
-        result.skipped["outside sending window"] = (
+        result.skipped[codes.OUTSIDE_WINDOW] = (
             due.count() if dry_run else due.update(next_action_at=opening)
         )
         return result
@@ -166,7 +114,7 @@ def dispatch_due(
         result.eligible = len(journeys)
         if not journeys:
             return result
-        batch = _Batch(tenant, journeys, quota.quota_day(tenant, now))
+        batch = Batch(tenant, journeys, quota.quota_day(tenant, now))
         plans = _plan(journeys, batch, window, now, result)
         if dry_run:
             for plan in plans:
@@ -190,7 +138,7 @@ def dispatch_due(
 
 def _plan(
     journeys: list[Journey],
-    batch: _Batch,
+    batch: Batch,
     window: SendingWindow,
     now: datetime,
     result: DispatchResult,
@@ -199,38 +147,52 @@ def _plan(
     for journey in journeys:
         reason = _plan_one(journey, batch, window, now, plans)
         if reason:
-            result.skipped[reason] += 1
+            code = reasons.parse(reason)[0]
+            result.skipped[code] += 1
+            enrollment = batch.enrollments.get(journey.lead_id)
+            if enrollment is not None and code in stalls.STALLING:
+                batch.stalls.append((enrollment, reason))
     return plans
 
 
 def _plan_one(
-    journey: Journey, batch: _Batch, window: SendingWindow, now: datetime, plans: list[_Plan]
+    journey: Journey, batch: Batch, window: SendingWindow, now: datetime, plans: list[_Plan]
 ) -> str:
-    """Add a plan for this journey, or return why it was skipped (and set when to retry)."""
+    """Add a plan for this journey, or return why it was skipped (a stored reason code) and
+    set when to retry."""
     lead = journey.lead
     enrollment = batch.enrollments.get(journey.lead_id)
     if enrollment is None:
         journey.next_action_at = None
-        return "not enrolled in a sequence"
+        return reasons.code(codes.NOT_ENROLLED)
     step = batch.next_step(enrollment)
     if step is None:
         journey.next_action_at = None
-        return "sequence has no further step"
-    choice = choose_channel(lead, journey, step.channel)
+        return reasons.code(codes.NO_FURTHER_STEP)
+    ready = readiness(
+        lead,
+        journey,
+        policy=batch.policy,
+        suppressed=(
+            lead.phone in batch.suppressed_phones,
+            lead.email.strip().lower() in batch.suppressed_emails,
+        ),
+    )
+    choice = choose_channel(ready, journey, step.channel)
     if choice.channel is None:
         journey.next_action_at = None
-        return "no usable channel"
+        return choice.reason
     fallback = enrollment.sequence.fallback_sequence if choice.fallback else None
     if choice.fallback:
         step = batch.first_step_of(fallback.pk, fallback.version) if fallback else None
         wants_whatsapp = choice.channel == Channel.WHATSAPP
         if step is None or (step.channel == Channel.WHATSAPP) != wants_whatsapp:
             journey.next_action_at = None
-            return "step channel unusable and no fallback sequence"
+            return reasons.code(codes.NO_FALLBACK, channel=choice.channel)
     versions = batch.versions.get(step.template_id, [])
     if not versions:
         journey.next_action_at = None
-        return "template has no active version"
+        return reasons.code(codes.TEMPLATE_INACTIVE)
     version = versions[spintax.choose_version([v.weight for v in versions], f"{lead.pk}:{step.pk}")]
     variables = spintax.lead_variables(lead)
     seed = spintax.variant_seed(lead.pk, step.pk, version.pk)
@@ -242,10 +204,10 @@ def _plan_one(
     except spintax.TemplateError as exc:
         log.warning("template %s v%s cannot render: %s", step.template_id, version.version, exc)
         journey.next_action_at = None
-        return "template error"
+        return reasons.code(codes.TEMPLATE_ERROR)
     if len(body.text) > spintax.CHANNEL_LIMITS[choice.channel]:
         journey.next_action_at = None
-        return "message too long for channel"
+        return reasons.code(codes.TOO_LONG, channel=choice.channel)
     if choice.channel != Channel.WHATSAPP:
         subject = email_subject(subject, body.text)
     plan = _Plan(
@@ -267,10 +229,10 @@ def _plan_one(
     return ""
 
 
-def _allocate_phone(plan: _Plan, batch: _Batch, window: SendingWindow, now: datetime) -> str:
+def _allocate_phone(plan: _Plan, batch: Batch, window: SendingWindow, now: datetime) -> str:
     """The phone for this plan by whatsapp.allocation's rule, against the batch's quota."""
     if not batch.phones:
-        return "no active WhatsApp phone"
+        return reasons.code(codes.NO_SENDING_PHONE)
     journey = plan.journey
     chat_phone, chat_id = batch.chats.get(journey.lead_id, (None, ""))
     chosen = choose_phone(
@@ -281,7 +243,7 @@ def _allocate_phone(plan: _Plan, batch: _Batch, window: SendingWindow, now: date
     )
     if chosen is None:
         journey.next_action_at = window.next_day_opening(now)
-        return "WhatsApp quota exhausted"
+        return reasons.code(codes.QUOTA_EXHAUSTED)
     plan.phone_id, plan.new_contact = chosen.phone_id, chosen.new_contact
     if chosen.new_contact:
         batch.remaining[chosen.phone_id] -= 1
@@ -294,7 +256,7 @@ def _write(
     tenant: Tenant,
     plans: list[_Plan],
     journeys: list[Journey],
-    batch: _Batch,
+    batch: Batch,
     window: SendingWindow,
     now: datetime,
     result: DispatchResult,
@@ -308,7 +270,7 @@ def _write(
     for plan in plans:
         if plan.key in existing:
             plan.journey.next_action_at = None
-            result.skipped["step already queued or sent"] += 1
+            result.skipped[codes.ALREADY_QUEUED] += 1
         else:
             fresh.append(plan)
     wanted = Counter(p.phone_id for p in fresh if p.new_contact)
@@ -317,7 +279,7 @@ def _write(
     for plan in fresh:
         if plan.new_contact:
             if granted.get(plan.phone_id, 0) <= 0:
-                result.skipped["WhatsApp quota exhausted"] += 1
+                result.skipped[codes.QUOTA_EXHAUSTED] += 1
                 continue
             granted[plan.phone_id] -= 1
         keep.append(plan)
@@ -331,6 +293,7 @@ def _write(
         if plan.phone_id and journey.assigned_phone_id != plan.phone_id:
             journey.assigned_phone_id, journey.assigned_at = plan.phone_id, now
     _save_journeys(journeys)
+    stalls.record(batch.stalls, [p.journey.lead_id for p in keep], now)
     return messages
 
 
@@ -383,7 +346,13 @@ def _switch_to_fallbacks(tenant: Tenant, plans: list[_Plan], now: datetime) -> N
         return
     Enrollment.objects.filter(
         lead_id__in=[p.journey.lead_id for p in moved], status=Enrollment.Status.ACTIVE
-    ).update(status=Enrollment.Status.STOPPED, stop_reason="channel fallback", stopped_at=now)
+    ).update(
+        status=Enrollment.Status.STOPPED,
+        stop_reason=reasons.code(codes.CHANNEL_FALLBACK),
+        stopped_at=now,
+        stalled_reason="",
+        stalled_since=None,
+    )
     Enrollment.objects.bulk_create(
         [
             Enrollment(

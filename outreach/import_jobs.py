@@ -22,6 +22,7 @@ from django.utils.translation import gettext as _
 from cerniq.models import Tenant
 from outreach.importing import ImportFileError, import_csv
 from outreach.models import ImportJob
+from outreach.readiness import tally_ids
 
 log = logging.getLogger(__name__)
 
@@ -165,6 +166,9 @@ def run_import(job_id: int) -> ImportJob | None:
             updated=report.updated,
             unchanged=report.unchanged,
             rejected=[{"line": e.line, "reason": e.reason} for e in report.rejected],
+            contact_readiness=tally_ids(job.tenant, report.created_ids).as_json()
+            if report.created_ids
+            else {},
             processed_rows=F("total_rows"),
         )
     return ImportJob.objects.get(pk=job_id)

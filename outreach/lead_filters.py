@@ -2,7 +2,9 @@
 
 Values as the page's query string carries them: stage, county, channel (the last one used),
 phone (an id or "none"), sequence (an id or "none"), review ("1"/"0"), opted_out
-("whatsapp", "email", "any", "none"), email_status, q (name, email, phone; a CUI if digits).
+("whatsapp", "email", "any", "none"), email_status, contactable ("true"/"false": can outreach
+reach the lead now, outreach.readiness), stalled ("true"/"false": its running enrollment is
+stalled, outreach.stalls), q (name, email, phone; a CUI if digits).
 """
 
 from __future__ import annotations
@@ -13,7 +15,15 @@ from typing import Any
 from django.db.models import Q, QuerySet
 
 from cerniq.params import parse_id, text_param
+from outreach import readiness, stalls
 from outreach.models import Channel, Lead, Stage
+
+_YES, _NO = ("true", "1", "yes"), ("false", "0", "no")
+
+
+def _flag(params: Mapping[str, Any], name: str) -> bool | None:
+    value = str(params.get(name) or "").strip().lower()
+    return True if value in _YES else False if value in _NO else None
 
 
 def filter_leads(qs: QuerySet[Lead], params: Mapping[str, Any]) -> QuerySet[Lead]:
@@ -54,6 +64,12 @@ def filter_leads(qs: QuerySet[Lead], params: Mapping[str, Any]) -> QuerySet[Lead
     email_status = params.get("email_status")
     if email_status in Lead.EmailStatus.values:
         qs = qs.filter(email_status=email_status)
+    contactable = _flag(params, "contactable")
+    if contactable is not None:
+        qs = readiness.contactable(qs, contactable)
+    stalled = _flag(params, "stalled")
+    if stalled is not None:
+        qs = qs.filter(stalls.stalled_q() if stalled else ~stalls.stalled_q())
     q = text_param(params, "q")
     if q:
         match = Q(name__icontains=q) | Q(email__icontains=q) | Q(phone__icontains=q)

@@ -60,7 +60,9 @@ class Lead(models.Model):
     locality = models.CharField(max_length=128, blank=True)
     contact_name = models.CharField(max_length=200, blank=True)
     phone = models.CharField(max_length=16, blank=True, help_text="E.164")
-    phone_reachable = models.BooleanField(default=False)
+    # None: nobody has checked the number yet; True: a WhatsApp message reached it; False:
+    # not on WhatsApp (the provider said so, or the import's check did). outreach.readiness.
+    phone_reachable = models.BooleanField(null=True, blank=True, default=None)
     email = models.EmailField(blank=True)
     email_status = models.CharField(
         max_length=16, choices=EmailStatus.choices, default=EmailStatus.UNKNOWN
@@ -409,6 +411,10 @@ class Enrollment(models.Model):
     current_step = models.PositiveIntegerField(default=0, help_text="last step sent; 0 = none")
     next_run_at = models.DateTimeField(null=True, blank=True)
     stop_reason = models.CharField(max_length=64, blank=True)
+    # Dispatch could not move this enrollment on (a reason code, cerniq.reasons) and since
+    # when; cleared when a step is queued again (outreach.dispatch).
+    stalled_reason = models.CharField(max_length=255, blank=True)
+    stalled_since = models.DateTimeField(null=True, blank=True)
     started_at = models.DateTimeField(auto_now_add=True)
     completed_at = models.DateTimeField(null=True, blank=True)
     stopped_at = models.DateTimeField(null=True, blank=True)
@@ -426,7 +432,15 @@ class Enrollment(models.Model):
                 name="enrollment_stopped_has_reason",
             ),
         ]
-        indexes = [models.Index(fields=["status", "next_run_at"], name="enrollment_due_idx")]
+        indexes = [
+            models.Index(fields=["status", "next_run_at"], name="enrollment_due_idx"),
+            # The leads list's "stalled" filter and the dashboard's count pick a few.
+            models.Index(
+                fields=["lead"],
+                condition=Q(stalled_since__isnull=False),
+                name="enrollment_stalled_idx",
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"{self.lead} in {self.sequence} [{self.status}]"
@@ -677,6 +691,10 @@ class ImportJob(models.Model):
     updated = models.PositiveIntegerField(default=0)
     unchanged = models.PositiveIntegerField(default=0)
     rejected = models.JSONField(default=list, blank=True)
+    # The new leads by contact readiness (outreach.readiness.Tally.as_json): how many can
+    # be reached, how many only once their number or address is checked, how many not at
+    # all, per reason code. Empty for a dry run.
+    contact_readiness = models.JSONField(default=dict, blank=True)
     error = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
@@ -704,6 +722,13 @@ class ImportJob(models.Model):
 
     def __str__(self) -> str:
         return f"{self.file_name} ({self.status})"
+
+    @property
+    def readiness(self):
+        """The new leads' readiness (outreach.readiness.Tally), None when not counted."""
+        from outreach.readiness import Tally
+
+        return Tally.from_json(self.contact_readiness)
 
     @property
     def percent(self) -> int:

@@ -172,6 +172,7 @@ def record_sent(message: Message, transport: Transport, result: SendResult) -> N
     )
     message.status = Message.Status.SENT
     count_message(message.channel, "sent")
+    transport.recipient_confirmed(message)
     journey = Journey.objects.select_for_update().get(lead_id=message.lead_id)
     contacted = transport.contacted_stage
     if journey.stage in stages.AUTOMATED and journey.stage != contacted:

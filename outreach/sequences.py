@@ -17,6 +17,8 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from cerniq import reasons
+from outreach import reasons as codes
 from outreach import stages
 from outreach.hours import SendingWindow
 from outreach.metrics import count_message
@@ -28,9 +30,9 @@ from outreach.models import (
     Sequence,
     SequenceStep,
     Stage,
-    Template,
-    TemplateVersion,
 )
+from outreach.readiness import ContactPolicy, Readiness, readiness_many
+from outreach.template_versions import VersionSpec, save_versions  # noqa: F401 (their home)
 from whatsapp.quota import quota_day, release
 
 # Stage changes that end automation for the lead, with the stop reason recorded.
@@ -49,8 +51,9 @@ class EnrollmentError(ValueError):
 @dataclass
 class EnrollResult:
     enrolled: int = 0
+    # Stored reason codes (outreach.reasons; render with cerniq.reasons.render): how many.
     skipped: dict[str, int] = field(default_factory=dict)
-    # Per lead id: "" when enrolled, else why not (the same words as `skipped`).
+    # Per lead id: "" when enrolled, else why not (the same codes as `skipped`).
     outcomes: dict[int, str] = field(default_factory=dict)
 
     def skip(self, lead_id: int, reason: str) -> None:
@@ -140,57 +143,6 @@ def _count(rows: QuerySet) -> Coalesce:
     return Coalesce(Subquery(counted, output_field=IntegerField()), Value(0))
 
 
-@dataclass(frozen=True)
-class VersionSpec:
-    """A template version as the editor submits it; `id` None for a new version."""
-
-    body: str
-    subject: str = ""
-    weight: int = 100
-    is_active: bool = True
-    id: int | None = None
-
-
-@transaction.atomic
-def save_versions(template: Template, specs: list[VersionSpec]) -> list[TemplateVersion]:
-    """Apply the editor's versions: new ones get the next numbers; a version whose text
-    changed after it was used (messages carry it) is retired and its new text becomes a new
-    version, so each version's results stay those of one text; weight and on/off are
-    changed in place. Returns the versions as saved, in the order of `specs`."""
-    Template.objects.select_for_update().filter(pk=template.pk).first()
-    existing = {v.pk: v for v in template.versions.all()}
-    used = set(
-        Message.objects.filter(template_version_id__in=list(existing))
-        .values_list("template_version_id", flat=True)
-        .distinct()
-    )
-    last = max((v.version for v in existing.values()), default=0)
-    saved = []
-    for spec in specs:
-        fields = {"subject": spec.subject, "body": spec.body, "weight": spec.weight}
-        current = existing.get(spec.id) if spec.id is not None else None
-        if current is not None:
-            text_changed = (current.body, current.subject) != (spec.body, spec.subject)
-            if not (text_changed and current.pk in used):
-                TemplateVersion.objects.filter(pk=current.pk).update(
-                    **fields, is_active=spec.is_active
-                )
-                saved.append(TemplateVersion.objects.get(pk=current.pk))
-                continue
-            TemplateVersion.objects.filter(pk=current.pk).update(is_active=False)
-        last += 1
-        saved.append(
-            TemplateVersion.objects.create(
-                tenant_id=template.tenant_id,
-                template=template,
-                version=last,
-                is_active=spec.is_active,
-                **fields,
-            )
-        )
-    return saved
-
-
 def first_run_at(window: SendingWindow, step: SequenceStep, at: datetime) -> datetime:
     return window.add_delay(at, step.delay_value, step.delay_unit)
 
@@ -202,8 +154,10 @@ def enroll_many(
     *,
     at: datetime | None = None,
 ) -> EnrollResult:
-    """Enroll leads (or lead ids) in bulk; leads of another tenant, already in a sequence
-    or past outreach are skipped, each with its reason in `outcomes`."""
+    """Enroll leads (or lead ids) in bulk. Refused, each with its reason code in `outcomes`:
+    leads of another tenant, already in a sequence, opted out, in a stage automation does
+    not run in, taken over, or that no channel can reach (outreach.readiness, under the
+    tenant's contact policy: never accepted to sit in a sequence that cannot send)."""
     at = at or timezone.now()
     result = EnrollResult()
     steps = steps_of(sequence)
@@ -214,8 +168,13 @@ def enroll_many(
     lead_ids = list(dict.fromkeys(lead if isinstance(lead, int) else lead.pk for lead in leads))
     journeys = {
         j.lead_id: j
-        for j in Journey.objects.filter(lead_id__in=lead_ids, tenant_id=sequence.tenant_id)
+        for j in Journey.objects.filter(
+            lead_id__in=lead_ids, tenant_id=sequence.tenant_id
+        ).select_related("lead")
     }
+    ready = readiness_many(
+        [j.lead for j in journeys.values()], policy=ContactPolicy.of(sequence.tenant)
+    )
     busy = set(
         Enrollment.objects.filter(
             lead_id__in=lead_ids, status__in=[Enrollment.Status.ACTIVE, Enrollment.Status.PAUSED]
@@ -225,12 +184,13 @@ def enroll_many(
     new, touched = [], []
     for lead_id in lead_ids:
         journey = journeys.get(lead_id)
-        if journey is None:
-            result.skip(lead_id, _("not in this workspace"))
-        elif lead_id in busy:
-            result.skip(lead_id, _("already in a sequence"))
-        elif journey.stage not in stages.AUTOMATED:
-            result.skip(lead_id, _("stage %(stage)s") % {"stage": journey.stage})
+        refused = (
+            reasons.code(codes.ENROLL_OTHER_TENANT)
+            if journey is None
+            else _refusal(journey, ready[lead_id], lead_id in busy)
+        )
+        if refused:
+            result.skip(lead_id, refused)
         else:
             result.outcomes[lead_id] = ""
             new.append(
@@ -253,14 +213,38 @@ def enroll_many(
     return result
 
 
+def _refusal(journey: Journey, ready: Readiness, busy: bool) -> str:
+    """Why this lead may not be enrolled (a stored reason code), "" when it may."""
+    if busy:
+        return reasons.code(codes.ENROLL_BUSY)
+    # An opt-out on one channel stops every channel (outreach.optout).
+    if journey.whatsapp_opted_out or journey.email_opted_out:
+        return reasons.code(codes.ENROLL_OPTED_OUT)
+    if journey.stage not in stages.AUTOMATED:
+        return reasons.code(codes.ENROLL_STAGE, stage=journey.stage)
+    if journey.taken_over_by_id:
+        return reasons.code(codes.ENROLL_TAKEN_OVER)
+    if ready.contactable:
+        return ""
+    if any(reasons.is_code(c.reason, codes.SUPPRESSED) for c in ready.channels):
+        return reasons.code(codes.ENROLL_SUPPRESSED)
+    return reasons.code(
+        codes.ENROLL_UNREACHABLE, whatsapp=ready.whatsapp.reason, email=ready.email.reason
+    )
+
+
 def enroll(lead: Lead, sequence: Sequence, *, at: datetime | None = None) -> Enrollment:
-    """Enroll one lead or raise EnrollmentError saying why not."""
+    """Enroll one lead or raise EnrollmentError saying why not (in the active language;
+    `EnrollmentError.reason` keeps the code)."""
     result = enroll_many([lead], sequence, at=at)
     if not result.enrolled:
-        raise EnrollmentError(
+        reason = next(iter(result.skipped))
+        error = EnrollmentError(
             _("Cannot enroll %(lead)s: %(reasons)s.")
-            % {"lead": lead.name, "reasons": ", ".join(result.skipped)}
+            % {"lead": lead.name, "reasons": reasons.render(reason)}
         )
+        error.reason = reason
+        raise error
     return Enrollment.objects.get(lead=lead, status=Enrollment.Status.ACTIVE)
 
 
@@ -355,7 +339,14 @@ def stop(lead_id: int, reason: str) -> bool:
     now = timezone.now()
     stopped = Enrollment.objects.filter(
         lead_id=lead_id, status__in=[Enrollment.Status.ACTIVE, Enrollment.Status.PAUSED]
-    ).update(status=Enrollment.Status.STOPPED, stop_reason=reason, stopped_at=now, next_run_at=None)
+    ).update(
+        status=Enrollment.Status.STOPPED,
+        stop_reason=reason,
+        stopped_at=now,
+        next_run_at=None,
+        stalled_reason="",
+        stalled_since=None,
+    )
     Journey.objects.filter(lead_id=lead_id).update(next_action_at=None)
     cancel_queued([lead_id], reason)
     return bool(stopped)

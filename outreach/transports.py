@@ -14,12 +14,15 @@ from typing import Any, ClassVar
 from django.utils import timezone
 from django.utils.html import linebreaks
 
+from cerniq import reasons
 from cerniq.provider_errors import AccountBanned, AccountRestricted, ProviderError, SendResult
 from cerniq.providers import get_backend
 from email_channels.backends import EmailBackend, OutgoingEmail
 from outreach import attachments, pacing, phone_health, unsubscribe
 from outreach.models import Channel, Journey, Lead, Message, Stage
+from outreach.readiness import email_readiness
 from outreach.replanning import take_phone_offline
+from outreach.sequences import is_opt_out_confirmation
 from outreach.suppression import channel_address, is_suppressed
 from whatsapp.backends import WhatsAppBackend
 from whatsapp.models import Phone
@@ -75,6 +78,9 @@ class Transport:
 
     def recipient_invalid(self, message: Message) -> None:
         """The provider refused the recipient for good."""
+
+    def recipient_confirmed(self, message: Message) -> None:
+        """The provider took a message for the recipient: the address is real."""
 
     def account_down(self, message: Message, error: ProviderError) -> None:
         """The sending account is disconnected, restricted or banned (`error` says which)."""
@@ -161,7 +167,14 @@ class WhatsAppTransport(Transport):
         return {"assigned_phone_id": message.phone_id}
 
     def recipient_invalid(self, message: Message) -> None:
+        # "Not on WhatsApp": the number is marked; dispatch falls back to email.
         Lead.objects.filter(pk=message.lead_id).update(phone_reachable=False)
+
+    def recipient_confirmed(self, message: Message) -> None:
+        # The provider's answer is the check of an unchecked number (never a bulk lookup).
+        Lead.objects.filter(pk=message.lead_id, phone=message.counterpart).exclude(
+            phone_reachable=True
+        ).update(phone_reachable=True)
 
     def account_down(self, message: Message, error: ProviderError) -> None:
         """A ban makes the number BANNED, a restriction makes the health guard pause it,
@@ -197,10 +210,15 @@ class EmailTransport(Transport):
         return journey.email_opted_out
 
     def blocker(self, message: Message, journey: Journey) -> str:
+        """A person writes to any address that is not known bad; automation also needs the
+        lead's email readiness (an unchecked address only under the tenant's policy)."""
         status = message.lead.email_status
-        if status not in (Lead.EmailStatus.VALID, Lead.EmailStatus.RISKY):
+        if message.is_manual or is_opt_out_confirmation(message):
+            if status in (Lead.EmailStatus.VALID, Lead.EmailStatus.RISKY):
+                return ""
             return f"email address is {status}"
-        return ""
+        ready = email_readiness(message.lead, journey, message.tenant)
+        return "" if ready.usable else reasons.render(ready.reason)
 
     def deliver(self, message: Message) -> SendResult:
         return self.backend().send(

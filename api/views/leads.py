@@ -18,6 +18,7 @@ from api.docs import READ, WRITE, errors
 from api.errors import Conflict
 from api.filters import LeadFilter
 from api.pagination import NewestFirst
+from api.serializers_readiness import attach_readiness
 from hitl import takeover
 from outreach import sequences, stages
 from outreach.lead_entry import DuplicateLead, LeadInvalid, create_lead, update_lead
@@ -89,6 +90,12 @@ class LeadViewSet(
     def filter_queryset(self, queryset: QuerySet[Lead]) -> QuerySet[Lead]:
         """Filters narrow the list only: a lead's own URL finds it whatever the query string."""
         return super().filter_queryset(queryset) if self.action == "list" else queryset
+
+    def paginate_queryset(self, queryset):
+        page = super().paginate_queryset(queryset)
+        if page is not None and self.action == "list":
+            attach_readiness(page, tenant_of(self.request))
+        return page
 
     def get_serializer_class(self):
         return s.LeadDetailSerializer if self.action == "retrieve" else s.LeadSerializer

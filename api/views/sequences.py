@@ -82,9 +82,20 @@ ENROLL_EXAMPLE = OpenApiExample(
         "enrolled": 1,
         "skipped": 2,
         "results": [
-            {"lead_id": 101, "enrolled": True, "reason": ""},
-            {"lead_id": 102, "enrolled": False, "reason": "already in a sequence"},
-            {"lead_id": 999, "enrolled": False, "reason": "not in this workspace"},
+            {"lead_id": 101, "enrolled": True, "reason": "", "reason_code": ""},
+            {
+                "lead_id": 102,
+                "enrolled": False,
+                "reason": "opted out",
+                "reason_code": "enroll.opted_out",
+            },
+            {
+                "lead_id": 103,
+                "enrolled": False,
+                "reason": "no channel can reach the lead (WhatsApp: no phone number; email: "
+                "emails to this address bounced)",
+                "reason_code": "enroll.unreachable",
+            },
         ],
     },
     response_only=True,
@@ -260,9 +271,11 @@ class SequenceViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
     @extend_schema(
         summary="Enroll leads in the sequence (bulk)",
         description=(
-            "Each id gets its own result: leads of another tenant, already in a sequence or "
-            "in a stage automation does not run in are refused with the reason. An inactive "
-            "sequence or one without steps refuses all (409)."
+            "Each id gets its own result: leads of another tenant, already in a sequence, "
+            "opted out, in a stage automation does not run in, taken over, or that no channel "
+            "can reach (see a lead's `readiness`) are refused with the reason (in the "
+            "request's language) and its `reason_code`. An inactive sequence or one without "
+            "steps refuses all (409)."
         ),
         request=s.LeadIdsSerializer,
         responses={200: s.EnrollResultSerializer, **errors(*WRITE, 409)},
@@ -281,7 +294,7 @@ class SequenceViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
         except EnrollmentError as refused:
             raise Conflict(str(refused), code="enrollment_refused") from None
         outcomes = [
-            {"lead_id": lead_id, "enrolled": not reason, "reason": reason}
+            {"lead_id": lead_id, "enrolled": not reason, "reason": reason, "reason_code": reason}
             for lead_id, reason in result.outcomes.items()
         ]
         data = {

@@ -19,6 +19,7 @@ from outreach import optout, sequences, stages
 from outreach.manual import SendRefused, send_manual
 from outreach.models import Channel, Enrollment, Journey, Lead, Message, Sequence, Stage
 from outreach.next_send import next_send_at
+from outreach.readiness import ContactPolicy, readiness
 
 TIMELINE_LATEST = 50  # messages shown by default; ?all=1 shows the whole conversation
 
@@ -82,6 +83,7 @@ def lead_detail(request: HttpRequest, pk: int) -> HttpResponse:
         else []
     )
     targets = stages.allowed_targets(journey) if journey else []
+    enrollments = list(scope.queryset(Enrollment).filter(lead=lead).select_related("sequence")[:10])
     context = {
         "next_send": next_send_at(scope.tenant, lead=lead) if journey else None,
         "lead": lead,
@@ -91,8 +93,15 @@ def lead_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "earlier_hidden": message_count - len(timeline),
         "history": history,
         "stage_targets": [(value, Stage(value).label) for value in targets],
-        "enrollments": list(
-            scope.queryset(Enrollment).filter(lead=lead).select_related("sequence")[:10]
+        "enrollments": enrollments,
+        "readiness": readiness(lead, journey, policy=ContactPolicy.of(scope.tenant)),
+        "stalled": next(
+            (
+                e
+                for e in enrollments
+                if e.status == Enrollment.Status.ACTIVE and e.stalled_since is not None
+            ),
+            None,
         ),
         "sequences": list(
             scope.queryset(Sequence).filter(is_active=True).order_by("name").only("pk", "name")

@@ -14,11 +14,13 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
+from cerniq import reasons
 from cerniq.params import parse_id, parse_ids, text_param
 from cerniq.tenancy import TenantScope, scope_for
 from outreach import sequences, stages
 from outreach.lead_filters import filter_leads
-from outreach.models import Channel, Journey, Lead, Priority, Sequence, Stage
+from outreach.models import Channel, Enrollment, Journey, Lead, Priority, Sequence, Stage
+from outreach.readiness import ContactPolicy, readiness_many
 from whatsapp.models import Phone
 
 PER_PAGE = 50
@@ -48,6 +50,8 @@ FILTER_KEYS = (
     "review",
     "opted_out",
     "email_status",
+    "contactable",
+    "stalled",
 )
 
 # Email statuses shown as a badge in the list: the address cannot be written to.
@@ -152,9 +156,21 @@ def _page(scope: TenantScope, params, sort: str, order: list):
     return page
 
 
-def _with_labels(leads: list[Lead]) -> list[Lead]:
+def _with_labels(leads: list[Lead], policy: ContactPolicy) -> list[Lead]:
     """Stage and priority labels looked up once per page: Django's get_FOO_display hashes
-    every (lazy, translated) choice on each call, a measurable share of the page."""
+    every (lazy, translated) choice on each call, a measurable share of the page. Each
+    lead's contact readiness and stalled enrollment too (two or three queries a page)."""
+    ready = readiness_many(leads, policy=policy)
+    stalled = {
+        e.lead_id: e
+        for e in Enrollment.objects.filter(
+            lead_id__in=[lead.pk for lead in leads],
+            status=Enrollment.Status.ACTIVE,
+            stalled_since__isnull=False,
+        )
+    }
+    for lead in leads:
+        lead.readiness, lead.stalled = ready.get(lead.pk), stalled.get(lead.pk)
     stage_labels = {value: str(label) for value, label in Stage.choices}
     priority_labels = {value: str(label) for value, label in Priority.choices}
     for lead in leads:
@@ -227,7 +243,7 @@ def _context(request: HttpRequest, scope: TenantScope) -> dict:
     without_sort.pop("sort", None)
     return {
         "page": page,
-        "leads": _with_labels(page.object_list),
+        "leads": _with_labels(page.object_list, ContactPolicy.of(scope.tenant)),
         "sort": sort,
         "filters": {key: params.get(key, "") for key in FILTER_KEYS},
         "query_without_page": kept.urlencode(),
@@ -248,6 +264,7 @@ def _context(request: HttpRequest, scope: TenantScope) -> dict:
             ("stage", _("Stage")),
             ("phone", _("Assigned phone")),
             ("last_contact", _("Last contact")),
+            (None, _("Can we reach them?")),
             (None, _("Needs review")),
         ],
     }
@@ -322,5 +339,7 @@ def lead_bulk(request: HttpRequest) -> HttpResponse:
 
 def _report_skips(request: HttpRequest, skipped: dict[str, int]) -> None:
     if skipped:
-        detail = "; ".join(f"{reason}: {n}" for reason, n in sorted(skipped.items()))
+        # Reasons are codes (or a refusal's text): shown in the reader's language.
+        shown = sorted((reasons.render(reason), n) for reason, n in skipped.items())
+        detail = "; ".join(f"{reason}: {n}" for reason, n in shown)
         messages.warning(request, _("Skipped — %(detail)s") % {"detail": detail})

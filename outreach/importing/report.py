@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 class ImportFileError(ValueError):
@@ -22,6 +22,8 @@ class ImportReport:
     unchanged: int
     rejected: list[RowError]
     dry_run: bool
+    # The new leads (empty for a dry run); not part of what two reports compare.
+    created_ids: list[int] = field(default_factory=list, compare=False)
 
     def summary(self) -> str:
         """One line for the command output and the UI flash message."""

@@ -14,6 +14,7 @@ from django.db.models.functions import Cast
 from django.utils import timezone
 
 from cerniq.models import Tenant
+from outreach import stalls
 from outreach.importing.cleaning import Progress, _Row, _validate
 from outreach.importing.reading import IMPORT_FIELDS, Record
 from outreach.importing.report import ImportReport, RowError
@@ -244,12 +245,15 @@ def _import(
             list(Tenant.objects.select_for_update(no_key=True).filter(pk=tenant.pk).values("pk"))
         plan = _match(rows, _Index.load(tenant))
         updates = _pending_updates(tenant, plan.matches)
+        created_ids: list[int] = []
         if not dry_run:
             created_ids = _create(tenant, plan.creates, source)
             if updates:
                 _update(tenant, updates)
             # An address that asked us to stop stays stopped for whichever lead carries it.
             flag_imported(tenant.pk, [*created_ids, *(lead_id for lead_id, _, _ in updates)])
+            # New data may unblock a stalled enrollment: due again, dispatch looks again.
+            stalls.wake([lead_id for lead_id, _, _ in updates])
     if progress is not None:
         progress(processed)
     rejected.extend(plan.duplicates)
@@ -260,4 +264,5 @@ def _import(
         unchanged=len(plan.matches) - len(updates),
         rejected=rejected,
         dry_run=dry_run,
+        created_ids=list(created_ids),
     )

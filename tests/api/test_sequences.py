@@ -212,7 +212,7 @@ def test_enroll_answers_per_lead(api, tenant, other_tenant):
     assert [(r["lead_id"], r["enrolled"], r["reason"]) for r in data["results"]] == [
         (fresh.pk, True, ""),
         (busy.pk, False, "already in a sequence"),
-        (dead.pk, False, "stage DEAD"),
+        (dead.pk, False, "the lead is Dead"),
         (theirs.pk, False, "not in this workspace"),
         (99999999, False, "not in this workspace"),
     ]

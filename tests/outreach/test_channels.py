@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from cerniq import reasons
 from outreach.channels import choose_channel
 from outreach.models import Journey, Lead
+from outreach.readiness import ContactPolicy, readiness
 
 VALID = Lead.EmailStatus.VALID
 
@@ -20,25 +22,35 @@ def lead(**kw):
     return Lead(**{**base, **kw})
 
 
+NOT_WA = "instead of the step's channel: "
+
+
 @pytest.mark.parametrize(
     ("lead_kw", "journey_kw", "step", "channel", "reason", "fallback"),
     [
-        ({}, {}, "WHATSAPP", "WHATSAPP", "WhatsApp step; phone reachable", False),
+        ({}, {}, "WHATSAPP", "WHATSAPP", "the step's channel (WhatsApp)", False),
         (
             {"phone_reachable": False},
             {},
             "WHATSAPP",
             "EMAIL_COLD",
-            "phone not reachable on WhatsApp; email is valid",
+            "Cold email " + NOT_WA + "the number is not on WhatsApp",
             True,
         ),
-        ({"phone": ""}, {}, "WHATSAPP", "EMAIL_COLD", "no phone number; email is valid", True),
+        (
+            {"phone": ""},
+            {},
+            "WHATSAPP",
+            "EMAIL_COLD",
+            "Cold email " + NOT_WA + "no phone number",
+            True,
+        ),
         (
             {},
             {"whatsapp_opted_out": True},
             "WHATSAPP",
             "EMAIL_COLD",
-            "opted out of WhatsApp; email is valid",
+            "Cold email " + NOT_WA + "opted out",
             True,
         ),
         (
@@ -46,7 +58,7 @@ def lead(**kw):
             {"stage": "CONTACTED_WA"},
             "WHATSAPP",
             "EMAIL_WARM",
-            "no phone number; email is valid",
+            "Warm email " + NOT_WA + "no phone number",
             True,
         ),
         (
@@ -54,32 +66,70 @@ def lead(**kw):
             {},
             "WHATSAPP",
             None,
-            "no usable channel: no phone number; email status risky",
+            "no channel can reach the lead (WhatsApp: no phone number; email: the mail server "
+            "accepts any address, so it cannot be checked)",
             False,
         ),
-        ({}, {}, "EMAIL_COLD", "EMAIL_COLD", "email step; cold email for stage COLD", False),
+        ({}, {}, "EMAIL_COLD", "EMAIL_COLD", "the step's channel (Cold email)", False),
         (
             {},
             {"stage": "CONTACTED_EMAIL"},
             "EMAIL_COLD",
             "EMAIL_WARM",
-            "email step; warm email for stage CONTACTED_EMAIL",
+            "the step's channel (Warm email)",
             False,
         ),
-        ({"email": ""}, {}, "EMAIL_COLD", "WHATSAPP", "no email address; phone reachable", True),
+        (
+            {"email": ""},
+            {},
+            "EMAIL_COLD",
+            "WHATSAPP",
+            "WhatsApp " + NOT_WA + "no email address",
+            True,
+        ),
         (
             {},
             {"email_opted_out": True, "whatsapp_opted_out": True},
             "EMAIL_COLD",
             None,
-            "no usable channel: opted out of email; opted out of WhatsApp",
+            "no channel can reach the lead (WhatsApp: opted out; email: opted out)",
             False,
         ),
     ],
 )
 def test_seed_rules(lead_kw, journey_kw, step, channel, reason, fallback):
-    choice = choose_channel(lead(**lead_kw), Journey(**{"stage": "COLD", **journey_kw}), step)
-    assert (choice.channel, choice.reason, choice.fallback) == (channel, reason, fallback)
+    journey = Journey(**{"stage": "COLD", **journey_kw})
+    ready = readiness(
+        lead(**lead_kw), journey, policy=ContactPolicy(email_unchecked=False), suppressed=(0, 0)
+    )
+    choice = choose_channel(ready, journey, step)
+    assert (choice.channel, reasons.render(choice.reason), choice.fallback) == (
+        channel,
+        reason,
+        fallback,
+    )
+
+
+@pytest.mark.parametrize(
+    ("policy", "step", "channel"),
+    [
+        (ContactPolicy(), "WHATSAPP", "WHATSAPP"),
+        (ContactPolicy(whatsapp_unchecked=False), "WHATSAPP", "EMAIL_COLD"),
+        (ContactPolicy(whatsapp_unchecked=False, email_unchecked=False), "WHATSAPP", None),
+        (ContactPolicy(), "EMAIL_COLD", "EMAIL_COLD"),
+        (ContactPolicy(email_unchecked=False), "EMAIL_COLD", "WHATSAPP"),
+    ],
+)
+def test_unchecked_numbers_and_addresses_follow_the_tenant_policy(policy, step, channel):
+    """An imported lead nobody checked: tried when the policy says so, else the other
+    channel, else none (with both reasons)."""
+    journey = Journey(stage="COLD")
+    unchecked = lead(phone_reachable=None, email_status="unknown")
+    ready = readiness(unchecked, journey, policy=policy, suppressed=(0, 0))
+    choice = choose_channel(ready, journey, step)
+    assert choice.channel == channel
+    if channel is None:
+        assert "nobody has checked" in reasons.render(choice.reason)
 
 
 def test_an_email_without_a_template_subject_takes_the_bodys_first_line():

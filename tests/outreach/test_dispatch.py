@@ -10,7 +10,9 @@ import time_machine
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from cerniq import reasons
 from outreach import pacing
+from outreach import reasons as codes
 from outreach.dispatch import dispatch_due
 from outreach.models import (
     Channel,
@@ -58,7 +60,7 @@ def test_first_messages_are_queued_with_keys_and_quota(
         assert message.quota_cost == 1
         assert message.idempotency_key.startswith(f"{message.lead_id}:{world['sequence'].pk}:")
         assert "Pasul 1" in message.body and "{" not in message.body
-        assert message.channel_reason == "WhatsApp step; phone reachable"
+        assert reasons.render(message.channel_reason) == "the step's channel (WhatsApp)"
     # Spread over the phones by remaining quota: 2 each.
     used = sorted(QuotaUsage.objects.values_list("used", flat=True))
     assert used == [2, 2, 2]
@@ -78,7 +80,7 @@ def test_step_already_queued_is_not_queued_twice(tenant, monday):
     dispatch(tenant)
     Journey.objects.update(next_action_at=MONDAY_10)  # as if a crash lost the journey update
     result = dispatch(tenant)
-    assert result.skipped["step already queued or sent"] == 3
+    assert result.skipped[codes.ALREADY_QUEUED] == 3
     assert Message.objects.count() == 3
 
 
@@ -137,7 +139,7 @@ def test_full_phone_is_skipped_and_all_full_waits_for_tomorrow(tenant, monday):
     QuotaUsage.objects.create(tenant=tenant, phone=free, day=monday.date(), used=197, limit=200)
     result = dispatch(tenant)
     assert result.dispatched[Channel.WHATSAPP] == 3
-    assert result.skipped["WhatsApp quota exhausted"] == 1
+    assert result.skipped[codes.QUOTA_EXHAUSTED] == 1
     assert set(Message.objects.values_list("phone", flat=True)) == {free.pk}
     waiting = Journey.objects.get(next_action_at__isnull=False)
     assert waiting.next_action_at == datetime(2026, 11, 24, 9, 0, tzinfo=BUCHAREST)
@@ -148,7 +150,7 @@ def test_outside_the_window_nothing_is_sent_and_leads_wait_for_the_opening(tenan
         make_outreach_world(tenant, leads=3)
         Journey.objects.update(next_action_at=SATURDAY_10)
         result = dispatch(tenant)
-    assert result.skipped["outside sending window"] == 3
+    assert result.skipped[codes.OUTSIDE_WINDOW] == 3
     assert not Message.objects.exists()
     # Monday 30 November (St Andrew) and Tuesday 1 December are public holidays in Romania.
     wednesday_9 = datetime(2026, 12, 2, 9, 0, tzinfo=BUCHAREST)
@@ -186,7 +188,9 @@ def test_no_phone_falls_back_to_the_email_sequence(tenant, monday):
     email = Message.objects.get(lead=no_wa)
     assert email.channel == Channel.EMAIL_COLD and email.counterpart == no_wa.email
     assert email.subject == f"Ofertă {no_wa.name}"
-    assert email.channel_reason == "phone not reachable on WhatsApp; email is valid"
+    assert reasons.render(email.channel_reason) == (
+        "Cold email instead of the step's channel: the number is not on WhatsApp"
+    )
     assert email.quota_cost == 0 and email.phone is None
     statuses = dict(Enrollment.objects.filter(lead=no_wa).values_list("sequence", "status"))
     assert statuses == {world["sequence"].pk: "STOPPED", fallback.pk: "ACTIVE"}
@@ -197,7 +201,8 @@ def test_no_phone_falls_back_to_the_email_sequence(tenant, monday):
     [
         ({"requires_human_review": True, "review_priority": "HIGH"}, None),
         ({"stage": "PAUSED"}, None),
-        ({"whatsapp_opted_out": True}, "no usable channel"),
+        ({"whatsapp_opted_out": True, "email_opted_out": True}, codes.NO_CHANNEL),
+        ({"whatsapp_opted_out": True}, codes.NO_FALLBACK),  # email unchecked, tried
     ],
 )
 def test_leads_under_review_paused_or_unreachable_are_not_sent(tenant, monday, change, reason):
@@ -215,7 +220,7 @@ def test_lead_without_enrollment_is_skipped(tenant, monday):
     lead = make_lead(tenant)
     Journey.objects.filter(lead=lead).update(next_action_at=MONDAY_10)
     result = dispatch(tenant)
-    assert result.skipped["not enrolled in a sequence"] == 1
+    assert result.skipped[codes.NOT_ENROLLED] == 1
 
 
 def test_a_phones_messages_and_emails_go_to_their_queues(tenant):

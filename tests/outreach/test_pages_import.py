@@ -236,3 +236,36 @@ def test_a_worker_imports_the_upload(client):
             what=lambda: ImportJob.objects.values("status", "error").get(pk=job_id),
         )
     assert Lead.objects.filter(tenant=tenant).count() == 1
+
+
+def test_the_report_says_how_many_new_leads_can_be_contacted_and_why_not(logged_in, tenant):
+    """A CSV without any check column: the numbers are unchecked (tried by default), a
+    number on the do-not-contact list is counted as not contactable with its reason, in
+    the reader's language."""
+    from outreach.suppression import suppress
+
+    suppress(tenant, phone="+40722000003", reason="stop")
+    csv = (
+        "company_name,phone,email\n"
+        "Ferma Unu SRL,0722000001,unu@ferma.ro\n"
+        "Ferma Doi SRL,0722000002,\n"
+        "Ferma Trei SRL,0722000003,\n"
+    )
+    job = run_import(start_import(tenant, file_name="leads.csv", content=csv.encode()).pk)
+    assert job.created == 3, job.rejected
+    tally = job.readiness
+    assert tally.ready == 0
+    assert tally.unchecked == {"readiness.phone_unchecked": 2}
+    assert tally.blocked == {"readiness.opted_out": 1}  # the listed number: opted out on import
+    english = logged_in.get(f"{IMPORT}{job.pk}/status/", HTTP_ACCEPT_LANGUAGE="en").content
+    assert "1 cannot be contacted: opted out" in english.decode()
+    assert "2 will be contacted unchecked" in english.decode()
+    assert "?contactable=false" in english.decode()
+    romanian = logged_in.get(f"{IMPORT}{job.pk}/status/", HTTP_ACCEPT_LANGUAGE="ro").content
+    assert "data-import-readiness" in romanian.decode()
+    assert "opted out" not in romanian.decode() and "nobody has" not in romanian.decode()
+
+
+def test_a_dry_run_counts_no_readiness(tenant):
+    job = start_import(tenant, file_name="x.csv", content=GOOD_AND_BAD.encode(), dry_run=True)
+    assert run_import(job.pk).readiness is None

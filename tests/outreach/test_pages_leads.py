@@ -321,7 +321,7 @@ def test_bulk_enroll(logged_in, tenant, other_tenant):
     enrolled = set(Enrollment.objects.values_list("lead_id", flat=True))
     assert enrolled == {a.pk, b.pk}
     html = response.content.decode()
-    assert "2 lead(s) enrolled" in html and "stage WARM_REPLY: 1" in html
+    assert "2 lead(s) enrolled" in html and "the lead is Warm reply: 1" in html
 
 
 def test_bulk_enroll_in_another_tenants_sequence_is_refused(logged_in, tenant, other_tenant):

@@ -47,7 +47,7 @@ def test_one_active_enrollment_per_lead_and_only_before_a_reply(world):
     with pytest.raises(EnrollmentError, match="already in a sequence"):
         enroll(lead, world["sequence"])
     stages.transition(other.journey, Stage.WARM_REPLY, reason="replied")
-    with pytest.raises(EnrollmentError, match="stage WARM_REPLY"):
+    with pytest.raises(EnrollmentError, match="the lead is Warm reply"):
         enroll(other, world["sequence"])
 
 
@@ -129,7 +129,7 @@ def test_cancelled_message_frees_its_key_for_a_later_attempt(world):
 def test_lead_without_journey_in_tenant_is_skipped(world, other_tenant):
     stranger = make_lead(other_tenant)
     result = sequences.enroll_many([stranger], world["sequence"])
-    assert result.enrolled == 0 and result.skipped == {"not in this workspace": 1}
+    assert result.enrolled == 0 and result.skipped == {"enroll.not_in_workspace": 1}
 
 
 def test_editing_a_used_versions_text_makes_a_new_version_and_keeps_the_results(tenant):

@@ -74,3 +74,20 @@ def contacted_over_whatsapp(tenant):
         dispatch_due(tenant)
         assert send_message(Message.objects.get().pk).kind == "sent"
     return world
+
+
+@pytest.fixture
+def queued_unchecked(tenant, clock, timelinesai):
+    """As `queued`, for a lead imported without any check: number and address unchecked."""
+    from outreach.models import Lead
+
+    world = make_outreach_world(tenant, leads=1, phones=1)
+    phone = world["phones"][0]
+    phone.number, phone.provider = "+40740000101", "timelinesai"
+    phone.account_id = "40740000101@s.whatsapp.net"
+    phone.save()
+    Lead.objects.filter(pk=world["leads"][0].pk).update(
+        phone="+40722000111", phone_reachable=None, email_status=Lead.EmailStatus.UNKNOWN
+    )
+    dispatch_due(tenant)
+    return Message.objects.get()

@@ -9,6 +9,7 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from cerniq.models import Alert
+from outreach import reasons as codes
 from outreach.dispatch import dispatch_due
 from outreach.models import Message
 from tests.factories import make_outreach_world, make_phone, make_tenant
@@ -131,7 +132,7 @@ def test_dispatch_gives_a_new_phone_at_most_its_ramp_limit_however_many_leads_ar
     result = dispatch_due(tenant)
 
     assert result.dispatched["WHATSAPP"] == 45
-    assert result.skipped["WhatsApp quota exhausted"] == 15
+    assert result.skipped[codes.QUOTA_EXHAUSTED] == 15
     on_new = Message.objects.filter(phone=new, quota_cost=1).count()
     assert on_new == 20
     assert QuotaUsage.objects.get(phone=new, day=MONDAY).limit == 20

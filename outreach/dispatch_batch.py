@@ -1,0 +1,84 @@
+"""What one dispatch batch needs, loaded with one query per kind (outreach.dispatch)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from datetime import date
+
+from cerniq.models import Tenant
+from outreach.models import (
+    SENT_STATUSES,
+    Channel,
+    Enrollment,
+    Journey,
+    Message,
+    SequenceStep,
+    TemplateVersion,
+)
+from outreach.readiness import ContactPolicy
+from outreach.suppression import suppressed
+from whatsapp import quota
+from whatsapp.models import Phone
+
+
+class Batch:
+    """Everything one batch needs, loaded with one query per kind."""
+
+    def __init__(self, tenant: Tenant, journeys: list[Journey], day: date) -> None:
+        lead_ids = [j.lead_id for j in journeys]
+        self.enrollments = {
+            e.lead_id: e
+            for e in Enrollment.objects.filter(
+                lead_id__in=lead_ids, status=Enrollment.Status.ACTIVE
+            ).select_related("sequence__fallback_sequence")
+        }
+        sequence_ids = {e.sequence_id for e in self.enrollments.values()}
+        sequence_ids |= {
+            e.sequence.fallback_sequence_id
+            for e in self.enrollments.values()
+            if e.sequence.fallback_sequence_id
+        }
+        self.steps: dict[tuple[int, int], list[SequenceStep]] = defaultdict(list)
+        for step in (
+            SequenceStep.objects.filter(sequence_id__in=sequence_ids)
+            .select_related("sequence")
+            .order_by("position")
+        ):
+            self.steps[(step.sequence_id, step.sequence_version)].append(step)
+        template_ids = {s.template_id for steps in self.steps.values() for s in steps}
+        self.versions: dict[int, list[TemplateVersion]] = defaultdict(list)
+        for version in TemplateVersion.objects.filter(
+            template_id__in=template_ids, is_active=True, weight__gt=0
+        ).order_by("version"):
+            self.versions[version.template_id].append(version)
+        self.policy = ContactPolicy.of(tenant)
+        leads = [j.lead for j in journeys]
+        self.suppressed_phones, self.suppressed_emails = suppressed(
+            tenant, phones=[lead.phone for lead in leads], emails=[lead.email for lead in leads]
+        )
+        # Enrollments dispatch could not move on, with the reason (Enrollment.stalled_*).
+        self.stalls: list[tuple[Enrollment, str]] = []
+        self.phones = list(Phone.objects.usable().filter(tenant=tenant).order_by("pk"))
+        status = quota.status_many(self.phones, day)
+        self.remaining = {pk: s.remaining for pk, s in status.items()}
+        self.chats: dict[int, tuple[int, str]] = {}
+        for lead_id, phone_id, chat_id in (
+            Message.objects.filter(
+                lead_id__in=lead_ids,
+                channel=Channel.WHATSAPP,
+                direction=Message.Direction.OUTBOUND,
+                status__in=SENT_STATUSES,
+            )
+            .order_by("lead_id", "created_at")
+            .values_list("lead_id", "phone_id", "provider_thread_id")
+        ):
+            if phone_id:
+                self.chats[lead_id] = (phone_id, chat_id or self.chats.get(lead_id, (0, ""))[1])
+
+    def next_step(self, enrollment: Enrollment) -> SequenceStep | None:
+        steps = self.steps[(enrollment.sequence_id, enrollment.sequence_version)]
+        return next((s for s in steps if s.position > enrollment.current_step), None)
+
+    def first_step_of(self, sequence_id: int, version: int) -> SequenceStep | None:
+        steps = self.steps.get((sequence_id, version), [])
+        return steps[0] if steps else None

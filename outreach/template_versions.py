@@ -1,0 +1,60 @@
+"""A template's A/B versions as the editor saves them (pages and API)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.db import transaction
+
+from outreach.models import Message, Template, TemplateVersion
+
+
+@dataclass(frozen=True)
+class VersionSpec:
+    """A template version as the editor submits it; `id` None for a new version."""
+
+    body: str
+    subject: str = ""
+    weight: int = 100
+    is_active: bool = True
+    id: int | None = None
+
+
+@transaction.atomic
+def save_versions(template: Template, specs: list[VersionSpec]) -> list[TemplateVersion]:
+    """Apply the editor's versions: new ones get the next numbers; a version whose text
+    changed after it was used (messages carry it) is retired and its new text becomes a new
+    version, so each version's results stay those of one text; weight and on/off are
+    changed in place. Returns the versions as saved, in the order of `specs`."""
+    Template.objects.select_for_update().filter(pk=template.pk).first()
+    existing = {v.pk: v for v in template.versions.all()}
+    used = set(
+        Message.objects.filter(template_version_id__in=list(existing))
+        .values_list("template_version_id", flat=True)
+        .distinct()
+    )
+    last = max((v.version for v in existing.values()), default=0)
+    saved = []
+    for spec in specs:
+        fields = {"subject": spec.subject, "body": spec.body, "weight": spec.weight}
+        current = existing.get(spec.id) if spec.id is not None else None
+        if current is not None:
+            text_changed = (current.body, current.subject) != (spec.body, spec.subject)
+            if not (text_changed and current.pk in used):
+                TemplateVersion.objects.filter(pk=current.pk).update(
+                    **fields, is_active=spec.is_active
+                )
+                saved.append(TemplateVersion.objects.get(pk=current.pk))
+                continue
+            TemplateVersion.objects.filter(pk=current.pk).update(is_active=False)
+        last += 1
+        saved.append(
+            TemplateVersion.objects.create(
+                tenant_id=template.tenant_id,
+                template=template,
+                version=last,
+                is_active=spec.is_active,
+                **fields,
+            )
+        )
+    return saved
