@@ -79,6 +79,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "console.middleware.NoWorkspaceMiddleware",  # signed in, no workspace: a page saying so
 ]
 
 ROOT_URLCONF = "cerniq.urls"
