@@ -46,6 +46,11 @@ def _sandbox_allowed(alias: str) -> bool:
     return bool(allowed & {"true", "1", "yes", "all", alias.lower()})
 
 
+def sandbox_permitted(alias: str) -> bool:
+    """May a record start using the sandbox backend `alias` (a phone added on the page)?"""
+    return settings.DEBUG or _sandbox_allowed(alias)
+
+
 def _sandbox_in_use(alias: str) -> bool:
     """The sandbox integration's own aliases serve only records that name it (a phone or
     a campaign with provider "sandbox"); any other alias is used by the product itself."""

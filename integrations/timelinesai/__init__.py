@@ -31,5 +31,6 @@ integration = Integration(
         },
         {"name": "phone-status", "cron": "*/10 * * * *", "command": "sync_phone_status"},
     ),
+    account_id_from_number="integrations.timelinesai.schemas.jid_of_phone",
     package_dir=Path(__file__).parent,
 )
