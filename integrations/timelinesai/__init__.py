@@ -1,4 +1,4 @@
-"""TimelinesAI: WhatsApp through linked (QR) numbers (providers.md §1).
+"""TimelinesAI: WhatsApp through linked (QR) numbers (docs/providers.md §1).
 
 client.py     the HTTP client, a `whatsapp.backends.WhatsAppBackend`
 receiver.py   the webhook receiver (`/webhooks/timelinesai/<tenant token>/`)

@@ -104,4 +104,7 @@ def test_the_schema_documents_the_new_operation():
     assert {"201", "400", "403", "409"} <= set(operation["responses"])
     body = operation["requestBody"]["content"]["application/json"]["schema"]["$ref"]
     assert body.endswith("/PhoneCreateRequest")
-    assert schema["components"]["schemas"]["PhoneCreateRequest"]["required"] == ["number", "provider"]
+    assert schema["components"]["schemas"]["PhoneCreateRequest"]["required"] == [
+        "number",
+        "provider",
+    ]
