@@ -5,22 +5,31 @@ PY     := $(VENV)/bin/python
 DEV    := DEBUG=true
 ADDR   ?= 127.0.0.1:8000
 
-.PHONY: run test lint format install migrate seed bench messages clean
+.PHONY: run test lint format install install-dev migrate seed bench messages clean
 
-$(VENV)/.installed: pyproject.toml
+# Two installs: running needs only the app's dependencies (`-e .`); tests, lint, benchmarks
+# and the catalogue add the dev tools (`-e '.[dev]'`, several hundred MB more).
+$(VENV)/bin/python:
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Python 3.11+ is required"'
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev]'
+
+$(VENV)/.installed-run: pyproject.toml | $(VENV)/bin/python
+	$(PY) -m pip install --quiet -e .
 	@touch $@
 
-install: $(VENV)/.installed
+$(VENV)/.installed-dev: pyproject.toml | $(VENV)/bin/python
+	$(PY) -m pip install --quiet -e '.[dev]'
+	@touch $(VENV)/.installed-run $@
+
+install: $(VENV)/.installed-run
+install-dev: $(VENV)/.installed-dev
 
 migrate: install
 	$(DEV) $(PY) manage.py migrate --noinput
 
 seed: migrate
-	$(DEV) $(PY) manage.py seed_demo
+	$(DEV) $(PY) manage.py seed_demo --url http://$(ADDR)/
 
 ## Fresh machine -> venv, install, migrate, demo data, serve with the worker in-process.
 run: seed
@@ -33,20 +42,20 @@ run: seed
 ## In parallel: one pytest-xdist worker per CPU (at most 4), each with its own test database
 ## and Redis database (tests/devenv.py); `make test TEST_WORKERS=0` runs it in one process.
 TEST_WORKERS ?= auto
-test: install
+test: install-dev
 	$(PY) -m pytest -n $(TEST_WORKERS) --maxprocesses 4 --dist loadgroup
 
 ## ruff, and the one-way dependencies between the apps (.importlinter, docs/architecture.md).
-lint: install
+lint: install-dev
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/lint-imports
 
-format: install
+format: install-dev
 	$(VENV)/bin/ruff check --fix .
 	$(VENV)/bin/ruff format .
 
-bench: install
+bench: install-dev
 	$(PY) bench/import_leads.py
 	$(PY) bench/pages.py
 	$(PY) bench/api.py
@@ -57,7 +66,7 @@ bench: install
 
 ## Romanian catalogue: collect the marked strings into locale/ro (translate new/fuzzy entries), compile the .mo.
 I18N_IGNORE := -i $(VENV) -i var -i bench -i tests
-messages: install
+messages: install-dev
 	$(DEV) $(PY) manage.py makemessages -l ro --no-obsolete $(I18N_IGNORE)
 	$(DEV) $(PY) manage.py compilemessages -l ro $(I18N_IGNORE)
 

@@ -108,6 +108,25 @@ class PhoneSerializer(serializers.ModelSerializer):
         read_only_fields = fields
 
 
+class PhoneCreateSerializer(serializers.Serializer):
+    """A new number; its rules (E.164, providers offered, a number once per workspace) are
+    whatsapp.numbers.add_phone's."""
+
+    number = serializers.CharField(
+        max_length=32, help_text="Any usual notation; Romanian without a country code."
+    )
+    provider = serializers.CharField(
+        max_length=16, help_text="A WhatsApp provider of this deployment, e.g. `timelinesai`."
+    )
+    account_id = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        max_length=128,
+        help_text="The account at the provider; empty for TimelinesAI (found from the number).",
+    )
+    label = serializers.CharField(required=False, allow_blank=True, max_length=64)
+
+
 class PhoneUpdateSerializer(serializers.Serializer):
     is_enabled = serializers.BooleanField(
         required=False, help_text="A disabled phone sends nothing until enabled."

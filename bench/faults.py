@@ -18,7 +18,7 @@ scheduler process with the settings' own periodic jobs `requeue-stale` (every mi
 `dispatch` (every 5 minutes) through cerniq.scheduler, as `manage.py scheduler` does. No
 command is run by hand: whatever is lost must come back by itself.
 
-The fake TimelinesAI behaves like the real one where the send path looks (providers.md §1,
+The fake TimelinesAI behaves like the real one where the send path looks (docs/providers.md §1,
 integrations/timelinesai/fixtures/api): `POST /messages` answers `{"status": "ok", "data":
 {"message_uid": …}}` after `--latency` seconds (which also stretches a run to a minute, so
 the faults land mid-run), and the message shows up in `GET /chats?phone=…` and `GET

@@ -102,7 +102,7 @@ CHAT_MESSAGES = re.compile(re.escape(API_PREFIX) + r"/chats/\d+/messages")
 
 
 class FakeTimelinesAI(ThreadingHTTPServer):
-    """TimelinesAI's Public API as far as the send path calls it (providers.md §1): a send
+    """TimelinesAI's Public API as far as the send path calls it (docs/providers.md §1): a send
     answers the documented `{"status": "ok", "data": {"message_uid": ...}}` with a fresh
     uid; a chat look-up finds no chat. Counts calls, and sends per recipient."""
 

@@ -1,5 +1,5 @@
 """Memory of a product Dramatiq worker after 1,000 real sends, next to a bare Django Dramatiq
-worker after 1,000 trivial messages, measured in the same run (SPEC: RSS <= 1.2 x bare).
+worker after 1,000 trivial messages, measured in the same run (goal: RSS <= 1.2 x bare).
 
     .venv/bin/python bench/worker_rss.py [--messages 1000] [--phones 20] [--processes 2]
         [--threads 8] [--database-url postgres://postgres@127.0.0.1:5432/cerniq_bench_rss]

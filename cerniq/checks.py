@@ -9,11 +9,16 @@
   a development machine has no tokens and uses the sandbox phones of the demo).
 - cerniq.W002: a backend that cannot be imported.
 - cerniq.W030: an ALERT_URLS entry apprise cannot use (platform alerts would not go out).
+- cerniq.E020: with DEBUG off, PUBLIC_BASE_URL is unset or not https: every email carries a
+  one-click unsubscribe link built from it, which recipients must be able to open.
+  cerniq.W020: it names this machine (http://127.0.0.1:8000, a local docker compose trial):
+  allowed, but no recipient could open such a link.
 """
 
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlsplit
 
 from django.apps import apps
 from django.conf import settings
@@ -39,6 +44,11 @@ def _backend_class(config: dict[str, Any]) -> type | None:
 def _sandbox_allowed(alias: str) -> bool:
     allowed = {value.strip().lower() for value in settings.ALLOW_SANDBOX_PROVIDERS}
     return bool(allowed & {"true", "1", "yes", "all", alias.lower()})
+
+
+def sandbox_permitted(alias: str) -> bool:
+    """May a record start using the sandbox backend `alias` (a phone added on the page)?"""
+    return settings.DEBUG or _sandbox_allowed(alias)
 
 
 def _sandbox_in_use(alias: str) -> bool:
@@ -148,3 +158,35 @@ def check_alert_urls(app_configs: Any = None, **kwargs: Any) -> list[Warning]:
                 )
             )
     return warnings
+
+
+LOOPBACK_HOSTS = {"localhost", "127.0.0.1", "::1"}
+
+
+@register(Tags.compatibility)
+def check_public_base_url(app_configs: Any = None, **kwargs: Any) -> list[Error | Warning]:
+    if settings.DEBUG:
+        return []
+    url = settings.PUBLIC_BASE_URL.strip()
+    parts = urlsplit(url)
+    hint = (
+        "Set PUBLIC_BASE_URL to the https address recipients and providers reach this "
+        "server at, e.g. https://outreach.example.ro: every email's unsubscribe link starts "
+        "with it."
+    )
+    if parts.hostname in LOOPBACK_HOSTS:
+        return [
+            Warning(
+                f"PUBLIC_BASE_URL is {url}, an address of this machine: unsubscribe links "
+                "in emails would reach nobody.",
+                hint=hint,
+                id="cerniq.W020",
+            )
+        ]
+    if not url:
+        problem = "PUBLIC_BASE_URL is not set"
+    elif parts.scheme != "https" or not parts.hostname:
+        problem = f"PUBLIC_BASE_URL ({url}) is not an https address"
+    else:
+        return []
+    return [Error(f"{problem} with DEBUG off.", hint=hint, id="cerniq.E020")]

@@ -54,6 +54,9 @@ class Integration:
     # that calls the provider enqueues an actor of its own.
     hooks: dict[str, str] = field(default_factory=dict)
     package_dir: Path | None = None  # Path(__file__).parent, for the fixtures
+    # Dotted path of a function E.164 number -> the provider's account id for that number,
+    # filled in when a phone is added without one (TimelinesAI: the account's JID).
+    account_id_from_number: str = ""
 
     @property
     def fixtures(self) -> Path | None:

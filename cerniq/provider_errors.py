@@ -1,4 +1,4 @@
-"""Errors every provider backend raises; they carry the retry decision (SPEC retry table).
+"""Errors every provider backend raises; they carry the retry decision (docs/design.md, retries).
 
 Two roots, so callers can catch broadly: `ProviderError` (may succeed later) and
 `PermanentProviderError` (retrying cannot help). The subclasses below say *why*; every
@@ -82,8 +82,8 @@ class AccountDisconnected(PermanentProviderError):
 class AccountBanned(AccountDisconnected):
     """The provider says the number itself is banned or disabled for policy: WhatsApp Cloud
     API codes 368 (blocked for policy violations) and 131031 (account locked), an
-    `account_update` DISABLE (providers.md §4.4). TimelinesAI cannot tell a ban from a
-    logout (providers.md §1.7), so its client never raises this."""
+    `account_update` DISABLE (docs/providers.md §4.4). TimelinesAI cannot tell a ban from a
+    logout (docs/providers.md §1.7), so its client never raises this."""
 
 
 class AccountRestricted(AccountDisconnected):

@@ -1,4 +1,4 @@
-"""The retry table of SPEC.md, in one function: what to do after a provider call failed.
+"""The retry table (docs/design.md), in one function: what to do after a provider call failed.
 
 | failure                  | decision                                    |
 | network timeout / 5xx    | retry 3 times, exponential (15 s, 30 s, 60 s) |

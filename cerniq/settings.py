@@ -79,6 +79,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "console.middleware.NoWorkspaceMiddleware",  # signed in, no workspace: a page saying so
 ]
 
 ROOT_URLCONF = "cerniq.urls"
@@ -289,7 +290,8 @@ PROVIDERS = {
 SANDBOX_REPLY_RATE = env.float("SANDBOX_REPLY_RATE", default=0.0)
 SANDBOX_REPLY_DELAY_SECONDS = (20, 90)
 # Where recipients and providers reach us (the unsubscribe links in every email).
-PUBLIC_BASE_URL = env.str("PUBLIC_BASE_URL", default="http://127.0.0.1:8000")
+# Required with DEBUG off, https unless it names this machine (cerniq.checks, E020).
+PUBLIC_BASE_URL = env.str("PUBLIC_BASE_URL", default="http://127.0.0.1:8000" if DEBUG else "")
 SANDBOX_WEBHOOK_BASE_URL = env.str("SANDBOX_WEBHOOK_BASE_URL", default="http://127.0.0.1:8000")
 
 # --- Auth, i18n, static ---------------------------------------------------------------
@@ -416,8 +418,12 @@ SPECTACULAR_SETTINGS = {
 }
 
 # --- Security (production) ------------------------------------------------------------
-SESSION_COOKIE_SECURE = env.bool("SESSION_COOKIE_SECURE", default=not DEBUG)
-CSRF_COOKIE_SECURE = env.bool("CSRF_COOKIE_SECURE", default=not DEBUG)
+# Secure cookies unless the public address is plain http, which E020 allows only for this
+# machine (a local docker compose trial at http://127.0.0.1:8000, where a browser would
+# drop them and no one could log in).
+_PLAIN_HTTP = PUBLIC_BASE_URL.startswith("http://")
+SESSION_COOKIE_SECURE = env.bool("SESSION_COOKIE_SECURE", default=not DEBUG and not _PLAIN_HTTP)
+CSRF_COOKIE_SECURE = env.bool("CSRF_COOKIE_SECURE", default=not DEBUG and not _PLAIN_HTTP)
 SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=not DEBUG)
 SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=0 if DEBUG else 31536000)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = not DEBUG

@@ -1,4 +1,4 @@
-"""Signature checks over the raw request bytes, in constant time (SPEC security contract).
+"""Signature checks over the raw request bytes, in constant time (docs/design.md, security).
 
 `verify_hmac` for providers that sign the body with a shared secret; `verify_svix` for the
 Svix scheme Resend uses (id.timestamp.body, base64 HMAC-SHA256, timestamp tolerance),
@@ -51,7 +51,7 @@ SVIX_TOLERANCE = 300  # seconds; the Svix library refuses anything further from 
 def verify_svix(
     raw: bytes, headers: Mapping[str, str], secret: str, tolerance: int = SVIX_TOLERANCE
 ) -> bool:
-    """Svix signature check (Resend; providers.md §3.4), over the raw body, by the `svix`
+    """Svix signature check (Resend; docs/providers.md §3.4), over the raw body, by the `svix`
     library: `Webhook(secret).verify(raw, headers)`.
 
     Signed content `"{svix-id}.{svix-timestamp}.{body}"`, HMAC-SHA256 with the base64 key

@@ -2,7 +2,15 @@
 
 from django.urls import include, path
 
-from console.views import analytics, api_keys, campaigns, dashboard, phones, sending_settings
+from console.views import (
+    analytics,
+    api_keys,
+    campaigns,
+    dashboard,
+    phone_add,
+    phones,
+    sending_settings,
+)
 
 app_name = "outreach"
 
@@ -11,6 +19,7 @@ urlpatterns = [
     path("dashboard/partial/", dashboard.dashboard_partial, name="dashboard_partial"),
     path("phones/", phones.phone_list, name="phones"),
     path("phones/warmup/", phones.warmup_plan, name="phone_warmup"),
+    path("phones/add/", phone_add.add_phone, name="phone_add"),
     path("analytics/", analytics.analytics, name="analytics"),
     path("phones/<int:pk>/<str:action>/", phones.phone_action, name="phone_action"),
     path("campaigns/", campaigns.campaign_list, name="campaigns"),

@@ -10,7 +10,7 @@ from datetime import datetime
 from cerniq.provider_errors import ProviderError, SendResult
 
 # Largest attachment total per email we hand to a provider (Resend takes 40 MB after
-# base64, providers.md §3.2; base64 grows bytes by 4/3, and a proforma is far smaller).
+# base64, docs/providers.md §3.2; base64 grows bytes by 4/3, and a proforma is far smaller).
 MAX_ATTACHMENT_BYTES = 25 * 1024 * 1024
 
 

@@ -59,7 +59,7 @@ def resume(campaign: EmailCampaign, *, reason: str) -> None:
     )
 
 
-# Instantly's sending-status reasons (providers.md §2.2), said for an operator.
+# Instantly's sending-status reasons (docs/providers.md §2.2), said for an operator.
 SENDING_STATUS = {
     "healthy": gettext_lazy("sending normally"),
     "campaign_draft": gettext_lazy("still a draft: activate it"),

@@ -1,4 +1,4 @@
-"""The bounce shield's rule (seed workers 42, 46; SPEC: pause a campaign above 3 % bounces).
+"""The bounce shield's rule (a campaign pauses above 3 % bounces; docs/workers.md 42, 46).
 
 One place decides whether a bounce rate is over its threshold; the integrations act on it
 (Instantly: pause the campaign at the provider and raise an alert, on the webhook that tips

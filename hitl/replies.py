@@ -1,4 +1,4 @@
-"""What a reply does, whatever channel it came on (flow 3 of SPEC.md).
+"""What a reply does, whatever channel it came on (flow 3 of docs/design.md).
 
 Order matters: an opt-out is honoured before anything else (and a complaint that comes
 with it is then put in front of a person as an URGENT review item); then automation stops

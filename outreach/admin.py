@@ -272,7 +272,7 @@ class MessageAdmin(admin.ModelAdmin):
     def pretty_raw_response(self, obj: Message) -> SafeString | str:
         return pretty_payload(obj.raw_response)
 
-    # Dead letters (SPEC: retry or discard from the UI/admin): the rules are
+    # Dead letters (retried or discarded from the pages or the admin): the rules are
     # outreach.deadletters', applied per tenant; other selected rows are left alone.
     actions = ("retry_dead_letters", "discard_dead_letters")
 

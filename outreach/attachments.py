@@ -2,7 +2,7 @@
 
 An operator attaches a proforma or a datasheet to an email from the lead page. What a farm's
 inbox will open is checked here, once, before anything is stored: a size per file and per
-email (Resend takes 40 MB after base64, providers.md §3.2; we keep well under), a type from a
+email (Resend takes 40 MB after base64, docs/providers.md §3.2; we keep well under), a type from a
 short list of office documents and images, and a PDF must really be a PDF (pypdf opens it),
 so a renamed or broken file is refused with a clear reason instead of reaching the lead.
 """

@@ -1,5 +1,5 @@
 """Dead letters: outbound messages the send path gave up on (DEAD_LETTER), and webhook
-events whose processing failed (cerniq.failed_events). SPEC: kept 7 days, an alert above
+events whose processing failed (cerniq.failed_events). The rule: kept 7 days, an alert above
 100, retry or discard from the UI.
 
 - **Retry** hands the message back to the one send path as it was: the same row, so the

@@ -3,7 +3,7 @@ functions that every email integration's webhook handlers call (Instantly, Resen
 so a bounce, a complaint or an unsubscribe means the same thing whoever reports it.
 
 - Message statuses only move forward (SENT → DELIVERED → READ; BOUNCED and FAILED are
-  final): providers do not promise order (providers.md §3.4), and a late "delivered" must
+  final): providers do not promise order (docs/providers.md §3.4), and a late "delivered" must
   never undo a bounce.
 - A hard bounce marks the address BOUNCED on every lead of the tenant that carries it and
   suppresses it, so no campaign writes to it again; a soft one is only noted.

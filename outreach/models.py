@@ -36,7 +36,7 @@ class Priority(models.TextChoices):
 
 
 # A reply the triage scores at this sentiment or above is positive: the analytics count it
-# so, and routing answers it with an AI reply (SPEC business rules: "sentiment ≥ 50").
+# so, and routing answers it with an AI reply (docs/design.md, "sentiment ≥ 50").
 POSITIVE_SENTIMENT = 50
 
 

@@ -21,7 +21,7 @@ So one signal at its throttle value throttles the number (score 70), one at its 
 value pauses it (40), and two signals halfway there add up. The shares count only from
 PHONE_HEALTH_MIN_SAMPLE messages or leads: three opt-outs of ten is noise, not a pattern.
 Why these values: a WhatsApp number is restricted for the blocks and reports its messages
-get and for messages nobody receives (providers.md §4.4, 131048); a few percent of opt-outs
+get and for messages nobody receives (docs/providers.md §4.4, 131048); a few percent of opt-outs
 is normal for cold outreach, several times that is what gets numbers reported; a session
 that keeps dropping is how a number's ban often starts.
 

@@ -1,7 +1,7 @@
 """Cold email in bulk: a tenant's due EMAIL_COLD messages handed to the provider in batches.
 
 Instantly sends cold email itself, from campaigns; we hand it leads, up to 1,000 per call
-(providers.md §2.2). A cold message is still one `Message` row with its idempotency key,
+(docs/providers.md §2.2). A cold message is still one `Message` row with its idempotency key,
 and it goes through the same rules as the one send path (outreach.sending), only many at a
 time:
 

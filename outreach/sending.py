@@ -227,7 +227,7 @@ def adopt_echo(message: Message, provider_message_id: str) -> dict[str, str]:
 
 # How long an uncertain attempt is looked for at the provider before it counts as not
 # sent. TimelinesAI sends asynchronously: it queues each account's sends and spaces them
-# by ~2 s (providers.md §1, "Send is asynchronous", "WhatsApp send pace"); accepted sends
+# by ~2 s (docs/providers.md §1, "Send is asynchronous", "WhatsApp send pace"); accepted sends
 # were seen in the chat history 40 s later. Our pacing leaves an account a few queued
 # sends at most, so five minutes is several times the worst lag seen. The polls back off.
 RECONCILE_DEADLINE = timedelta(minutes=5)

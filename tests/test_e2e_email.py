@@ -1,5 +1,5 @@
 """End to end, the email channels with provider HTTP faked at the boundary (`responses`,
-payloads shaped like providers.md) and everything else real (issue #11, "Done means"):
+payloads shaped like docs/providers.md) and everything else real (issue #11, "Done means"):
 
 - a 3-step sequence, WhatsApp first: a lead without a reachable phone gets cold email
   instead, pushed into the sequence's Instantly campaign; a lead on both channels gets its

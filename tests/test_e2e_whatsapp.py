@@ -1,6 +1,6 @@
 """Flow 1 and 2 end to end: dispatch → per-phone queues → workers → TimelinesAI's HTTP.
 
-TimelinesAI is faked only at the HTTP boundary (`responses`), answering as providers.md
+TimelinesAI is faked only at the HTTP boundary (`responses`), answering as docs/providers.md
 shows; the broker, the workers and the database are the real ones of the run.
 """
 

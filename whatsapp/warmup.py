@@ -1,7 +1,7 @@
 """The warm-up ramp: a number new to outreach starts with a few new contacts a day.
 
 WhatsApp watches new numbers closely, and TimelinesAI itself warns that linked numbers used
-for cold outreach "get banned fast" (providers.md §1.7): a number that writes to 200
+for cold outreach "get banned fast" (docs/providers.md §1.7): a number that writes to 200
 strangers on its first day is the pattern that gets reported and restricted. So a new
 number, and one back from a ban or a long disconnection (whatsapp.phones), starts low and
 ramps up to the full 200 a day over a schedule the tenant can change (the phones page).
@@ -38,7 +38,7 @@ DEFAULT_STEPS: tuple[tuple[int, int], ...] = (
     (11, 160),
     (14, 200),
 )
-FULL_LIMIT = DEFAULT_DAILY_LIMIT  # the ramp ends at the SPEC's 200 new contacts a day
+FULL_LIMIT = DEFAULT_DAILY_LIMIT  # the ramp ends at the design's 200 new contacts a day
 MAX_DAYS = 90  # a ramp longer than a quarter is a typo, not a plan
 _STEP = re.compile(r"^(\d{1,3})\s*:\s*(\d{1,4})$")
 

@@ -12,7 +12,7 @@ from django.db.models import QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from drf_spectacular.utils import OpenApiExample, extend_schema, extend_schema_view
-from rest_framework import mixins, viewsets
+from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
@@ -25,7 +25,7 @@ from api.errors import Conflict
 from api.pagination import Cursor
 from cerniq.models import Tenant
 from outreach.next_send import phone_answers
-from whatsapp import phones, quota, warmup
+from whatsapp import numbers, phones, quota, warmup
 from whatsapp.models import Phone
 
 PHONE_EXAMPLE = OpenApiExample(
@@ -155,6 +155,39 @@ class PhoneViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Ge
     def _phone(self, phone: Phone) -> Response:
         [phone] = present(tenant_of(self.request), [phone])
         return Response(s.PhoneSerializer(phone).data)
+
+    @extend_schema(
+        summary="Add a WhatsApp number (admins)",
+        description=(
+            "The number is stored in E.164 (`0740 000 101` becomes `+40740000101`); the "
+            "provider is one this deployment offers (the sandbox only on a demo server). "
+            "The new phone is active, enabled, and starts its warm-up ramp today. A number "
+            "the workspace already has is refused with 409 `phone_exists` carrying its "
+            "`phone_id`; bad fields with 400 naming each."
+        ),
+        request=s.PhoneCreateSerializer,
+        responses={201: s.PhoneSerializer, **errors(400, 403, 409)},
+        examples=[
+            OpenApiExample(
+                "a TimelinesAI number",
+                value={"number": "0740 000 101", "provider": "timelinesai", "label": "Sales 1"},
+                request_only=True,
+            ),
+            PHONE_EXAMPLE,
+        ],
+    )
+    def create(self, request: Request) -> Response:
+        require_tenant_admin(request, _("Only an admin of this workspace can add a number."))
+        body = s.PhoneCreateSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        try:
+            phone = numbers.add_phone(tenant_of(request), **body.validated_data)
+        except DjangoValidationError as problem:
+            raise ValidationError(problem.message_dict) from None
+        except numbers.PhoneExists as exists:
+            raise Conflict(str(exists), code="phone_exists", phone_id=exists.phone.pk) from None
+        [phone] = present(tenant_of(request), [phone])
+        return Response(s.PhoneSerializer(phone).data, status=status.HTTP_201_CREATED)
 
     @extend_schema(
         summary="Enable or disable a phone, or change its daily limit",

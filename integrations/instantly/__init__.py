@@ -1,4 +1,4 @@
-"""Instantly: cold email campaigns (providers.md §2).
+"""Instantly: cold email campaigns (docs/providers.md §2).
 
 backend.py     the `email.instantly` EmailBackend: cold email pushed into campaigns in bulk
 campaign_sync.py  one Instantly campaign per tenant sequence, created on first use

@@ -16,7 +16,7 @@ creating and activating the campaign there when the row has no Instantly id yet:
   campaign is activated (status ACTIVE). A failed activation is retried by the next call;
   a creation whose answer was lost (timeout) is looked up by name before creating again.
 
-Instantly has no idempotency key (providers.md §2.1), hence the lock and the name lookup.
+Instantly has no idempotency key (docs/providers.md §2.1), hence the lock and the name lookup.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ PROVIDER = "instantly"
 DEFAULT_DAILY_LIMIT = 50
 # status_reason of a row whose creation at Instantly may have happened (answer lost).
 UNCERTAIN = "creation uncertain"
-# Instantly's Campaign.status (providers.md §2.2) → ours.
+# Instantly's Campaign.status (docs/providers.md §2.2) → ours.
 STATUSES = {
     1: EmailCampaign.Status.ACTIVE,
     2: EmailCampaign.Status.PAUSED,

@@ -15,7 +15,7 @@ and hand Instantly the finished text through the lead's `custom_variables`:
 
 Every lead then receives exactly the text we rendered and recorded, and Instantly's own
 A/B machinery stays out of the way. Instantly only accepts scalar custom variables
-(providers.md §2.6); a rendered text containing `{{` is refused, because Instantly would
+(docs/providers.md §2.6); a rendered text containing `{{` is refused, because Instantly would
 read it as one of its variables.
 
 The schedule is the tenant's sending window (outreach.hours.SendingWindow): its hours, its

@@ -1,8 +1,8 @@
-"""Instantly API v2 client (providers.md §2): campaigns, bulk leads, replies, webhooks.
+"""Instantly API v2 client (docs/providers.md §2): campaigns, bulk leads, replies, webhooks.
 
 Base `https://api.instantly.ai`, every path under `/api/v2`, `Authorization: Bearer <key>`,
 JSON bodies; errors come as `{"statusCode", "error", "message"}`. There is no idempotency
-key at Instantly (providers.md §2.1): a `POST /api/v2/campaigns` whose answer was lost may
+key at Instantly (docs/providers.md §2.1): a `POST /api/v2/campaigns` whose answer was lost may
 have created the campaign (ProviderTimeout, `uncertain`), while a repeated bulk lead add is
 harmless because we always send `skip_if_in_workspace`.
 
@@ -300,7 +300,7 @@ class InstantlyClient:
         body: dict[str, Any] | None = None,
     ) -> list[dict[str, Any]]:
         """Every item of a cursor-paginated list (`{items, next_starting_after}`): the cursor
-        goes in the query of a GET, in the body of a POST (providers.md §2.1)."""
+        goes in the query of a GET, in the body of a POST (docs/providers.md §2.1)."""
         found: list[dict[str, Any]] = []
         after = ""
         for _ in range(MAX_PAGES):

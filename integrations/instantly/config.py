@@ -1,7 +1,7 @@
 """Instantly's options (the declaration in __init__.py names their environment variables)
 and the per-tenant webhook secret derived from them.
 
-Instantly signs nothing (providers.md §2.4): the only proof a delivery is Instantly's is a
+Instantly signs nothing (docs/providers.md §2.4): the only proof a delivery is Instantly's is a
 header we ask it to send, set when the subscription is created. Each tenant gets its own
 value without a new secret in the database: HMAC-SHA256 keyed by INSTANTLY_WEBHOOK_SECRET
 (environment) over "instantly-webhook:" + the tenant's webhook token. Rotating the key or a

@@ -16,7 +16,7 @@ from outreach.stages import AUTOMATED
 log = logging.getLogger(__name__)
 SYSTEM = "instantly"  # by_system of the transitions the webhook handlers make
 
-# Our stage → Instantly's `interest_value` (providers.md §2.2: 1 Interested, 2 Meeting
+# Our stage → Instantly's `interest_value` (docs/providers.md §2.2: 1 Interested, 2 Meeting
 # Booked, 4 Won, -1 Not Interested). Stages not listed say nothing new to Instantly.
 INTEREST = {
     Stage.WARM_REPLY: 1,

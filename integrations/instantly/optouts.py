@@ -19,7 +19,7 @@ from integrations.instantly import config
 from outreach.models import Channel, Message
 
 log = logging.getLogger(__name__)
-ACTIVE = 1  # Instantly's Lead.status "Active" (providers.md §2.2)
+ACTIVE = 1  # Instantly's Lead.status "Active" (docs/providers.md §2.2)
 
 PUSHED = (Message.Status.SENT, Message.Status.DELIVERED, Message.Status.READ)
 

@@ -1,7 +1,7 @@
 """Instantly's workspace-wide request limits, shared by every process that calls it.
 
 Instantly allows 100 requests a second *and* 6,000 a minute per workspace, counted over
-API v1 and v2 and every key together (providers.md §2.5); past either it answers 429. Our
+API v1 and v2 and every key together (docs/providers.md §2.5); past either it answers 429. Our
 web processes, workers and commands all call with the same key, so the count must live
 outside any one process: it uses Dramatiq's configured rate limiter backend (Redis in
 production, the stub in embedded mode and tests) through `WindowRateLimiter`, as
@@ -31,7 +31,7 @@ from dramatiq.rate_limits import WindowRateLimiter
 
 from cerniq.provider_errors import RateLimited
 
-PER_SECOND = 90  # of 100 (providers.md §2.5); implies the 6,000 a minute
+PER_SECOND = 90  # of 100 (docs/providers.md §2.5); implies the 6,000 a minute
 DEFAULT_MAX_WAIT = 2.0  # seconds a call may wait for a slot before it raises RateLimited
 _POLL = 0.05
 

@@ -1,4 +1,4 @@
-"""Instantly webhooks (providers.md §2.4) at `/webhooks/instantly/<Tenant.webhook_token>/`.
+"""Instantly webhooks (docs/providers.md §2.4) at `/webhooks/instantly/<Tenant.webhook_token>/`.
 
 Authentication: Instantly signs nothing. The subscription (`manage.py instantly_setup`)
 asks Instantly to send the header `x-webhook-secret`, whose value is derived per tenant
@@ -43,7 +43,7 @@ def event_type_of(payload: dict[str, Any]) -> str:
 def dedupe_key(event: schemas.InstantlyEvent) -> str:
     """`<event_type>:<campaign_id>:<email_id or lead_email>:<timestamp>`.
 
-    Instantly sends no event or delivery id (providers.md §2.4), so the key is built from
+    Instantly sends no event or delivery id (docs/providers.md §2.4), so the key is built from
     what identifies one occurrence: the event's own time (`timestamp`, when it happened, not
     when it was delivered, so a retry carries the same one), the email it is about
     (`email_id`; for events without one, the lead's address) and the campaign. A retry of

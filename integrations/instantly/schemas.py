@@ -1,4 +1,4 @@
-"""Strict schema of Instantly's webhook payloads (providers.md §2.4; developer.instantly.ai
+"""Strict schema of Instantly's webhook payloads (docs/providers.md §2.4; developer.instantly.ai
 "webhook events"), checked at the door (`InstantlyReceiver.identify`) for every handled event.
 
 One flat object per event: `timestamp`, `event_type`, `workspace`, `campaign_id`,

@@ -1,4 +1,4 @@
-"""Instantly's campaign time zones: a closed list of 102 IANA names (providers.md §2.6).
+"""Instantly's campaign time zones: a closed list of 102 IANA names (docs/providers.md §2.6).
 
 `campaign_schedule.schedules[].timezone` accepts only the names below (Instantly API v2
 OpenAPI, `POST /api/v2/campaigns`, copied from api-evangelist/instantly-ai

@@ -1,4 +1,4 @@
-"""Resend: warm (transactional) email, one message at a time (providers.md §3).
+"""Resend: warm (transactional) email, one message at a time (docs/providers.md §3).
 
 client.py     the HTTP client, an `email_channels.backends.EmailBackend` (POST /emails)
 schemas.py    strict schemas of the webhook events we act on

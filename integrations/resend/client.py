@@ -1,4 +1,4 @@
-"""Resend email backend — the real API (providers.md §3): `POST /emails`, one email a call.
+"""Resend email backend — the real API (docs/providers.md §3): `POST /emails`, one email a call.
 
 `Authorization: Bearer <key>`, a `User-Agent` (without one Resend's WAF answers 403
 "error 1010"), JSON in and out, explicit (connect, read) timeouts, no redirects followed.

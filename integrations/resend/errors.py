@@ -1,6 +1,6 @@
 """Resend's answers → `cerniq.provider_errors`, and what its rate-limit headers tell us.
 
-Error body `{"statusCode", "message", "name"}`; the table of providers.md §3.2, row by row:
+Error body `{"statusCode", "message", "name"}`; the table of docs/providers.md §3.2, row by row:
 
 | HTTP | name                                              | raised                              |
 | 400  | validation_error, invalid_idempotency_key         | RejectedRequest                     |

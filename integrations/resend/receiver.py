@@ -1,4 +1,4 @@
-"""Resend webhooks (providers.md §3.4): Svix-signed email events → our messages and leads.
+"""Resend webhooks (docs/providers.md §3.4): Svix-signed email events → our messages and leads.
 
 The URL registered with Resend is `/webhooks/resend/<Tenant.webhook_token>/`, and every
 request must also carry a valid Svix signature over the raw body, made with the

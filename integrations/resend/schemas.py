@@ -1,4 +1,4 @@
-"""Strict schemas of the Resend webhooks we act on (providers.md §3.4; Resend's OpenAPI,
+"""Strict schemas of the Resend webhooks we act on (docs/providers.md §3.4; Resend's OpenAPI,
 `OutboundEmailEventData`).
 
 Checked at the door (`ResendReceiver.identify`) before anything is stored as accepted.

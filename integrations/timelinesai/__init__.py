@@ -1,4 +1,4 @@
-"""TimelinesAI: WhatsApp through linked (QR) numbers (providers.md §1).
+"""TimelinesAI: WhatsApp through linked (QR) numbers (docs/providers.md §1).
 
 client.py     the HTTP client, a `whatsapp.backends.WhatsAppBackend`
 receiver.py   the webhook receiver (`/webhooks/timelinesai/<tenant token>/`)
@@ -31,5 +31,6 @@ integration = Integration(
         },
         {"name": "phone-status", "cron": "*/10 * * * *", "command": "sync_phone_status"},
     ),
+    account_id_from_number="integrations.timelinesai.schemas.jid_of_phone",
     package_dir=Path(__file__).parent,
 )

@@ -1,9 +1,9 @@
-"""TimelinesAI WhatsApp backend — the real Public API (providers.md §1).
+"""TimelinesAI WhatsApp backend — the real Public API (docs/providers.md §1).
 
 Base URL `https://app.timelines.ai/integrations/api`, `Authorization: Bearer <token>`, JSON
 envelope `{"status": "ok"|"error", "data", "message"?, "error_code"?}`.
 
-Transport rules (providers.md §1.8), all enforced in `_request`:
+Transport rules (docs/providers.md §1.8), all enforced in `_request`:
 
 * **Fresh connection per call.** Every call opens its own `requests.Session`, closed when the
   call returns, and also sends `Connection: close`: Cloudflare in front of TimelinesAI answers
@@ -103,7 +103,7 @@ class TimelinesAI(WhatsAppBackend):
         except InvalidRecipient as exc:
             if exc.provider_message.lower().startswith("wrong phone number"):
                 # TimelinesAI answers the same text when the *sender* is disconnected
-                # (providers.md §1.7 item 4), so ask which one it is.
+                # (docs/providers.md §1.7 item 4), so ask which one it is.
                 self._raise_if_sender_down(account_phone, exc)
             raise
         return _send_result(payload, thread_id="")

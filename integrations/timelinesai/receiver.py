@@ -1,4 +1,4 @@
-"""TimelinesAI webhooks (providers.md §1.5).
+"""TimelinesAI webhooks (docs/providers.md §1.5).
 
 TimelinesAI signs nothing and sends no custom headers, so the URL registered with it
 carries the tenant's secret: `/webhooks/timelinesai/<Tenant.webhook_token>/`, compared
@@ -11,7 +11,7 @@ field and the problem, kept as a MALFORMED row and never processed. Events of ot
 are stored IGNORED (200) without a schema check; the intake's JSON rules (no NUL, no lone
 surrogate, no NaN, bounded depth and size) apply to them too.
 
-Two envelopes are in circulation for message events and both are accepted (providers.md
+Two envelopes are in circulation for message events and both are accepted (docs/providers.md
 §1.5, "Envelope conflict"): the spec's top-level `chat` / `message` / `whatsapp_account`
 objects, and `{"event_type": ..., "data": {flat keys}}` read by TimelinesAI's own example
 receivers (`data.chat_id ?? data.chat.id`). Both normalise to the same frozen dataclasses

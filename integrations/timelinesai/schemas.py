@@ -1,4 +1,4 @@
-"""Strict schemas of the TimelinesAI webhooks we act on (providers.md §1.5; TimelinesAI's
+"""Strict schemas of the TimelinesAI webhooks we act on (docs/providers.md §1.5; TimelinesAI's
 webhook OpenAPI, `MessageData`, `AccountData`, `ChatData`).
 
 Checked at the door (`TimelinesAIReceiver.identify`) before anything is stored as

@@ -15,6 +15,7 @@ PRODUCTION_ENV = {
     "DEBUG": "false",
     "SECRET_KEY": "a-long-random-production-secret-key-7f3c9a1e5b2d8f4c6a0e9b7d3c1f5a8e2b",
     "ALLOWED_HOSTS": "outreach.example.ro",
+    "PUBLIC_BASE_URL": "https://outreach.example.ro",
     "DATABASE_URL": "sqlite:////tmp/cerniq-check-deploy.sqlite3",
     "TIMELINESAI_API_TOKEN": "a-timelinesai-token",
     "RESEND_API_KEY": "re_production_key",

@@ -80,12 +80,14 @@ def test_layout_shows_tenant_name_and_navigation(client, operator, tenant):
     assert "https://" not in html  # no CDN
 
 
-def test_user_without_tenant_gets_404_not_a_crash(client, db):
+def test_user_without_tenant_gets_an_explanation_not_a_crash(client, db):
     from tests.factories import make_user
 
     loner = make_user(None)
     client.force_login(loner)
-    assert client.get("/outreach/dashboard/").status_code == 404
+    response = client.get("/outreach/dashboard/")
+    assert response.status_code == 403  # tests/outreach/test_pages_no_workspace.py
+    assert b"Your account has no workspace yet" in response.content
     assert client.get("/login/").status_code == 302  # already signed in
 
 

@@ -1,7 +1,7 @@
 """The one send path, run once per channel: a rule cannot hold for one and not the other.
 
 WhatsApp runs against the TimelinesAI client with its HTTP faked by `responses`
-(payloads from providers.md); email against a provider double (no email client exists
+(payloads from docs/providers.md); email against a provider double (no email client exists
 yet) that, like Resend, answers a repeated idempotency key with the first send.
 """
 

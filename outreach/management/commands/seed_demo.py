@@ -20,6 +20,11 @@ class Command(BaseCommand):
             action="store_true",
             help="seed even when DEBUG is off (the demo users have well-known passwords)",
         )
+        parser.add_argument(
+            "--url",
+            default="http://127.0.0.1:8000/",
+            help="where the server answers, for the printed logins (make run: http://$ADDR/)",
+        )
 
     def handle(self, *args: Any, companies: int, allow_production: bool, **opts: Any) -> None:
         if not settings.DEBUG and not allow_production:
@@ -35,6 +40,6 @@ class Command(BaseCommand):
         self.stdout.write(f"Companies: {result.leads.summary()}.")
         for row in result.leads.rejected:
             self.stderr.write(f"  line {row.line}: {row.reason}")
-        self.stdout.write(self.style.SUCCESS("Demo logins (http://127.0.0.1:8000/):"))
+        self.stdout.write(self.style.SUCCESS(f"Demo logins ({opts['url']}):"))
         for username, password, what in result.credentials:
             self.stdout.write(f"  {username:<9} / {password:<16} ({what})")

@@ -1,4 +1,4 @@
-"""`responses` callbacks answering as Instantly does (providers.md §2.2–2.3): leads/add with
+"""`responses` callbacks answering as Instantly does (docs/providers.md §2.2–2.3): leads/add with
 its documented summary, leads/list with `{items, next_starting_after}`."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """InstantlyClient against faked HTTP (`responses`): paths, bodies, headers, the ≤1000 lead
-rule, the error table (providers.md §2.5) and the shared back-off after a 429. Answers are
+rule, the error table (docs/providers.md §2.5) and the shared back-off after a 429. Answers are
 the recorded fixtures in integrations/instantly/fixtures/api/, shaped as Instantly's OpenAPI."""
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ mutation:
 - a body that breaks one of the rules below is never accepted (so never processed);
 - a refused body stores no message, opens no alert and moves no stage.
 
-The rules are written out again here from providers.md §2.4, independently of
+The rules are written out again here from docs/providers.md §2.4, independently of
 integrations/instantly/schemas.py: they are the oracle, not the code under test. Examples
 are derandomised and bounded (`FUZZ_EXAMPLES`, default 30 per fixture); each runs in a
 savepoint that is rolled back.

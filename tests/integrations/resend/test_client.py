@@ -115,7 +115,7 @@ def test_transport_failures(resend):
     assert caught.value.uncertain
 
 
-# Every documented error body (providers.md §3.2) → the class, and whether a retry may help.
+# Every documented error body (docs/providers.md §3.2) → the class, and whether a retry may help.
 ERRORS = {
     "error_400_validation_error": (RejectedRequest, False),
     "error_400_invalid_idempotency_key": (RejectedRequest, False),

@@ -13,7 +13,7 @@ Whatever the mutation:
 - a lead or a suppression changes only for a bounce, a complaint or a suppression.
 
 The rules are written out here again, independently of integrations/resend/schemas.py,
-from the documented formats (providers.md §3.4): they are the oracle. Each example runs in
+from the documented formats (docs/providers.md §3.4): they are the oracle. Each example runs in
 a savepoint that is rolled back. Examples are derandomised and bounded (`FUZZ_EXAMPLES`,
 default 30 per fixture); `FUZZ_RANDOM=1 FUZZ_EXAMPLES=500` explores further.
 """

@@ -1,4 +1,4 @@
-"""TimelinesAI client against faked HTTP (`responses`), bodies shaped as in providers.md §1.
+"""TimelinesAI client against faked HTTP (`responses`), bodies shaped as in docs/providers.md §1.
 
 Fixtures in integrations/timelinesai/fixtures/api/ follow TL-OAS schemas and TimelinesAI's own
 captured responses (TL-PROBE); only the phone numbers, names and texts are ours.

@@ -11,7 +11,7 @@ Whatever the mutation:
 - a phone changes status only for an account event naming its own account id.
 
 The rules are written out here again, independently of integrations/timelinesai/schemas.py,
-from the documented formats (providers.md §1.5): they are the oracle, not the code under
+from the documented formats (docs/providers.md §1.5): they are the oracle, not the code under
 test. Each example runs in a savepoint that is rolled back, so examples do not see each
 other's rows (this works the same on SQLite and PostgreSQL, and under pytest-xdist).
 Examples are derandomised and bounded (`FUZZ_EXAMPLES`, default 30 per fixture), so CI

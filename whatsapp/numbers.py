@@ -1,0 +1,94 @@
+"""Adding a WhatsApp number to a workspace (the phones page and `POST /api/v1/phones/`):
+the number in E.164, a provider of the registry, the provider's account id."""
+
+from __future__ import annotations
+
+import phonenumbers
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+from django.utils.module_loading import import_string
+from django.utils.translation import gettext as _
+
+from cerniq import integrations
+from cerniq.checks import sandbox_permitted
+from cerniq.models import Tenant
+from whatsapp.models import Phone
+
+DEFAULT_REGION = "RO"  # a number written without +40 is Romanian
+
+
+class PhoneExists(ValueError):
+    """The workspace already has this number; `phone` is the one it has."""
+
+    def __init__(self, phone: Phone) -> None:
+        super().__init__(
+            _("This workspace already has the number %(number)s.") % {"number": phone.number}
+        )
+        self.phone = phone
+
+
+def to_e164(raw: str) -> str:
+    """`0740 000 101`, `+40 740-000-101` → `+40740000101`; ValidationError otherwise."""
+    try:
+        number = phonenumbers.parse(raw, DEFAULT_REGION)
+    except phonenumbers.NumberParseException:
+        number = None
+    if number is None or not phonenumbers.is_valid_number(number):
+        raise ValidationError(
+            _("%(value)s is not a valid phone number; write it as +40 740 000 101 or 0740 000 101.")
+            % {"value": raw.strip()[:32] or _("An empty value")},
+            code="invalid",
+        )
+    return phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.E164)
+
+
+def provider_choices() -> list[tuple[str, str]]:
+    """The WhatsApp providers a number may be added with: the sandbox (which sends
+    nothing) only in development or where ALLOW_SANDBOX_PROVIDERS permits it."""
+    return [
+        (key, label)
+        for key, label in integrations.whatsapp_provider_choices()
+        if key != integrations.SANDBOX or sandbox_permitted(f"whatsapp.{key}")
+    ]
+
+
+def default_account_id(provider: str, number: str) -> str:
+    integration = integrations.get(provider)
+    if integration is None or not integration.account_id_from_number:
+        return ""
+    return import_string(integration.account_id_from_number)(number)
+
+
+def add_phone(
+    tenant: Tenant, *, number: str, provider: str, account_id: str = "", label: str = ""
+) -> Phone:
+    """A new ACTIVE, enabled number that starts its warm-up ramp today. Bad fields raise a
+    ValidationError naming each; a number the workspace has raises PhoneExists."""
+    errors: dict[str, list[str]] = {}
+    try:
+        number = to_e164(number)
+    except ValidationError as error:
+        errors["number"] = error.messages
+    if provider not in dict(provider_choices()):
+        errors["provider"] = [_("Choose one of the providers offered.")]
+    account_id, label = account_id.strip(), label.strip()
+    for field, value in (("account_id", account_id), ("label", label)):
+        limit = Phone._meta.get_field(field).max_length
+        if len(value) > limit:
+            errors[field] = [_("At most %(n)d characters.") % {"n": limit}]
+    if errors:
+        raise ValidationError(errors)
+    existing = Phone.objects.filter(tenant=tenant, number=number).first()
+    if existing is not None:
+        raise PhoneExists(existing)
+    try:
+        with transaction.atomic():
+            return Phone.objects.create(
+                tenant=tenant,
+                number=number,
+                provider=provider,
+                account_id=account_id or default_account_id(provider, number),
+                label=label,
+            )
+    except IntegrityError:  # added at the same moment by someone else
+        raise PhoneExists(Phone.objects.get(tenant=tenant, number=number)) from None
