@@ -1,5 +1,6 @@
 """The sending settings form (/outreach/settings/sending/): the tenant's sending hours,
-working days, holiday calendar and pacing. The rules are outreach.window_replanning's."""
+working days, holiday calendar, pacing and contact policy. The rules are
+outreach.window_replanning's and outreach.contact_policy's."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from django.utils.translation import gettext_lazy as _
 
 from cerniq.models import WEEKDAYS, Tenant
 from outreach import window_replanning as rules
+from outreach.contact_policy import POLICY_FIELDS
 
 # The countries whose calendars an agricultural seller in Romania is likeliest to follow,
 # named in the reader's language; a tenant's other calendar is kept and shown by its code.
@@ -37,6 +39,9 @@ ZONES = sorted(z for z in available_timezones() if z.startswith(("Europe/", "UTC
 
 
 class SendingSettingsForm(forms.Form):
+    # Shown together in the form's first block (the rest have blocks of their own).
+    window_field_names = ("time_zone", "window_start", "window_end", "holiday_country")
+
     time_zone = forms.ChoiceField(label=_("Time zone"), choices=[(z, z) for z in ZONES])
     window_start = forms.TimeField(
         label=_("Sending starts at"), widget=forms.TimeInput(attrs={"type": "time"}, format="%H:%M")
@@ -69,9 +74,23 @@ class SendingSettingsForm(forms.Form):
         max_value=rules.PACING_MAX,
         help_text=_("Each pause gets a random extra up to this, so sends do not look timed."),
     )
+    contact_unverified_whatsapp = forms.BooleanField(
+        label=_("Contact WhatsApp numbers nobody has checked yet"),
+        required=False,
+        help_text=_(
+            "The first message checks the number: one that is not on WhatsApp is marked and "
+            "the lead gets email instead. Numbers are never checked in bulk."
+        ),
+    )
+    contact_unverified_email = forms.BooleanField(
+        label=_("Contact email addresses nobody has checked yet"),
+        required=False,
+        help_text=_("The bounce shield pauses sending when too many of them bounce."),
+    )
 
     def __init__(self, *args: Any, tenant: Tenant, **kwargs: Any) -> None:
-        kwargs.setdefault("initial", {f: getattr(tenant, f) for f in rules.FIELDS})
+        fields = (*rules.FIELDS, *POLICY_FIELDS)
+        kwargs.setdefault("initial", {f: getattr(tenant, f) for f in fields})
         super().__init__(*args, **kwargs)
         supported = holidays.list_supported_countries()
         choices = [(code, name) for code, name in COUNTRIES if code in supported]

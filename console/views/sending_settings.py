@@ -1,6 +1,7 @@
 """The sending settings page (/outreach/settings/sending/): tenant admins set the sending
-hours, working days, holiday calendar and pacing; saving re-plans the waiting work at once
-(outreach.window_replanning) and says how much moved."""
+hours, working days, holiday calendar, pacing and the contact policy; saving re-plans the
+waiting work at once (outreach.window_replanning), wakes leads a looser policy may unblock
+(outreach.contact_policy) and says how much moved."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from django.views.decorators.http import require_http_methods
 from cerniq.tenancy import scope_for
 from console.forms_sending import SendingSettingsForm
 from console.views.alerts import is_channel_admin
+from outreach.contact_policy import change_contact_policy
 from outreach.next_send import next_send_at
 from outreach.window_replanning import change_window
 
@@ -29,7 +31,14 @@ def sending_settings(request: HttpRequest) -> HttpResponse:
     form = SendingSettingsForm(request.POST or None, tenant=scope.tenant)
     if request.method == "POST" and form.is_valid():
         moved = change_window(scope.tenant, form.settings)
+        woken = change_contact_policy(
+            scope.tenant,
+            whatsapp=form.cleaned_data["contact_unverified_whatsapp"],
+            email=form.cleaned_data["contact_unverified_email"],
+        )
         messages.success(request, _saved(moved.messages, moved.leads))
+        if woken:
+            messages.info(request, _woken(woken))
         return redirect("outreach:sending_settings")
     context = {"form": form, "window_now": next_send_at(scope.tenant)}
     return render(request, "outreach/sending_settings.html", context)
@@ -46,3 +55,11 @@ def _saved(message_count: int, lead_count: int) -> str:
         )
         % {"count": lead_count},
     }
+
+
+def _woken(count: int) -> str:
+    return ngettext(
+        "Contact policy changed: %(count)s stalled lead is looked at again by the next dispatch.",
+        "Contact policy changed: %(count)s stalled leads are looked at again by the next dispatch.",
+        count,
+    ) % {"count": count}

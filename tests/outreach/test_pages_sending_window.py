@@ -107,6 +107,8 @@ def _form(**changes: object) -> dict[str, object]:
         "holiday_country": "RO",
         "pacing_min_seconds": "30",
         "pacing_jitter_seconds": "120",
+        "contact_unverified_whatsapp": "on",
+        "contact_unverified_email": "on",
     }
     data.update(changes)
     return data

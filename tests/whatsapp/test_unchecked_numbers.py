@@ -120,3 +120,48 @@ def test_no_sending_phone_in_the_workspace_is_a_stall_not_a_silent_skip(tenant, 
     assert reasons.is_code(enrollment.stalled_reason, codes.NO_SENDING_PHONE)
     # still due: it goes as soon as a number can send again
     assert Journey.objects.get(lead=world["leads"][0]).next_action_at is not None
+
+
+def test_turning_the_policy_on_from_the_settings_page_wakes_the_stalled_leads(
+    tenant, clock, timelinesai, client
+):
+    """An admin allows unchecked numbers on the sending settings page: the leads stalled
+    for want of a checked number are due again and the next dispatch sends to them."""
+    from tests.factories import make_outreach_world, make_user
+    from tests.outreach.test_pages_sending_window import _form
+
+    world = make_outreach_world(tenant, leads=2, phones=1)
+    for lead in world["leads"]:
+        _unchecked(lead)
+    Tenant.objects.filter(pk=tenant.pk).update(
+        contact_unverified_whatsapp=False, contact_unverified_email=False
+    )
+    tenant.refresh_from_db()
+    dispatch_due(tenant)
+    assert stalls.stalled_leads(Lead.objects.all()).count() == 2
+
+    client.force_login(make_user(tenant, role="ADMIN"))
+    page = client.get("/outreach/settings/sending/").content.decode()
+    assert 'name="contact_unverified_whatsapp"' in page
+    assert 'name="contact_unverified_whatsapp" checked' not in page  # off, as saved
+    response = client.post(
+        "/outreach/settings/sending/",
+        _form(contact_unverified_email=""),  # WhatsApp on, email stays off
+        follow=True,
+    )
+    assert "2 stalled leads are looked at again" in response.content.decode()
+    tenant.refresh_from_db()
+    assert (tenant.contact_unverified_whatsapp, tenant.contact_unverified_email) == (True, False)
+
+    dispatch_due(tenant)
+    assert Message.objects.filter(channel="WHATSAPP").count() == 2
+    assert not stalls.stalled_leads(Lead.objects.all()).exists()
+
+
+def test_saving_the_same_policy_wakes_nobody(tenant, clock):
+    from outreach.contact_policy import change_contact_policy
+
+    assert change_contact_policy(tenant, whatsapp=True, email=True) == 0
+    assert change_contact_policy(tenant, whatsapp=False, email=True) == 0  # nobody stalled
+    tenant.refresh_from_db()
+    assert tenant.contact_unverified_whatsapp is False
