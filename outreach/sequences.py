@@ -31,6 +31,7 @@ from outreach.models import (
     Template,
     TemplateVersion,
 )
+from outreach.suppression import is_suppressed
 from whatsapp.quota import quota_day, release
 
 # Stage changes that end automation for the lead, with the stop reason recorded.
@@ -191,6 +192,19 @@ def save_versions(template: Template, specs: list[VersionSpec]) -> list[Template
     return saved
 
 
+def _contact_blocked(journey: Journey, lead: Lead) -> str | None:
+    """Why the lead may not be contacted at all (the skip reason), or None. A stopgap until
+    the readiness rule: an opt-out on any channel stops every channel, and an address on
+    the suppression list is not written to."""
+    if journey.whatsapp_opted_out or journey.email_opted_out:
+        return _("opted out")
+    if is_suppressed(lead.tenant_id, phone=lead.phone) or is_suppressed(
+        lead.tenant_id, email=lead.email
+    ):
+        return _("on the suppression list")
+    return None
+
+
 def first_run_at(window: SendingWindow, step: SequenceStep, at: datetime) -> datetime:
     return window.add_delay(at, step.delay_value, step.delay_unit)
 
@@ -214,7 +228,9 @@ def enroll_many(
     lead_ids = list(dict.fromkeys(lead if isinstance(lead, int) else lead.pk for lead in leads))
     journeys = {
         j.lead_id: j
-        for j in Journey.objects.filter(lead_id__in=lead_ids, tenant_id=sequence.tenant_id)
+        for j in Journey.objects.filter(
+            lead_id__in=lead_ids, tenant_id=sequence.tenant_id
+        ).select_related("lead")
     }
     busy = set(
         Enrollment.objects.filter(
@@ -231,6 +247,8 @@ def enroll_many(
             result.skip(lead_id, _("already in a sequence"))
         elif journey.stage not in stages.AUTOMATED:
             result.skip(lead_id, _("stage %(stage)s") % {"stage": journey.stage})
+        elif blocked := _contact_blocked(journey, journey.lead):
+            result.skip(lead_id, blocked)
         else:
             result.outcomes[lead_id] = ""
             new.append(
