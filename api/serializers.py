@@ -15,6 +15,7 @@ from outreach.models import (
     Journey,
     Lead,
     Message,
+    OptOutRecord,
     Priority,
     Stage,
     StageTransition,
@@ -127,11 +128,23 @@ class OptOutLiftSerializer(serializers.Serializer):
     created_at = serializers.DateTimeField()
 
 
+class OptOutRecordSerializer(serializers.Serializer):
+    by_user = serializers.IntegerField(source="by_user_id")
+    channel = serializers.ChoiceField(
+        OptOutRecord.AskedOn.choices, source="asked_on", help_text="Where the lead asked."
+    )
+    reason = serializers.CharField()
+    created_at = serializers.DateTimeField()
+
+
 class OptOutsSerializer(serializers.Serializer):
     whatsapp = serializers.BooleanField()
     whatsapp_at = serializers.DateTimeField(allow_null=True)
     email = serializers.BooleanField()
     email_at = serializers.DateTimeField(allow_null=True)
+    records = OptOutRecordSerializer(
+        many=True, help_text="Opt-outs recorded by a person (newest first), with the reason."
+    )
     lifts = OptOutLiftSerializer(many=True)
 
 
@@ -183,6 +196,19 @@ class HandBackSerializer(serializers.Serializer):
     stage = serializers.ChoiceField(Stage.choices, required=False)
     resume = serializers.BooleanField(
         default=True, help_text="Put the lead back in the sequence the takeover stopped."
+    )
+
+
+class RecordOptOutSerializer(serializers.Serializer):
+    channel = serializers.ChoiceField(
+        OptOutRecord.AskedOn.choices,
+        help_text="Where the lead asked to stop: `whatsapp`, `email`, or `all` for another way "
+        "(a phone call, in person). Every channel stops whichever it is.",
+    )
+    reason = serializers.CharField(
+        allow_blank=True,
+        trim_whitespace=False,
+        help_text="Who asked, when and how: 15 to 1000 characters, kept in the lead's history.",
     )
 
 

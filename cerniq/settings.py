@@ -414,6 +414,7 @@ SPECTACULAR_SETTINGS = {
         "PhoneStatusEnum": "whatsapp.models.Phone.Status",
         "PhoneHealthEnum": "whatsapp.models.Phone.Health",
         "ReviewStatusEnum": "hitl.models.ReviewItem.Status",
+        "OptOutAskedOnEnum": "outreach.models.OptOutRecord.AskedOn",
     },
 }
 

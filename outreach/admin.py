@@ -28,6 +28,7 @@ from outreach.models import (
     Message,
     MessageAttachment,
     OptOutLift,
+    OptOutRecord,
     Sequence,
     SequenceStep,
     StageTransition,
@@ -513,7 +514,7 @@ class SuppressionAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         # Taking an address off the list is lifting an opt-out: on the lead page, with a
-        # reason, audited (outreach.optout.lift_opt_out), never a silent delete here.
+        # reason, audited (outreach.optout_manual.lift_opt_out), never a silent delete here.
         return False
 
 
@@ -530,9 +531,29 @@ class MessageAttachmentAdmin(admin.ModelAdmin):
         return False
 
 
+@admin.register(OptOutRecord)
+class OptOutRecordAdmin(admin.ModelAdmin):
+    """Who recorded which opt-out, where the lead asked, and why. Written only by
+    optout_manual.record_opt_out (the lead page, the leads list, the API)."""
+
+    list_display = ("lead", "asked_on", "by_user", "created_at", "tenant")
+    list_select_related = ("lead", "by_user", "tenant")
+    list_filter = ("tenant", "asked_on")
+    search_fields = ("lead__name", "reason")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
 @admin.register(OptOutLift)
 class OptOutLiftAdmin(admin.ModelAdmin):
-    """Who lifted which opt-out, and why. Written only by outreach.optout.lift_opt_out."""
+    """Who lifted which opt-out, and why. Written only by optout_manual.lift_opt_out."""
 
     list_display = ("lead", "by_user", "created_at", "tenant")
     list_select_related = ("lead", "by_user", "tenant")

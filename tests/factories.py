@@ -32,6 +32,7 @@ from outreach.models import (
     Message,
     MessageAttachment,
     OptOutLift,
+    OptOutRecord,
     Sequence,
     SequenceStep,
     StageTransition,
@@ -247,6 +248,13 @@ def make_one_of_everything(tenant: Tenant) -> dict[str, Any]:
         "attachment": _attachment(message),
         "opt_out_lift": OptOutLift.objects.create(
             tenant=tenant, lead=lead, by_user=user, reason="Called and asked for the offer"
+        ),
+        "opt_out_record": OptOutRecord.objects.create(
+            tenant=tenant,
+            lead=lead,
+            by_user=user,
+            asked_on=OptOutRecord.AskedOn.ALL,
+            reason="Called and asked not to be contacted",
         ),
         "phone_status_change": PhoneStatusChange.objects.create(
             tenant=tenant, phone=phone, status=Phone.Status.OFFLINE, reason="disconnected"
