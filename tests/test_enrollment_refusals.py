@@ -55,8 +55,8 @@ def _closed(tenant, operator) -> Lead:
 # Each kind of lead, and words the refusal must contain to say why.
 CASES = {
     "opted out": (_opted_out, ("opted out",)),
-    "suppressed": (_suppressed, ("suppression",)),
-    "closed": (_closed, ("stage", "onverted")),  # the stage, by its code or its label
+    "suppressed": (_suppressed, ("do-not-contact list",)),
+    "closed": (_closed, ("lead is converted",)),  # the stage by its label, never its code
 }
 
 
