@@ -14,11 +14,13 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
+from cerniq import reasons
 from cerniq.params import parse_id, parse_ids, text_param
 from cerniq.tenancy import TenantScope, scope_for
 from outreach import sequences, stages
 from outreach.lead_filters import filter_leads
 from outreach.models import Channel, Journey, Lead, Priority, Sequence, Stage
+from outreach.reasons import STAGE_PAUSED_BY_OPERATOR, STAGE_RESUMED_BY_OPERATOR
 from whatsapp.models import Phone
 
 PER_PAGE = 50
@@ -304,9 +306,11 @@ def lead_bulk(request: HttpRequest) -> HttpResponse:
         for journey in journeys:
             try:
                 if action == "pause":
-                    stages.pause(journey, reason="paused by an operator", by_user=request.user)
+                    paused = reasons.code(STAGE_PAUSED_BY_OPERATOR)
+                    stages.pause(journey, reason=paused, by_user=request.user)
                 else:
-                    stages.resume(journey, reason="resumed by an operator", by_user=request.user)
+                    resumed = reasons.code(STAGE_RESUMED_BY_OPERATOR)
+                    stages.resume(journey, reason=resumed, by_user=request.user)
                 done += 1
             except stages.IllegalTransition as refused:
                 skipped[str(refused)] = skipped.get(str(refused), 0) + 1
