@@ -54,25 +54,21 @@ ROUTE_AUTO_REPLY_REFUSED = reasons.define(
     "hitl.route.auto_reply_refused",
     _("The automatic answer could not be sent (%(why)s): approve the draft"),
 )
+# Why a draft waits for approval (named after the reply's own reason).
 ROUTE_APPROVAL_OFF = reasons.define(
-    "hitl.route.approval_off",
-    _("%(intent)s: automatic answers are off, approve the draft"),
-    intent=Intent,
+    "hitl.route.approval_off", _("Automatic answers are off: approve the draft")
 )
 ROUTE_APPROVAL_INTENT = reasons.define(
     "hitl.route.approval_intent",
-    _("%(intent)s: answers to this need approval"),
+    _("Automatic answers to “%(intent)s” are not allowed: approve the draft"),
     intent=Intent,
 )
 ROUTE_APPROVAL_UNCERTAIN = reasons.define(
-    "hitl.route.approval_uncertain",
-    _("%(intent)s: the reading is uncertain, approve the draft"),
-    intent=Intent,
+    "hitl.route.approval_uncertain", _("The reading is uncertain: approve the draft")
 )
 ROUTE_APPROVAL_CONFIDENCE = reasons.define(
     "hitl.route.approval_confidence",
-    _("%(intent)s: the reading is not sure enough (%(confidence)s), approve the draft"),
-    intent=Intent,
+    _("The reading is not sure enough (%(confidence)s): approve the draft"),
 )
 OPT_OUT_COMPLAINT = reasons.define(
     "hitl.route.opt_out_complaint",

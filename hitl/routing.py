@@ -137,13 +137,11 @@ def route(
     if tenant.ai_auto_reply_enabled and (not allowed or intent in allowed) and sure:
         return Route("auto_reply", priority, reasons.code(why.ROUTE_AUTO_REPLY, intent=intent), hot)
     if not tenant.ai_auto_reply_enabled:
-        reason = reasons.code(why.ROUTE_APPROVAL_OFF, intent=intent)
+        held = reasons.code(why.ROUTE_APPROVAL_OFF)
     elif allowed and intent not in allowed:
-        reason = reasons.code(why.ROUTE_APPROVAL_INTENT, intent=intent)
+        held = reasons.code(why.ROUTE_APPROVAL_INTENT, intent=intent)
     elif "uncertain" in signals:
-        reason = reasons.code(why.ROUTE_APPROVAL_UNCERTAIN, intent=intent)
+        held = reasons.code(why.ROUTE_APPROVAL_UNCERTAIN)
     else:
-        reason = reasons.code(
-            why.ROUTE_APPROVAL_CONFIDENCE, intent=intent, confidence=f"{confidence:.2f}"
-        )
-    return Route("approval", priority, reason, hot)
+        held = reasons.code(why.ROUTE_APPROVAL_CONFIDENCE, confidence=f"{confidence:.2f}")
+    return Route("approval", priority, _stored([*found, (priority, held)]), hot)

@@ -119,8 +119,13 @@ def test_every_reason_that_applies_is_named_the_decisive_one_first():
 def test_approval_says_why_in_the_readers_language():
     low = route(tenant(), sentiment=70, intent="interested", keywords=(), confidence=0.4)
     assert reasons.parse(low.reason) == (
-        why.ROUTE_APPROVAL_CONFIDENCE,
-        {"intent": "interested", "confidence": "0.40"},
+        why.ROUTE_SEVERAL,
+        {
+            "reasons": [
+                why.ROUTE_INTERESTED,
+                reasons.code(why.ROUTE_APPROVAL_CONFIDENCE, confidence="0.40"),
+            ]
+        },
     )
     off = route(
         Tenant(name="t", ai_auto_reply_enabled=False),
@@ -128,10 +133,14 @@ def test_approval_says_why_in_the_readers_language():
         intent="interested",
         keywords=(),
     )
-    assert off.action == "approval" and reasons.is_code(off.reason, why.ROUTE_APPROVAL_OFF)
+    assert off.action == "approval" and off.priority == "URGENT"
     with translation.override("en"):
         assert reasons.render(off.reason) == (
-            "Interested: automatic answers are off, approve the draft"
+            "Interested: answer quickly; Automatic answers are off: approve the draft"
+        )
+    with translation.override("ro"):
+        assert reasons.render(off.reason) == (
+            "Interesat: răspunde repede; Răspunsurile automate sunt oprite: aprobă ciorna"
         )
     assert AUTO_REPLY_MIN_CONFIDENCE == 0.6
 
