@@ -74,6 +74,10 @@ OPT_OUT_COMPLAINT = reasons.define(
     "hitl.route.opt_out_complaint",
     _("Asked to stop and complains: opted out, a person answers the complaint"),
 )
+TRIAGE_FALLBACK = reasons.define(
+    "hitl.triage.fallback",
+    _("The AI model could not be used (%(detail)s): read by the built-in rules"),
+)
 TRIAGE_RATE_LIMIT = reasons.define(
     "hitl.triage.rate_limit",
     _("The AI reading limit (%(limit)s a minute) was reached: read by the built-in rules"),
