@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from api.fields import ReasonField, reason_code
 from api.serializers_readiness import ImportReadinessField, ReadinessField, RejectedRowsField
 from outreach.models import (
     Channel,
@@ -45,6 +46,10 @@ class JourneySerializer(serializers.ModelSerializer):
     previous_stage = _blank_or(Stage.choices)
     last_channel = _blank_or(Channel.choices)
     review_priority = _blank_or(Priority.choices)
+    review_reason = ReasonField(help_text="Why the lead needs review, in the request's language.")
+    review_reason_code = serializers.SerializerMethodField(
+        help_text="The machine-readable code of review_reason ('' for older free text)."
+    )
 
     class Meta:
         model = Journey
@@ -59,6 +64,7 @@ class JourneySerializer(serializers.ModelSerializer):
             "next_action_at",
             "requires_human_review",
             "review_reason",
+            "review_reason_code",
             "review_priority",
             "taken_over_by",
             "taken_over_at",
@@ -71,6 +77,9 @@ class JourneySerializer(serializers.ModelSerializer):
             "updated_at",
         ]
         read_only_fields = fields
+
+    def get_review_reason_code(self, journey: Journey) -> str:
+        return reason_code(journey.review_reason)
 
 
 LEAD_FIELDS = [
@@ -114,10 +123,26 @@ class LeadSerializer(serializers.ModelSerializer):
 
 
 class StageTransitionSerializer(serializers.ModelSerializer):
+    reason = ReasonField(help_text="Why the stage changed, in the request's language.")
+    reason_code = serializers.SerializerMethodField(
+        help_text="The machine-readable code of reason ('' for free text an operator typed)."
+    )
+
     class Meta:
         model = StageTransition
-        fields = ["from_stage", "to_stage", "reason", "by_user", "by_system", "created_at"]
+        fields = [
+            "from_stage",
+            "to_stage",
+            "reason",
+            "reason_code",
+            "by_user",
+            "by_system",
+            "created_at",
+        ]
         read_only_fields = fields
+
+    def get_reason_code(self, row: StageTransition) -> str:
+        return reason_code(row.reason)
 
 
 class OptOutLiftSerializer(serializers.Serializer):

@@ -15,6 +15,7 @@ from django.http import HttpRequest
 from django.template.defaultfilters import pluralize
 from django.utils.safestring import SafeString
 
+from cerniq import reasons
 from cerniq.admin import pretty_payload
 from cerniq.models import Tenant
 from outreach import deadletters, stages
@@ -37,6 +38,7 @@ from outreach.models import (
     TemplateDailyStats,
     TemplateVersion,
 )
+from outreach.reasons import STAGE_PAUSED_IN_ADMIN, STAGE_RESUMED_IN_ADMIN
 from outreach.suppression import flag_journeys
 
 SKIPPED_SHOWN = 20  # reasons listed in the "skipped" message; the rest are counted
@@ -56,7 +58,8 @@ def _move_journeys(
             skipped.append(f"{lead}: the lead has no journey.")
             continue
         try:
-            move(journey, reason=f"{verb} from admin", by_user=request.user)
+            said = STAGE_PAUSED_IN_ADMIN if verb == "paused" else STAGE_RESUMED_IN_ADMIN
+            move(journey, reason=reasons.code(said), by_user=request.user)
         except stages.IllegalTransition as exc:
             skipped.append(f"{lead}: {exc}")
         else:
@@ -129,7 +132,7 @@ class LeadAdmin(admin.ModelAdmin):
 
 class StageTransitionInline(admin.TabularInline):
     model = StageTransition
-    fields = ("created_at", "from_stage", "to_stage", "reason", "by_user", "by_system")
+    fields = ("created_at", "from_stage", "to_stage", "reason_text", "by_user", "by_system")
     readonly_fields = fields
     ordering = ("-created_at",)
     extra = 0
@@ -137,6 +140,10 @@ class StageTransitionInline(admin.TabularInline):
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[StageTransition]:
         return super().get_queryset(request).select_related("by_user")
+
+    @admin.display(description="Reason")
+    def reason_text(self, row: StageTransition) -> str:
+        return reasons.render(row.reason)
 
     def has_add_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False
@@ -211,7 +218,7 @@ class StageTransitionAdmin(admin.ModelAdmin):
         "journey",
         "from_stage",
         "to_stage",
-        "reason",
+        "reason_text",
         "by_user",
         "by_system",
         "tenant",
@@ -221,6 +228,10 @@ class StageTransitionAdmin(admin.ModelAdmin):
     search_fields = ("journey__lead__name", "journey__lead__cui", "reason", "by_user__username")
     date_hierarchy = "created_at"
     show_full_result_count = False
+
+    @admin.display(description="Reason", ordering="reason")
+    def reason_text(self, row: StageTransition) -> str:
+        return reasons.render(row.reason)
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

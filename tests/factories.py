@@ -21,7 +21,7 @@ from cerniq.models import (
     WebhookEvent,
 )
 from email_channels.models import CampaignDailyStats, EmailCampaign, SenderAccount
-from hitl.models import ReviewItem
+from hitl.models import ReviewItem, ReviewSLA
 from outreach.models import (
     Channel,
     DailyStats,
@@ -182,6 +182,7 @@ def make_one_of_everything(tenant: Tenant) -> dict[str, Any]:
             reason="sentiment 30",
             sla_due_at=timezone.now() + timedelta(hours=24),
         ),
+        "review_sla": ReviewSLA.objects.create(tenant=tenant, urgent_minutes=30),
         "suppression": Suppression.objects.create(
             tenant=tenant, phone=f"+4079{next(_seq):07d}", reason="stop from an unknown sender"
         ),

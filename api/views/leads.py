@@ -19,6 +19,7 @@ from api.errors import Conflict
 from api.filters import LeadFilter
 from api.pagination import NewestFirst
 from api.serializers_readiness import attach_readiness
+from cerniq import reasons
 from hitl import takeover
 from outreach import optout_manual, sequences, stages
 from outreach.lead_entry import DuplicateLead, LeadInvalid, create_lead, update_lead
@@ -31,6 +32,7 @@ from outreach.models import (
     Sequence,
     StageTransition,
 )
+from outreach.reasons import STAGE_CHANGED_BY_API, STAGE_PAUSED_BY_API, STAGE_RESUMED_BY_API
 
 HISTORY_LIMIT = 100  # stage changes shown on a lead; the full history is in the audit table
 
@@ -48,9 +50,10 @@ LEAD_EXAMPLE = OpenApiExample(
 )
 
 
-def _who(request: Request) -> str:
+def _key_name(request: Request) -> str:
+    """The API key a request came with, named in the lead's history."""
     key = api_key(request)
-    return f"through the API (key {key.name})" if key else "through the API"
+    return key.name if key else _("signed in")
 
 
 def _journey(lead: Lead) -> Journey:
@@ -195,7 +198,9 @@ class LeadViewSet(
         lead = self.get_object()
         body = s.TransitionSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        reason = body.validated_data.get("reason") or f"changed {_who(request)}"
+        reason = body.validated_data.get("reason") or reasons.code(
+            STAGE_CHANGED_BY_API, key=_key_name(request)
+        )
         user = request.user if request.user.is_authenticated else None
         try:
             stages.transition(
@@ -216,7 +221,7 @@ class LeadViewSet(
     )
     @action(detail=True, methods=["post"])
     def pause(self, request: Request, pk: str | None = None) -> Response:
-        return self._move(request, pk, stages.pause, "paused")
+        return self._move(request, pk, stages.pause, STAGE_PAUSED_BY_API)
 
     @extend_schema(
         summary="Resume a paused lead (back to the stage it was paused in)",
@@ -225,13 +230,13 @@ class LeadViewSet(
     )
     @action(detail=True, methods=["post"])
     def resume(self, request: Request, pk: str | None = None) -> Response:
-        return self._move(request, pk, stages.resume, "resumed")
+        return self._move(request, pk, stages.resume, STAGE_RESUMED_BY_API)
 
     def _move(self, request: Request, pk: str | None, move, done: str) -> Response:
         journey = _journey(self.get_object())
         user = request.user if request.user.is_authenticated else None
         try:
-            move(journey, reason=f"{done} {_who(request)}"[:255], by_user=user)
+            move(journey, reason=reasons.code(done, key=_key_name(request)), by_user=user)
         except stages.IllegalTransition as refused:
             raise Conflict(str(refused), code="illegal_transition") from None
         return self.retrieve(request, pk)

@@ -11,16 +11,23 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
+from cerniq import reasons
 from cerniq.params import parse_id
 from cerniq.tenancy import TenantScope, scope_for
 from console.forms import RecordOptOutForm
 from hitl import takeover
 from hitl.review import ReviewError
+from hitl.triage.base import intent_label
 from outreach import optout_manual, sequences, stages
 from outreach.manual import SendRefused, send_manual
 from outreach.models import Channel, Enrollment, Journey, Lead, Message, Sequence, Stage
 from outreach.next_send import next_send_at
 from outreach.readiness import ContactPolicy, readiness
+from outreach.reasons import (
+    STAGE_CHANGED_BY_OPERATOR,
+    STAGE_PAUSED_BY_OPERATOR,
+    STAGE_RESUMED_BY_OPERATOR,
+)
 
 TIMELINE_LATEST = 50  # messages shown by default; ?all=1 shows the whole conversation
 
@@ -52,7 +59,7 @@ def _analysis(message: Message) -> dict | None:
     triage = data.get("triage") if isinstance(data.get("triage"), dict) else {}
     found = {
         "decision": data.get("decision") or "",
-        "intent": data.get("intent") or triage.get("intent") or "",
+        "intent": intent_label(data.get("intent") or triage.get("intent") or ""),
         "sentiment": data.get("sentiment", triage.get("sentiment")),
         "confidence": data.get("confidence", triage.get("confidence")),
     }
@@ -144,18 +151,18 @@ def _send_channels(lead: Lead) -> list[tuple[str, str]]:
 
 
 def _pause(request: HttpRequest, lead: Lead, journey: Journey) -> str:
-    stages.pause(journey, reason="paused by an operator", by_user=request.user)
+    stages.pause(journey, reason=reasons.code(STAGE_PAUSED_BY_OPERATOR), by_user=request.user)
     return _("%(lead)s is paused.") % {"lead": lead.name}
 
 
 def _resume(request: HttpRequest, lead: Lead, journey: Journey) -> str:
-    stages.resume(journey, reason="resumed by an operator", by_user=request.user)
+    stages.resume(journey, reason=reasons.code(STAGE_RESUMED_BY_OPERATOR), by_user=request.user)
     return _("%(lead)s is active again.") % {"lead": lead.name}
 
 
 def _stage(request: HttpRequest, lead: Lead, journey: Journey) -> str:
     to = request.POST.get("stage", "")
-    reason = (request.POST.get("reason") or "").strip() or "changed by an operator"
+    reason = (request.POST.get("reason") or "").strip() or reasons.code(STAGE_CHANGED_BY_OPERATOR)
     stages.transition(journey, to, reason=reason[:255], by_user=request.user)
     return _("%(lead)s moved to %(stage)s.") % {"lead": lead.name, "stage": Stage(to).label}
 

@@ -30,6 +30,7 @@ from outreach.models import (
     Stage,
 )
 from outreach.readiness import ContactPolicy, readiness_many
+from outreach.reasons import STAGE_PAUSED_BY_OPERATOR, STAGE_RESUMED_BY_OPERATOR
 from whatsapp.models import Phone
 
 PER_PAGE = 50
@@ -331,9 +332,11 @@ def lead_bulk(request: HttpRequest) -> HttpResponse:
         for journey in journeys:
             try:
                 if action == "pause":
-                    stages.pause(journey, reason="paused by an operator", by_user=request.user)
+                    paused = reasons.code(STAGE_PAUSED_BY_OPERATOR)
+                    stages.pause(journey, reason=paused, by_user=request.user)
                 else:
-                    stages.resume(journey, reason="resumed by an operator", by_user=request.user)
+                    resumed = reasons.code(STAGE_RESUMED_BY_OPERATOR)
+                    stages.resume(journey, reason=resumed, by_user=request.user)
                 done += 1
             except stages.IllegalTransition as refused:
                 skipped[str(refused)] = skipped.get(str(refused), 0) + 1
