@@ -71,7 +71,9 @@ def test_an_admin_changes_the_review_deadlines(live_server, browser_page):  # no
     make_user(tenant, username="admin-ana", role="ADMIN")
     page = browser_page
     log_in(page, live_server.url, "admin-ana")
-    page.locator("[data-settings-review]").click()
+    page.locator("[data-settings-link]").click()  # the top bar's Settings: sending hours first
+    page.wait_for_url("**/outreach/settings/sending/")
+    page.locator("[data-settings-review]").click()  # then the settings tab
     page.wait_for_url("**/outreach/settings/review/")
     page.get_by_label("Urgent").fill("30")
     page.get_by_label("High").fill("20")

@@ -37,7 +37,7 @@ def test_a_weekend_shows_the_banner_and_an_admin_changes_the_hours(
         page.screenshot(path=str(SHOTS / "window_banner.png"), full_page=True)
 
         one_line = page.locator("header.topbar").bounding_box()["height"]
-        page.get_by_role("link", name="Hours", exact=True).click()
+        page.get_by_role("link", name="Settings", exact=True).click()
         page.wait_for_url("**/outreach/settings/sending/")
         page.get_by_label("Saturday").check()
         page.get_by_role("button", name="Save").click()
@@ -54,7 +54,7 @@ def test_a_weekend_shows_the_banner_and_an_admin_changes_the_hours(
         page.get_by_role("button", name="Română").click()
         page.wait_for_load_state()
         page.goto(f"{live_server.url}/outreach/settings/sending/")
-        assert page.get_by_role("link", name="Program", exact=True).is_visible()
+        assert page.get_by_role("link", name="Setări", exact=True).is_visible()
         assert page.locator("header.topbar").bounding_box()["height"] == one_line
         page.screenshot(path=str(SHOTS / "sending_settings_ro.png"), full_page=True)
         page.get_by_label("sâmbătă").uncheck()
