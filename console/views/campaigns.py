@@ -13,16 +13,13 @@ from django.views.decorators.http import require_GET, require_POST
 from cerniq.tenancy import scope_for
 from email_channels import campaigns
 from email_channels.models import EmailCampaign
-from email_channels.shield import bounce_verdict
+from outreach.analytics.campaigns import campaign_rows
 
 
 @login_required
 @require_GET
 def campaign_list(request: HttpRequest) -> HttpResponse:
-    rows = []
-    for campaign in scope_for(request).queryset(EmailCampaign).select_related("sequence"):
-        verdict = bounce_verdict(campaign.sent, campaign.bounced, campaign.bounce_threshold_percent)
-        rows.append({"campaign": campaign, "rate": verdict.rate_percent if campaign.sent else None})
+    rows = campaign_rows(scope_for(request).tenant)
     return render(request, "outreach/campaigns.html", {"rows": rows})
 
 
