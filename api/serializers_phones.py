@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from api.fields import ReasonField
 from whatsapp.models import MAX_DAILY_LIMIT, Phone
 from whatsapp.warmup import FULL_LIMIT, MAX_DAYS
 
@@ -30,7 +31,7 @@ class QuotaTodaySerializer(serializers.Serializer):
 class HealthSerializer(serializers.Serializer):
     state = serializers.ChoiceField(Phone.Health.choices, source="health")
     score = serializers.IntegerField(source="health_score", allow_null=True)
-    reason = serializers.CharField(source="health_reason")
+    reason = ReasonField(source="health_reason", help_text="In the request's language.")
     changed_at = serializers.DateTimeField(source="health_changed_at", allow_null=True)
     scored_at = serializers.DateTimeField(source="health_scored_at", allow_null=True)
     hold_until = serializers.DateTimeField(source="health_hold_until", allow_null=True)
@@ -38,6 +39,7 @@ class HealthSerializer(serializers.Serializer):
 
 class PhoneSerializer(serializers.ModelSerializer):
     usable = serializers.BooleanField(source="is_usable", help_text="Active and enabled.")
+    status_reason = ReasonField(help_text="Why the status changed, in the request's language.")
     quota_today = QuotaTodaySerializer()
     health = HealthSerializer(source="*")
     next_slot = serializers.DateTimeField(

@@ -12,7 +12,7 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString
 from rest_framework_api_key.admin import APIKeyModelAdmin
 
-from cerniq import alert_channels, alerts, notifications, webhooks
+from cerniq import alert_channels, alerts, notifications, reasons, webhooks
 from cerniq.forms import AlertChannelForm
 from cerniq.models import (
     Alert,
@@ -30,6 +30,17 @@ from cerniq.outbound.forms import WebhookEndpointForm
 
 PAYLOAD_DISPLAY_LIMIT = 100_000  # characters; bigger payloads are cut in the admin page
 _SECRET_HEADER_PARTS = ("authorization", "cookie", "token", "secret", "api-key", "apikey")
+
+
+def reason_column(field_name: str, description: str):
+    """An admin column (or read-only field) showing the stored reason in `field_name` in
+    the reader's language (cerniq.reasons); legacy text shows as it is."""
+
+    @admin.display(description=description, ordering=field_name)
+    def column(self, obj) -> str:
+        return reasons.render(getattr(obj, field_name))
+
+    return column
 
 
 def pretty_payload(value: object) -> SafeString | str:
@@ -190,6 +201,7 @@ class AlertAdmin(admin.ModelAdmin):
         "severity",
         "kind",
         "subject",
+        "message_shown",
         "tenant",
         "occurrences",
         "acknowledged_at",
@@ -207,7 +219,9 @@ class AlertAdmin(admin.ModelAdmin):
     search_fields = ("subject", "message")
     date_hierarchy = "last_seen_at"
     raw_id_fields = ("acknowledged_by", "resolved_by")
+    message_shown = reason_column("message", "message")
     readonly_fields = (
+        "message_shown",
         "occurrences",
         "first_seen_at",
         "last_seen_at",

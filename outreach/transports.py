@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 from django.utils import timezone
 from django.utils.html import linebreaks
 
+from cerniq import reasons
 from cerniq.provider_errors import AccountBanned, AccountRestricted, ProviderError, SendResult
 from cerniq.providers import get_backend
 from email_channels.backends import EmailBackend, OutgoingEmail
@@ -21,6 +22,7 @@ from outreach import attachments, pacing, phone_health, unsubscribe
 from outreach.models import Channel, Journey, Lead, Message, Stage
 from outreach.replanning import take_phone_offline
 from outreach.suppression import channel_address, is_suppressed
+from whatsapp import reasons as phone_reasons
 from whatsapp.backends import WhatsAppBackend
 from whatsapp.models import Phone
 
@@ -169,7 +171,8 @@ class WhatsAppTransport(Transport):
         if isinstance(error, AccountRestricted):
             phone_health.restricted(message.phone, str(error))
         else:
-            take_phone_offline(message.phone, str(error), banned=isinstance(error, AccountBanned))
+            said = reasons.code(phone_reasons.SEND_FAILED, detail=str(error))
+            take_phone_offline(message.phone, said, banned=isinstance(error, AccountBanned))
 
     def provider_name(self, message: Message) -> str:
         return message.phone.provider if message.phone else "whatsapp"

@@ -29,8 +29,10 @@ from zoneinfo import ZoneInfo
 
 from django.utils import timezone
 
+from cerniq import reasons
 from cerniq.alerts import raise_alert
 from cerniq.models import Alert, Tenant
+from email_channels import reasons as campaign_reasons
 from email_channels.models import EmailCampaign, SenderAccount
 from email_channels.shield import count_bounce, count_send
 from hitl.replies import receive_email_reply
@@ -210,7 +212,10 @@ def handle_campaign_completed(tenant: Tenant, event: InstantlyEvent) -> None:
     if campaign is not None:
         EmailCampaign.objects.filter(pk=campaign.pk).exclude(
             status=EmailCampaign.Status.COMPLETED
-        ).update(status=EmailCampaign.Status.COMPLETED, status_reason="completed (Instantly)")
+        ).update(
+            status=EmailCampaign.Status.COMPLETED,
+            status_reason=reasons.code(campaign_reasons.COMPLETED, provider="Instantly"),
+        )
 
 
 def handle_interest(tenant: Tenant, event: InstantlyEvent) -> None:
