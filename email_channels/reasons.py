@@ -42,3 +42,14 @@ ALERT_SENDER_BOUNCES = reasons.define(
         "%(provider)s."
     ),
 )
+ALERT_SENDER_ACCOUNT = reasons.define(
+    "campaign.alert_sender_account",
+    _("%(provider)s reports an error on sending account %(account)s: %(detail)s"),
+)
+ALERT_SENDER_ACCOUNT_IN = reasons.define(
+    "campaign.alert_sender_account_in",
+    _(
+        "%(provider)s reports an error on sending account %(account)s (campaign "
+        "%(campaign)s): %(detail)s"
+    ),
+)

@@ -28,3 +28,15 @@ REPLANNED = reasons.define(
     _("Phone %(phone)s (%(status)s): re-planned on another phone or channel"),
     status=Phone.Status,
 )
+
+# --- alerts raised by the send path and the dead letters (outreach.sending, deadletters) ---
+ALERT_PROVIDER_AUTH = reasons.define(
+    "alert.provider_auth", _("%(provider)s rejected our credentials: %(detail)s")
+)
+ALERT_DEAD_LETTERS = reasons.define(
+    "alert.dead_letters",
+    _(
+        "%(count)s dead letters are waiting (alert above %(threshold)s): retry or discard "
+        "them on the Dead letters page."
+    ),
+)

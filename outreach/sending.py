@@ -24,7 +24,7 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from cerniq import retry
+from cerniq import reasons, retry
 from cerniq.alerts import raise_alert
 from cerniq.log_context import bind
 from cerniq.models import Alert
@@ -38,6 +38,7 @@ from cerniq.provider_errors import (
     ProviderTimeout,
     SendResult,
 )
+from outreach import reasons as codes
 from outreach import sequences, stages
 from outreach.hours import SendingWindow
 from outreach.metrics import count_message
@@ -386,7 +387,7 @@ def _give_up(
                 message.tenant,
                 Alert.Kind.PROVIDER_AUTH,
                 f"provider-auth:{provider}",
-                f"{provider} rejected our credentials: {error}",
+                reasons.code(codes.ALERT_PROVIDER_AUTH, provider=provider, detail=str(error)),
                 severity=Alert.Severity.CRITICAL,
             )
     log.warning("message %s %s: %s", message.pk, final, detail)

@@ -200,11 +200,14 @@ def handle_account_error(tenant: Tenant, event: InstantlyEvent) -> None:
     detail = next(
         (str(extra[k])[:500] for k in ("error", "error_message", "reason") if extra.get(k)), ""
     )
-    message = f"Instantly reports an error on sending account {account}"
+    said = {"provider": "Instantly", "account": account, "detail": detail or "—"}
     if event.campaign_name:
-        message += f" (campaign {event.campaign_name})"
-    message += f": {detail}" if detail else ". Check the account in Instantly."
-    raise_alert(tenant, Alert.Kind.SENDER_ACCOUNT, f"instantly-account:{account}"[:200], message)
+        code = campaign_reasons.ALERT_SENDER_ACCOUNT_IN
+        said["campaign"] = event.campaign_name
+    else:
+        code = campaign_reasons.ALERT_SENDER_ACCOUNT
+    subject = f"instantly-account:{account}"[:200]
+    raise_alert(tenant, Alert.Kind.SENDER_ACCOUNT, subject, reasons.code(code, **said))
 
 
 def handle_campaign_completed(tenant: Tenant, event: InstantlyEvent) -> None:
