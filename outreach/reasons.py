@@ -7,7 +7,7 @@ from __future__ import annotations
 from django.utils.translation import gettext_lazy as _
 
 from cerniq import reasons
-from outreach.models import Channel
+from outreach.models import Channel, Lead, Stage
 from whatsapp.models import Phone
 
 # --- the suppression list (outreach.optout, outreach.email_events) -----------------------
@@ -39,4 +39,23 @@ ALERT_DEAD_LETTERS = reasons.define(
         "%(count)s dead letters are waiting (alert above %(threshold)s): retry or discard "
         "them on the Dead letters page."
     ),
+)
+
+# --- why a queued message was not sent after all (outreach.sending.why_not_send) ----------
+NOT_SENT_NO_JOURNEY = reasons.define("send.no_journey", _("The lead has no journey"))
+NOT_SENT_OPTED_OUT = reasons.define(
+    "send.opted_out", _("The lead opted out of %(channel)s"), channel=Channel
+)
+NOT_SENT_SUPPRESSED = reasons.define(
+    "send.suppressed", _("The recipient's address is on the suppression list")
+)
+NOT_SENT_TAKEN_OVER = reasons.define("send.taken_over", _("The lead is taken over by an operator"))
+NOT_SENT_UNDER_REVIEW = reasons.define("send.under_review", _("The lead is under human review"))
+NOT_SENT_STAGE = reasons.define("send.stage", _("The lead is %(stage)s"), stage=Stage)
+NOT_SENT_ENROLLMENT = reasons.define(
+    "send.enrollment_stopped", _("The sequence is no longer active for this lead")
+)
+NOT_SENT_NO_PHONE = reasons.define("send.no_phone", _("No phone is assigned"))
+NOT_SENT_EMAIL_STATUS = reasons.define(
+    "send.email_status", _("The email address is %(status)s"), status=Lead.EmailStatus
 )

@@ -19,6 +19,7 @@ from cerniq.provider_errors import AccountBanned, AccountRestricted, ProviderErr
 from cerniq.providers import get_backend
 from email_channels.backends import EmailBackend, OutgoingEmail
 from outreach import attachments, pacing, phone_health, unsubscribe
+from outreach import reasons as codes
 from outreach.models import Channel, Journey, Lead, Message, Stage
 from outreach.replanning import take_phone_offline
 from outreach.suppression import channel_address, is_suppressed
@@ -100,10 +101,10 @@ class WhatsAppTransport(Transport):
     def blocker(self, message: Message, journey: Journey) -> str:
         phone = message.phone
         if phone is None:
-            return "no phone assigned"
+            return reasons.code(codes.NOT_SENT_NO_PHONE)
         if not phone.is_usable:
             Journey.objects.filter(pk=journey.pk).update(next_action_at=timezone.now())
-            return f"phone {phone} is {phone.status.lower()}; re-planned"
+            return reasons.code(codes.REPLANNED, phone=str(phone), status=phone.status)
         return ""
 
     def acquire(self, message: Message, now: datetime) -> datetime | None:
@@ -202,7 +203,7 @@ class EmailTransport(Transport):
     def blocker(self, message: Message, journey: Journey) -> str:
         status = message.lead.email_status
         if status not in (Lead.EmailStatus.VALID, Lead.EmailStatus.RISKY):
-            return f"email address is {status}"
+            return reasons.code(codes.NOT_SENT_EMAIL_STATUS, status=status)
         return ""
 
     def deliver(self, message: Message) -> SendResult:
