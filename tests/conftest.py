@@ -6,11 +6,12 @@ from datetime import datetime
 import pytest
 import time_machine
 
+from tests.clock import CLOCK_MODULES
 from tests.factories import make_tenant, make_user
 
 # A moment to run the tests at (ISO 8601 with its offset), e.g. a Saturday noon:
 #   CERNIQ_TEST_MOMENT=2026-11-28T11:00:00+02:00 pytest -m clock
-# CI (.ci/run) runs the tests marked `clock` (CLOCK_MODULES below) at a few fixed moments
+# CI (.ci/run) runs the tests marked `clock` (tests/clock.py) at a few fixed moments
 # (docs/testing-clock.md).
 MOMENT_VARIABLE = "CERNIQ_TEST_MOMENT"
 
@@ -29,57 +30,6 @@ def moment_from_environment() -> datetime | None:
             f"{MOMENT_VARIABLE}={raw!r}: give the offset (+02:00), a wall time is ambiguous"
         )
     return moment
-
-
-# The date-sensitive modules: their code reads the clock to decide (sending windows, working
-# days and holidays, quota days, SLAs, pacing, retention, "today" on pages and in figures).
-# Every test in them is marked `clock`; a test elsewhere may carry @pytest.mark.clock itself.
-CLOCK_MODULES = frozenset(
-    {
-        "tests/api/test_analytics.py",
-        "tests/api/test_phones.py",
-        "tests/api/test_reviews.py",
-        "tests/api/test_sequences.py",
-        "tests/cerniq/test_notifications.py",
-        "tests/cerniq/test_webhook_alerts.py",
-        "tests/hitl/test_pages_review.py",
-        "tests/hitl/test_review.py",
-        "tests/hitl/test_takeover.py",
-        "tests/integrations/instantly/test_analytics.py",
-        "tests/integrations/instantly/test_campaigns.py",
-        "tests/integrations/instantly/test_shield.py",
-        "tests/integrations/timelinesai/test_status_sync.py",
-        "tests/outreach/test_analytics.py",
-        "tests/outreach/test_commands.py",
-        "tests/outreach/test_dead_letters.py",
-        "tests/outreach/test_dispatch.py",
-        "tests/outreach/test_email_events.py",
-        "tests/outreach/test_email_sending.py",
-        "tests/outreach/test_figures_agree.py",
-        "tests/outreach/test_hours.py",
-        "tests/outreach/test_pacing.py",
-        "tests/outreach/test_pages_alerts.py",
-        "tests/outreach/test_pages_campaigns.py",
-        "tests/outreach/test_pages_dashboard.py",
-        "tests/outreach/test_pages_dead_letters.py",
-        "tests/outreach/test_pages_phones.py",
-        "tests/outreach/test_phone_health.py",
-        "tests/outreach/test_pushing.py",
-        "tests/outreach/test_recovery.py",
-        "tests/outreach/test_send_path.py",
-        "tests/outreach/test_sequences.py",
-        "tests/outreach/test_stages.py",
-        "tests/outreach/test_suppression.py",
-        "tests/test_demo_pipeline.py",
-        "tests/test_e2e_whatsapp.py",
-        "tests/whatsapp/test_allocation.py",
-        "tests/whatsapp/test_capacity.py",
-        "tests/whatsapp/test_phones.py",
-        "tests/whatsapp/test_quota.py",
-        "tests/whatsapp/test_sending.py",
-        "tests/whatsapp/test_warmup.py",
-    }
-)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -98,6 +98,6 @@ def test_the_test_moment_is_an_aware_iso_moment_or_nothing(monkeypatch):
 
 def test_every_module_named_date_sensitive_exists():
     """A renamed module would silently drop out of the runs at fixed moments."""
-    from tests.conftest import CLOCK_MODULES
+    from tests.clock import CLOCK_MODULES
 
     assert sorted(m for m in CLOCK_MODULES if not (TESTS.parent / m).is_file()) == []
