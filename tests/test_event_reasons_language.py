@@ -69,7 +69,13 @@ def tuesday():
 
 @pytest.fixture
 def history(tenant, settings, tuesday):
-    """Every kind of event reason, written the way the product writes it."""
+    settings.QUOTA_ALERT_SHARE = 0.05  # the quota alert: 10 of 110 used today
+    return build_history(tenant)
+
+
+def build_history(tenant) -> dict:
+    """Every kind of event reason, written the way the product writes it (QUOTA_ALERT_SHARE
+    low enough for the quota alert, at TUESDAY)."""
     full = make_phone(tenant, number="+40740000004", daily_limit=10)
     QuotaUsage.objects.create(tenant=tenant, phone=full, day=TUESDAY.date(), used=10, limit=10)
     paused = make_phone(tenant, number="+40740000001", label="Vânzări 1")
@@ -81,7 +87,6 @@ def history(tenant, settings, tuesday):
     take_phone_offline(gone, said)
     sick = make_phone(tenant, number="+40740000003")
     phones.set_health(sick, Phone.Health.THROTTLED, score(Signals(failures=3)).reason)
-    settings.QUOTA_ALERT_SHARE = 0.05  # the quota alert: 10 of 110 used today
     check_quota_alert(tenant)
     optout.opt_out(lead, "WHATSAPP")  # suppresses its phone and email
     other = make_lead(tenant, name="Livada SRL", email="gone@livada.ro")
