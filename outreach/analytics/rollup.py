@@ -32,6 +32,7 @@ from outreach.analytics.definitions import (
     FOLLOW_UP,
     INBOUND,
     OPT_OUT,
+    OPT_OUT_CONFIRMATION,
     POSITIVE,
     SENT,
     WENT_OUT_STATUSES,
@@ -72,6 +73,7 @@ def _in(field_name: str, start: datetime, end: datetime) -> Q:
 def _daily_counts(start: datetime, end: datetime) -> dict[str, Count]:
     """The Count expressions of every DailyStats counter for messages of [start, end)."""
     out = Q(direction=Message.Direction.OUTBOUND)
+    counted = out & ~OPT_OUT_CONFIRMATION
     sent = SENT & _in("sent_at", start, end)
     received = INBOUND & _in("created_at", start, end)
     failed_on = _in("failed_on", start, end)
@@ -79,8 +81,9 @@ def _daily_counts(start: datetime, end: datetime) -> dict[str, Count]:
         "sent": Count("pk", filter=sent),
         "new_contacts": Count("pk", filter=sent & FIRST_CONTACT),
         "follow_ups": Count("pk", filter=sent & FOLLOW_UP),
-        "delivered": Count("pk", filter=out & _in("delivered_at", start, end)),
-        "read": Count("pk", filter=out & _in("read_at", start, end)),
+        # Of the messages "sent" counts: an opt-out confirmation is not delivered outreach.
+        "delivered": Count("pk", filter=counted & _in("delivered_at", start, end)),
+        "read": Count("pk", filter=counted & _in("read_at", start, end)),
         "replies": Count("pk", filter=received),
         "positive_replies": Count("pk", filter=received & POSITIVE),
         "bounces": Count("pk", filter=out & Q(status=Message.Status.BOUNCED) & failed_on),

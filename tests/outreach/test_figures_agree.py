@@ -85,7 +85,13 @@ def history(tenant):
     out(at=TODAY, idempotency_key=f"ai-reply:{lead.pk}")
     out(at=TODAY, is_manual=True)
     # Not counted as sent at all: the opt-out confirmation, a queued and a failed message.
-    out(at=TODAY, idempotency_key=f"{OPT_OUT_CONFIRMATION_PREFIX}{lead.pk}:WHATSAPP")
+    out(
+        at=TODAY,
+        status=S.READ,
+        delivered_at=TODAY,
+        read_at=TODAY,
+        idempotency_key=f"{OPT_OUT_CONFIRMATION_PREFIX}{lead.pk}:WHATSAPP",
+    )
     out(at=None, status=S.QUEUED, **wa_next)
     out(at=None, status=S.FAILED, failed_at=TODAY, **wa_next)
     # WhatsApp earlier: yesterday just before midnight, and eight days ago.
@@ -209,7 +215,7 @@ def test_the_api_agrees(tenant, history):
         "sent": 12,  # WhatsApp 7, cold 4, warm 1
         "new_contacts": 7,
         "follow_ups": 2,
-        "delivered": 0,  # no delivered_at in this history
+        "delivered": 0,  # the only delivered_at is the opt-out confirmation's
         "read": 0,
         "replies": 3,
         "positive_replies": 1,
