@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from api.fields import ReasonField
 from outreach.hours import Closure
 from outreach.next_send import NextSend, Reason
 from outreach.next_send_text import holiday_list, reason_text
@@ -33,7 +34,7 @@ class QuotaTodaySerializer(serializers.Serializer):
 class HealthSerializer(serializers.Serializer):
     state = serializers.ChoiceField(Phone.Health.choices, source="health")
     score = serializers.IntegerField(source="health_score", allow_null=True)
-    reason = serializers.CharField(source="health_reason")
+    reason = ReasonField(source="health_reason", help_text="In the request's language.")
     changed_at = serializers.DateTimeField(source="health_changed_at", allow_null=True)
     scored_at = serializers.DateTimeField(source="health_scored_at", allow_null=True)
     hold_until = serializers.DateTimeField(source="health_hold_until", allow_null=True)
@@ -74,6 +75,7 @@ def next_send_body(answer: NextSend) -> dict:
 
 class PhoneSerializer(serializers.ModelSerializer):
     usable = serializers.BooleanField(source="is_usable", help_text="Active and enabled.")
+    status_reason = ReasonField(help_text="Why the status changed, in the request's language.")
     quota_today = QuotaTodaySerializer()
     health = HealthSerializer(source="*")
     next_slot = serializers.DateTimeField(

@@ -34,6 +34,17 @@ PAYLOAD_DISPLAY_LIMIT = 100_000  # characters; bigger payloads are cut in the ad
 _SECRET_HEADER_PARTS = ("authorization", "cookie", "token", "secret", "api-key", "apikey")
 
 
+def reason_column(field_name: str, description: str):
+    """An admin column (or read-only field) showing the stored reason in `field_name` in
+    the reader's language (cerniq.reasons); legacy text shows as it is."""
+
+    @admin.display(description=description, ordering=field_name)
+    def column(self, obj) -> str:
+        return reasons.render(getattr(obj, field_name))
+
+    return column
+
+
 def pretty_payload(value: object) -> SafeString | str:
     """Provider data as an escaped <pre> block, pretty-printed when it is JSON."""
     if value is None or value in (b"", ""):
@@ -220,6 +231,7 @@ class AlertAdmin(admin.ModelAdmin):
         "severity",
         "kind",
         "subject",
+        "message_shown",
         "tenant",
         "occurrences",
         "acknowledged_at",
@@ -237,8 +249,9 @@ class AlertAdmin(admin.ModelAdmin):
     search_fields = ("subject", "message")
     date_hierarchy = "last_seen_at"
     raw_id_fields = ("acknowledged_by", "resolved_by")
+    message_shown = reason_column("message", "message")
     readonly_fields = (
-        "message_text",
+        "message_shown",
         "occurrences",
         "first_seen_at",
         "last_seen_at",
@@ -254,11 +267,6 @@ class AlertAdmin(admin.ModelAdmin):
         "notify_after",
     )
     actions = ("acknowledge", "resolve")
-
-    @admin.display(description="Message, as people read it")
-    def message_text(self, alert: Alert) -> str:
-        """A message stored as a reason code (cerniq.reasons) in the reader's language."""
-        return reasons.render(alert.message)
 
     @admin.action(description="Acknowledge (no more reminders)")
     def acknowledge(self, request: HttpRequest, queryset: QuerySet[Alert]) -> None:

@@ -5,7 +5,9 @@ from __future__ import annotations
 from django.contrib import admin, messages
 from django.http import HttpRequest
 
+from cerniq import reasons
 from email_channels import campaigns
+from email_channels import reasons as codes
 from email_channels.models import CampaignDailyStats, EmailCampaign, SenderAccount
 
 
@@ -17,6 +19,7 @@ class EmailCampaignAdmin(admin.ModelAdmin):
         "provider",
         "external_id",
         "status",
+        "why",
         "sent",
         "bounced",
         "bounce_rate",
@@ -33,9 +36,10 @@ class EmailCampaignAdmin(admin.ModelAdmin):
 
     def _act(self, request: HttpRequest, queryset, act, done: str) -> None:
         changed = 0
+        why = codes.PAUSED_IN_ADMIN if act is campaigns.pause else codes.RESUMED_IN_ADMIN
         for campaign in queryset:
             try:
-                act(campaign, reason=f"{done} by {request.user.get_username()} (admin)")
+                act(campaign, reason=reasons.code(why, user=request.user.get_username()))
                 changed += 1
             except campaigns.CampaignError as refused:
                 self.message_user(request, str(refused), messages.ERROR)
@@ -49,6 +53,10 @@ class EmailCampaignAdmin(admin.ModelAdmin):
     @admin.action(description="Resume at the provider", permissions=["change"])
     def resume_at_provider(self, request: HttpRequest, queryset) -> None:
         self._act(request, queryset, campaigns.resume, "resumed")
+
+    @admin.display(description="why")
+    def why(self, obj: EmailCampaign) -> str:
+        return reasons.render(obj.status_reason)
 
     @admin.display(description="bounce %")
     def bounce_rate(self, obj: EmailCampaign) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.db import models
 from django.db.models import F, Q
+from django.utils.translation import gettext_lazy as _
 
 from cerniq import integrations
 from cerniq.models import Tenant
@@ -13,10 +14,10 @@ class EmailCampaign(models.Model):
     class Status(models.TextChoices):
         # Being set up at the provider: created there (external_id) but not started yet,
         # or not created yet (external_id blank).
-        DRAFT = "DRAFT", "Draft"
-        ACTIVE = "ACTIVE", "Active"
-        PAUSED = "PAUSED", "Paused"
-        COMPLETED = "COMPLETED", "Completed"
+        DRAFT = "DRAFT", _("Draft")
+        ACTIVE = "ACTIVE", _("Active")
+        PAUSED = "PAUSED", _("Paused")
+        COMPLETED = "COMPLETED", _("Completed")
 
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="email_campaigns")
     name = models.CharField(max_length=200)

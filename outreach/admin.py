@@ -16,7 +16,7 @@ from django.template.defaultfilters import pluralize
 from django.utils.safestring import SafeString
 
 from cerniq import reasons
-from cerniq.admin import pretty_payload
+from cerniq.admin import pretty_payload, reason_column
 from cerniq.models import Tenant
 from outreach import deadletters, stages
 from outreach.analytics import DAILY_FIELDS
@@ -510,7 +510,8 @@ class ImportJobAdmin(admin.ModelAdmin):
 class SuppressionAdmin(admin.ModelAdmin):
     """Addresses that asked us to stop. Adding one here opts the leads carrying it out too."""
 
-    list_display = ("__str__", "tenant", "reason", "created_at")
+    list_display = ("__str__", "tenant", "reason_shown", "created_at")
+    reason_shown = reason_column("reason", "reason")
     list_select_related = ("tenant",)
     list_filter = ("tenant",)
     search_fields = ("phone", "email", "reason")

@@ -40,6 +40,7 @@ from cerniq import failed_events, reasons
 from cerniq.alerts import raise_alert, resolve_alerts
 from cerniq.models import Alert, Tenant
 from cerniq.tenancy import display_name
+from outreach import reasons as codes
 from outreach import stages
 from outreach.delivery import enqueue_message, is_pushed, plan_push
 from outreach.models import Channel, Journey, Message
@@ -284,8 +285,7 @@ def _set_alert(tenant: Tenant, count: int, threshold: int) -> None:
             tenant,
             Alert.Kind.DEAD_LETTERS,
             ALERT_SUBJECT,
-            f"{count} dead letters are waiting (alert above {threshold}): "
-            "retry or discard them on the Dead letters page.",
+            reasons.code(codes.ALERT_DEAD_LETTERS, count=count, threshold=threshold),
         )
     else:
         resolve_alerts(tenant, Alert.Kind.DEAD_LETTERS, ALERT_SUBJECT)

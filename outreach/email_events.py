@@ -22,8 +22,10 @@ from django.db import transaction
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
+from cerniq import reasons
 from cerniq.models import Tenant
 from outreach import optout
+from outreach import reasons as codes
 from outreach.models import Channel, Lead, Message
 from outreach.suppression import suppress
 
@@ -159,7 +161,8 @@ def bounced(
         email = email or message.counterpart
     if not permanent or not normal_email(email):
         return []
-    suppress(tenant, email=email, reason=f"hard bounce: {reason}"[:255], message=message)
+    said = reasons.code(codes.SUPPRESSED_HARD_BOUNCE, detail=reason)
+    suppress(tenant, email=email, reason=said, message=message)
     return _worsen(tenant, email, EmailStatus.BOUNCED)
 
 
@@ -178,7 +181,8 @@ def complained(tenant: Tenant, *, email: str, provider_message_id: str = "") -> 
     email = email or (message.counterpart if message else "")
     if not normal_email(email):
         return []
-    return _opt_out_address(tenant, email, EmailStatus.COMPLAINED, "spam complaint", message)
+    said = reasons.code(codes.SUPPRESSED_COMPLAINT)
+    return _opt_out_address(tenant, email, EmailStatus.COMPLAINED, said, message)
 
 
 @transaction.atomic
@@ -186,6 +190,5 @@ def unsubscribed(tenant: Tenant, *, email: str, source: str) -> list[int]:
     """An unsubscribe (a provider's link, our one-click endpoint): every channel stops."""
     if not normal_email(email):
         return []
-    return _opt_out_address(
-        tenant, email, EmailStatus.UNSUBSCRIBED, f"unsubscribed ({source})", None
-    )
+    said = reasons.code(codes.SUPPRESSED_UNSUBSCRIBED, source=source)
+    return _opt_out_address(tenant, email, EmailStatus.UNSUBSCRIBED, said, None)

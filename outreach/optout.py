@@ -12,10 +12,11 @@ import unicodedata
 from django.db import transaction
 from django.utils import timezone
 
-from cerniq import integrations
+from cerniq import integrations, reasons
 from cerniq.outbound.events import emit
 from outreach import optout_reading as reading
 from outreach import optout_vocabulary as vocabulary
+from outreach import reasons as codes
 from outreach import sequences
 from outreach.models import Channel, Journey, Lead, Message
 from outreach.suppression import suppress
@@ -263,7 +264,7 @@ def opt_out(lead: Lead, channel: str, *, trigger: Message | None = None) -> bool
         integrations.notify("opted_out", lead_id=lead.pk)
         emit(lead.tenant_id, "lead.opted_out", {"lead_id": lead.pk, "channel": channel})
     # The addresses themselves: no other lead carrying them is contacted either.
-    reason = f"opt-out of lead {lead.pk} ({channel})"
+    reason = reasons.code(codes.SUPPRESSED_OPT_OUT, lead=lead.name, channel=channel)
     if lead.phone:
         suppress(lead.tenant_id, phone=lead.phone, reason=reason, message=trigger)
     if lead.email:

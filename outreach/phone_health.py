@@ -57,12 +57,14 @@ from django.db.models import Count, F, Q
 from django.db.models.functions import Left
 from django.utils import timezone
 
+from cerniq import reasons
 from cerniq.models import Tenant
 from cerniq.providers import get_backend
 from outreach.models import SENT_STATUSES, Channel, Message
 from outreach.optout import normalise
 from outreach.replanning import pause_phone, replan
 from whatsapp import phones
+from whatsapp import reasons as codes
 from whatsapp.models import Phone, PhoneStatusChange
 
 log = logging.getLogger(__name__)
@@ -114,26 +116,32 @@ class Signals:
 @dataclass(frozen=True)
 class Score:
     value: int
-    reasons: tuple[str, ...] = ()  # the signals that cost points, the costliest first
+    reasons: tuple[str, ...] = ()  # the signals that cost points (stored reasons), costliest first
 
     @property
     def reason(self) -> str:
-        return "; ".join(self.reasons) or "healthy"
+        """The score and its signals as a stored reason (cerniq.reasons)."""
+        return reasons.code(codes.HEALTH_SCORE, score=self.value, signals=list(self.reasons))
 
 
 def score(signals: Signals) -> Score:
     """The 0-100 score of a number's signals (see the module's table)."""
     sample = settings.PHONE_HEALTH_MIN_SAMPLE
     costs: list[tuple[float, str]] = [
-        (FAILURES.cost(signals.failures), f"{signals.failures} sends failed in a row"),
-        (DISCONNECTS.cost(signals.disconnects), f"disconnected {signals.disconnects} times"),
+        (FAILURES.cost(signals.failures), reasons.code(codes.SIGNAL_FAILURES, n=signals.failures)),
+        (
+            DISCONNECTS.cost(signals.disconnects),
+            reasons.code(codes.SIGNAL_DISCONNECTS, n=signals.disconnects),
+        ),
     ]
     if signals.tracks_delivery and signals.judged >= sample:
         share = signals.undelivered / signals.judged
-        costs.append((UNDELIVERED.cost(share), f"{share:.0%} of first messages undelivered"))
+        said = reasons.code(codes.SIGNAL_UNDELIVERED, percent=round(100 * share))
+        costs.append((UNDELIVERED.cost(share), said))
     if signals.contacted >= sample:
         share = signals.negative / signals.contacted
-        costs.append((NEGATIVE.cost(share), f"{share:.0%} of new contacts opted out or blocked"))
+        said = reasons.code(codes.SIGNAL_NEGATIVE, percent=round(100 * share))
+        costs.append((NEGATIVE.cost(share), said))
     costs = sorted((c for c in costs if c[0] > 0), key=lambda c: -c[0])
     value = max(0, round(100 - sum(cost for cost, _ in costs)))
     return Score(value, tuple(reason for _, reason in costs))
@@ -173,7 +181,7 @@ def check_tenant(tenant: Tenant, *, now: datetime | None = None) -> HealthRun:
         change = _act(phone, scores[phone.pk], now)
         if change:
             run.changed[change] += 1
-            log.info("phone %s %s: %s", phone.pk, change, scores[phone.pk].reason)
+            log.info("phone %s %s: %s", phone.pk, change, reasons.render(scores[phone.pk].reason))
     return run
 
 
@@ -192,15 +200,17 @@ def _act(phone: Phone, result: Score, now: datetime) -> str:
             return "resumed"
         return ""
     if phone.health == Phone.Health.PAUSED:  # back in rotation some other way
-        phones.set_health(phone, Phone.Health.THROTTLED, f"back in rotation; {phone.health_reason}")
+        before = codes.before_of(phone.health_reason)
+        phones.set_health(
+            phone, Phone.Health.THROTTLED, reasons.code(codes.BACK_IN_ROTATION, before=before)
+        )
         return "throttled"
     held = phone.health_hold_until is not None and phone.health_hold_until > now
     if result.value <= pause_at and not held:
-        pause_phone(phone, f"health {result.value}/100: {result.reason}")
+        pause_phone(phone, result.reason)
         return "paused"
     if phone.health == Phone.Health.OK and result.value <= throttle_at:
-        reason = f"health {result.value}/100: {result.reason}"
-        phones.set_health(phone, Phone.Health.THROTTLED, reason)
+        phones.set_health(phone, Phone.Health.THROTTLED, result.reason)
         return "throttled"
     if phone.health != Phone.Health.OK and result.value >= settings.PHONE_HEALTH_RECOVER_SCORE:
         phones.set_health(phone, Phone.Health.OK, "")
@@ -213,7 +223,7 @@ def restricted(phone: Phone, reason: str) -> None:
     re-planned; it comes back like any number the guard paused."""
     with transaction.atomic():
         if phone.status == Phone.Status.ACTIVE:
-            pause_phone(phone, f"restricted by the provider: {reason}")
+            pause_phone(phone, reasons.code(codes.RESTRICTED, detail=reason))
         else:
             replan(phone)
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils import timezone
 
+from cerniq import reasons
 from outreach.models import Journey, Message
+from outreach.reasons import REPLANNED
 from outreach.sequences import cancel_message
 from whatsapp import phones
 from whatsapp.models import Phone
@@ -31,14 +33,13 @@ def replan(phone: Phone) -> int:
     """The phone's queued messages are cancelled (their quota given back) and their leads
     lose the sticky phone and become due now, so the next dispatch allocates another
     phone. Returns how many messages were re-planned."""
-    status = phone.status.lower()
     queued = list(
         Message.objects.filter(
             phone=phone, direction=Message.Direction.OUTBOUND, status=Message.Status.QUEUED
         ).select_related("tenant")
     )
     for message in queued:
-        cancel_message(message, f"phone {phone} is {status}; re-planned")
+        cancel_message(message, reasons.code(REPLANNED, phone=str(phone), status=phone.status))
     Journey.objects.filter(lead_id__in=[m.lead_id for m in queued]).update(
         next_action_at=timezone.now()
     )

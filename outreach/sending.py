@@ -38,6 +38,7 @@ from cerniq.provider_errors import (
     ProviderTimeout,
     SendResult,
 )
+from outreach import reasons as codes
 from outreach import sequences, stages
 from outreach.hours import SendingWindow
 from outreach.metrics import count_message
@@ -129,28 +130,28 @@ def why_not_send(message: Message, transport: Transport | None = None) -> str:
     transport = transport or transport_for(message.channel)
     journey = Journey.objects.filter(lead_id=message.lead_id).first()
     if journey is None:
-        return "lead has no journey"
+        return reasons.code(codes.NOT_SENT_NO_JOURNEY)
     confirmation = is_opt_out_confirmation(message)
     if transport.opted_out(journey) and not confirmation:
-        return f"lead opted out of {transport.label}"
+        return reasons.code(codes.NOT_SENT_OPTED_OUT, channel=message.channel)
     if not confirmation and transport.suppressed(message):
-        return "the recipient's address is on the suppression list"
+        return reasons.code(codes.NOT_SENT_SUPPRESSED)
     if not message.is_manual:
         if journey.taken_over_by_id:
-            return "lead is taken over by an operator"
+            return reasons.code(codes.NOT_SENT_TAKEN_OVER)
         if journey.requires_human_review and not confirmation:
-            return "lead is under human review"
+            return reasons.code(codes.NOT_SENT_UNDER_REVIEW)
         if message.step_id:
             if journey.stage not in stages.AUTOMATED:
-                return f"lead is {journey.stage}"
+                return reasons.code(codes.NOT_SENT_STAGE, stage=journey.stage)
             if not Enrollment.objects.filter(
                 lead_id=message.lead_id,
                 sequence_id=message.sequence_id,
                 status=Enrollment.Status.ACTIVE,
             ).exists():
-                return "sequence no longer active for this lead"
+                return reasons.code(codes.NOT_SENT_ENROLLMENT)
         elif journey.stage in stages.CLOSED and not confirmation:
-            return f"lead is {journey.stage}"
+            return reasons.code(codes.NOT_SENT_STAGE, stage=journey.stage)
     return transport.blocker(message, journey)
 
 
@@ -389,7 +390,7 @@ def _give_up(
                 message.tenant,
                 Alert.Kind.PROVIDER_AUTH,
                 f"provider-auth:{provider}",
-                f"{provider} rejected our credentials: {error}",
+                reasons.code(codes.ALERT_PROVIDER_AUTH, provider=provider, detail=str(error)),
                 severity=Alert.Severity.CRITICAL,
             )
     log.warning("message %s %s: %s", message.pk, final, detail)

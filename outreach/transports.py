@@ -19,11 +19,13 @@ from cerniq.provider_errors import AccountBanned, AccountRestricted, ProviderErr
 from cerniq.providers import get_backend
 from email_channels.backends import EmailBackend, OutgoingEmail
 from outreach import attachments, pacing, phone_health, unsubscribe
+from outreach import reasons as codes
 from outreach.models import Channel, Journey, Lead, Message, Stage
 from outreach.readiness import email_readiness
 from outreach.replanning import take_phone_offline
 from outreach.sequences import is_opt_out_confirmation
 from outreach.suppression import channel_address, is_suppressed
+from whatsapp import reasons as phone_reasons
 from whatsapp.backends import WhatsAppBackend
 from whatsapp.models import Phone
 
@@ -104,10 +106,10 @@ class WhatsAppTransport(Transport):
     def blocker(self, message: Message, journey: Journey) -> str:
         phone = message.phone
         if phone is None:
-            return "no phone assigned"
+            return reasons.code(codes.NOT_SENT_NO_PHONE)
         if not phone.is_usable:
             Journey.objects.filter(pk=journey.pk).update(next_action_at=timezone.now())
-            return f"phone {phone} is {phone.status.lower()}; re-planned"
+            return reasons.code(codes.REPLANNED, phone=str(phone), status=phone.status)
         return ""
 
     def acquire(self, message: Message, now: datetime) -> datetime | None:
@@ -182,7 +184,8 @@ class WhatsAppTransport(Transport):
         if isinstance(error, AccountRestricted):
             phone_health.restricted(message.phone, str(error))
         else:
-            take_phone_offline(message.phone, str(error), banned=isinstance(error, AccountBanned))
+            said = reasons.code(phone_reasons.SEND_FAILED, detail=str(error))
+            take_phone_offline(message.phone, said, banned=isinstance(error, AccountBanned))
 
     def provider_name(self, message: Message) -> str:
         return message.phone.provider if message.phone else "whatsapp"
@@ -216,9 +219,9 @@ class EmailTransport(Transport):
         if message.is_manual or is_opt_out_confirmation(message):
             if status in (Lead.EmailStatus.VALID, Lead.EmailStatus.RISKY):
                 return ""
-            return f"email address is {status}"
+            return reasons.code(codes.NOT_SENT_EMAIL_STATUS, status=status)
         ready = email_readiness(message.lead, journey, message.tenant)
-        return "" if ready.usable else reasons.render(ready.reason)
+        return "" if ready.usable else ready.reason
 
     def deliver(self, message: Message) -> SendResult:
         return self.backend().send(

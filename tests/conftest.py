@@ -1,8 +1,64 @@
 from __future__ import annotations
 
-import pytest
+import os
+from datetime import datetime
 
+import pytest
+import time_machine
+
+from tests.clock import CLOCK_MODULES
 from tests.factories import make_tenant, make_user
+
+# A moment to run the tests at (ISO 8601 with its offset), e.g. a Saturday noon:
+#   CERNIQ_TEST_MOMENT=2026-11-28T11:00:00+02:00 pytest -m clock
+# CI (.ci/run) runs the tests marked `clock` (tests/clock.py) at a few fixed moments
+# (docs/testing-clock.md).
+MOMENT_VARIABLE = "CERNIQ_TEST_MOMENT"
+
+
+def moment_from_environment() -> datetime | None:
+    """The moment CERNIQ_TEST_MOMENT names, or None (the real clock)."""
+    raw = os.environ.get(MOMENT_VARIABLE, "").strip()
+    if not raw:
+        return None
+    try:
+        moment = datetime.fromisoformat(raw)
+    except ValueError as error:
+        raise pytest.UsageError(f"{MOMENT_VARIABLE}={raw!r}: not an ISO 8601 moment") from error
+    if moment.utcoffset() is None:
+        raise pytest.UsageError(
+            f"{MOMENT_VARIABLE}={raw!r}: give the offset (+02:00), a wall time is ambiguous"
+        )
+    return moment
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    root = config.rootpath
+    for item in items:
+        if item.path.relative_to(root).as_posix() in CLOCK_MODULES:
+            item.add_marker(pytest.mark.clock)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "clock: the test (or the code it calls) depends on the date or time of day: CI runs "
+        f"it again at fixed moments (a Saturday, a holiday, a DST night) via {MOMENT_VARIABLE}",
+    )
+    moment_from_environment()  # a malformed moment stops the run before any test
+
+
+@pytest.fixture(autouse=True)
+def at_the_test_moment():
+    """With CERNIQ_TEST_MOMENT set, every test runs from that moment on (the clock ticks):
+    a test that reads the real clock where it should travel fails on the day it names.
+    Without it, nothing changes."""
+    moment = moment_from_environment()
+    if moment is None:
+        yield None
+        return
+    with time_machine.travel(moment, tick=True):
+        yield moment
 
 
 @pytest.fixture(autouse=True, scope="session")

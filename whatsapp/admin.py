@@ -10,6 +10,7 @@ from django.http import HttpRequest
 from django.template.defaultfilters import pluralize
 from django.utils import timezone
 
+from cerniq.admin import reason_column
 from whatsapp.models import Phone, PhoneStatusChange, QuotaUsage, WarmupPlan
 from whatsapp.quota import day_limits, quota_day
 
@@ -29,6 +30,7 @@ class PhoneAdmin(admin.ModelAdmin):
         "status",
         "health",
         "health_score",
+        "why",
         "warmup_started_at",
         "is_enabled",
         "used_today",
@@ -39,6 +41,7 @@ class PhoneAdmin(admin.ModelAdmin):
     list_select_related = ("tenant",)
     list_filter = ("tenant", "provider", "status", "health", "is_enabled")
     search_fields = ("number", "label", "account_id")
+    exclude = ("status_reason", "health_reason")  # shown in the reader's language instead
     readonly_fields = (
         "status_changed_at",
         "total_sent",
@@ -50,12 +53,19 @@ class PhoneAdmin(admin.ModelAdmin):
         "created_at",
         "health_score",
         "health",
-        "health_reason",
+        "status_why",
+        "health_why",
         "health_changed_at",
         "health_scored_at",
         "health_hold_until",
     )
     actions = ("enable_phones", "disable_phones")
+    status_why = reason_column("status_reason", "status reason")
+    health_why = reason_column("health_reason", "health reason")
+
+    @admin.display(description="why")
+    def why(self, phone: Phone) -> str:
+        return self.health_why(phone) or self.status_why(phone)
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Phone]:
         # One extra query for the whole page: the quota rows around today (any time zone).
@@ -103,7 +113,8 @@ class QuotaUsageAdmin(admin.ModelAdmin):
 class PhoneStatusChangeAdmin(admin.ModelAdmin):
     """The status history whatsapp.phones writes: read only."""
 
-    list_display = ("at", "phone", "status", "reason", "tenant")
+    list_display = ("at", "phone", "status", "reason_shown", "tenant")
+    reason_shown = reason_column("reason", "reason")
     list_select_related = ("phone", "tenant")
     list_filter = ("tenant", "status")
     search_fields = ("phone__number", "reason")

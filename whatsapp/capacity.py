@@ -14,10 +14,12 @@ from datetime import datetime
 
 from django.conf import settings
 
+from cerniq import reasons
 from cerniq.alerts import raise_alert, resolve_alerts
 from cerniq.models import Alert, Tenant
 from whatsapp import quota
 from whatsapp.models import Phone
+from whatsapp.reasons import ALERT_QUOTA
 
 SUBJECT = "quota:whatsapp"
 
@@ -58,9 +60,13 @@ def check_quota_alert(tenant: Tenant, at: datetime | None = None) -> Capacity:
                 tenant,
                 Alert.Kind.QUOTA_EXHAUSTED,
                 SUBJECT,
-                f"WhatsApp quota nearly exhausted: {today.used} of {today.limit} new contacts "
-                f"used today ({today.share:.0%}) on {today.phones} usable "
-                f"phone{'' if today.phones == 1 else 's'}",
+                reasons.code(
+                    ALERT_QUOTA,
+                    used=today.used,
+                    limit=today.limit,
+                    percent=round(100 * today.share),
+                    phones=today.phones,
+                ),
             )
     else:
         resolve_alerts(tenant, Alert.Kind.QUOTA_EXHAUSTED, SUBJECT)

@@ -15,13 +15,15 @@ from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import transaction
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
+from cerniq import reasons
 from cerniq.alerts import raise_alert, resolve_alerts
 from cerniq.models import Alert
 from cerniq.outbound.events import emit
 from whatsapp import quota
+from whatsapp import reasons as codes
 from whatsapp.models import MAX_DAILY_LIMIT, Phone, PhoneStatusChange
 
 
@@ -48,9 +50,14 @@ def _status_event(phone: Phone, previous: str) -> dict:
         "number": phone.number,
         "status": phone.status,
         "previous_status": previous,
-        "reason": phone.status_reason,
+        "reason": _in_english(phone.status_reason),  # integrators read one language
         "changed_at": phone.status_changed_at.isoformat(),
     }
+
+
+def _in_english(stored: str) -> str:
+    with translation.override("en"):
+        return reasons.render(stored)
 
 
 def _subject(phone: Phone) -> str:
@@ -66,7 +73,7 @@ def mark_offline(phone: Phone, reason: str, *, banned: bool = False) -> None:
         phone.tenant,
         Alert.Kind.PHONE_BANNED if banned else Alert.Kind.PHONE_OFFLINE,
         _subject(phone),
-        f"{phone} is {status.lower()}: {reason}",
+        reasons.code(codes.ALERT_DOWN, phone=str(phone), status=status, reason=reason),
         severity=Alert.Severity.CRITICAL,
     )
 
@@ -103,9 +110,11 @@ def start_warmup(phone: Phone) -> None:
     quota.follow_limits([phone], quota.quota_day(phone.tenant))
 
 
-def pause(phone: Phone, reason: str = "paused by an operator", *, by_health: bool = False) -> None:
+def pause(phone: Phone, reason: str = "", *, by_health: bool = False) -> None:
     """Take an active number out of rotation. `by_health`: the health guard pauses it
-    (outreach.phone_health), which it may undo itself when the number recovers."""
+    (outreach.phone_health), which it may undo itself when the number recovers. `reason`
+    is a stored reason (cerniq.reasons); an operator's pause says so by default."""
+    reason = reason or reasons.code(codes.PAUSED_BY_OPERATOR)
     if phone.status != Phone.Status.ACTIVE:
         raise PhoneActionRefused(_("Only an active phone can be paused."))
     with transaction.atomic():
@@ -126,8 +135,9 @@ def resume(phone: Phone, *, by_health: bool = False) -> None:
             if not by_health:
                 hours = settings.PHONE_HEALTH_OPERATOR_HOLD_HOURS
                 hold = timezone.now() + timedelta(hours=hours)
-            why = "recovering" if by_health else "resumed by an operator"
-            set_health(phone, Phone.Health.THROTTLED, f"{why}; {phone.health_reason}", hold=hold)
+            why = codes.RECOVERING if by_health else codes.RESUMED_BY_OPERATOR
+            before = codes.before_of(phone.health_reason)
+            set_health(phone, Phone.Health.THROTTLED, reasons.code(why, before=before), hold=hold)
 
 
 def set_health(phone: Phone, health: str, reason: str, *, hold: datetime | None = None) -> None:
@@ -151,7 +161,7 @@ def set_health(phone: Phone, health: str, reason: str, *, hold: datetime | None 
             phone.tenant,
             Alert.Kind.PHONE_HEALTH,
             _subject(phone),
-            f"{phone} is {'paused' if paused else 'throttled'} by the health guard: {reason}",
+            reasons.code(codes.ALERT_HEALTH, phone=str(phone), health=health, reason=reason),
             severity=Alert.Severity.CRITICAL if paused else Alert.Severity.WARNING,
         )
     if limits_move:

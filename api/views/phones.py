@@ -23,10 +23,12 @@ from api.auth import require_tenant_admin, tenant_of
 from api.docs import READ, WRITE, errors
 from api.errors import Conflict
 from api.pagination import Cursor
+from cerniq import reasons
 from cerniq.models import Tenant
 from outreach.next_send import phone_answers
 from whatsapp import numbers, phones, quota, warmup
 from whatsapp.models import Phone
+from whatsapp.reasons import PAUSED_THROUGH_API
 
 PHONE_EXAMPLE = OpenApiExample(
     "a phone warming up",
@@ -224,7 +226,7 @@ class PhoneViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Ge
         phone = self.get_object()
         body = s.PauseSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        reason = body.validated_data.get("reason") or "paused through the API"
+        reason = body.validated_data.get("reason") or reasons.code(PAUSED_THROUGH_API)
         _refused(lambda: phones.pause(phone, reason))
         return self._phone(phone)
 

@@ -10,19 +10,18 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
+from cerniq import reasons
 from cerniq.tenancy import scope_for
 from email_channels import campaigns
+from email_channels import reasons as codes
 from email_channels.models import EmailCampaign
-from email_channels.shield import bounce_verdict
+from outreach.analytics.campaigns import campaign_rows
 
 
 @login_required
 @require_GET
 def campaign_list(request: HttpRequest) -> HttpResponse:
-    rows = []
-    for campaign in scope_for(request).queryset(EmailCampaign).select_related("sequence"):
-        verdict = bounce_verdict(campaign.sent, campaign.bounced, campaign.bounce_threshold_percent)
-        rows.append({"campaign": campaign, "rate": verdict.rate_percent if campaign.sent else None})
+    rows = campaign_rows(scope_for(request).tenant)
     return render(request, "outreach/campaigns.html", {"rows": rows})
 
 
@@ -33,10 +32,10 @@ def campaign_action(request: HttpRequest, pk: int, action: str) -> HttpResponse:
     who = request.user.get_username()
     try:
         if action == "pause":
-            campaigns.pause(campaign, reason=f"paused by {who}")
+            campaigns.pause(campaign, reason=reasons.code(codes.PAUSED_BY, user=who))
             messages.success(request, _("“%(name)s” is paused.") % {"name": campaign.name})
         elif action == "resume":
-            campaigns.resume(campaign, reason=f"resumed by {who}")
+            campaigns.resume(campaign, reason=reasons.code(codes.RESUMED_BY, user=who))
             messages.success(request, _("“%(name)s” is sending again.") % {"name": campaign.name})
         elif action == "check":
             status = campaigns.check(campaign)

@@ -34,6 +34,7 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 
+from cerniq import reasons
 from cerniq.models import Tenant
 from cerniq.provider_errors import (
     InvalidRecipient,
@@ -232,7 +233,7 @@ class InstantlyEmail(EmailBackend):
             daily_limit=self.daily_limit or None,
         )
         if row.status in (EmailCampaign.Status.PAUSED, EmailCampaign.Status.COMPLETED):
-            reason = f": {row.status_reason}" if row.status_reason else ""
+            reason = f": {reasons.render(row.status_reason)}" if row.status_reason else ""
             raise CampaignNotSending(
                 f"Instantly campaign {row.name!r} is {row.get_status_display().lower()}"
                 f"{reason}; its leads wait until it is resumed"

@@ -32,6 +32,7 @@ from django.utils import timezone
 from cerniq import reasons
 from cerniq.alerts import raise_alert
 from cerniq.models import Alert, Tenant
+from email_channels import reasons as campaign_reasons
 from email_channels.models import EmailCampaign, SenderAccount
 from email_channels.shield import count_bounce, count_send
 from hitl.replies import receive_email_reply
@@ -200,11 +201,14 @@ def handle_account_error(tenant: Tenant, event: InstantlyEvent) -> None:
     detail = next(
         (str(extra[k])[:500] for k in ("error", "error_message", "reason") if extra.get(k)), ""
     )
-    message = f"Instantly reports an error on sending account {account}"
+    said = {"provider": "Instantly", "account": account, "detail": detail or "—"}
     if event.campaign_name:
-        message += f" (campaign {event.campaign_name})"
-    message += f": {detail}" if detail else ". Check the account in Instantly."
-    raise_alert(tenant, Alert.Kind.SENDER_ACCOUNT, f"instantly-account:{account}"[:200], message)
+        code = campaign_reasons.ALERT_SENDER_ACCOUNT_IN
+        said["campaign"] = event.campaign_name
+    else:
+        code = campaign_reasons.ALERT_SENDER_ACCOUNT
+    subject = f"instantly-account:{account}"[:200]
+    raise_alert(tenant, Alert.Kind.SENDER_ACCOUNT, subject, reasons.code(code, **said))
 
 
 def handle_campaign_completed(tenant: Tenant, event: InstantlyEvent) -> None:
@@ -212,7 +216,10 @@ def handle_campaign_completed(tenant: Tenant, event: InstantlyEvent) -> None:
     if campaign is not None:
         EmailCampaign.objects.filter(pk=campaign.pk).exclude(
             status=EmailCampaign.Status.COMPLETED
-        ).update(status=EmailCampaign.Status.COMPLETED, status_reason="completed (Instantly)")
+        ).update(
+            status=EmailCampaign.Status.COMPLETED,
+            status_reason=reasons.code(campaign_reasons.COMPLETED, provider="Instantly"),
+        )
 
 
 def handle_interest(tenant: Tenant, event: InstantlyEvent) -> None:

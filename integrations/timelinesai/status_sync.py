@@ -12,12 +12,14 @@ from datetime import timedelta
 
 from django.utils import timezone
 
+from cerniq import reasons
 from cerniq.provider_errors import ProviderError
 from cerniq.providers import get_backend
 from outreach.models import Channel, Message
 from outreach.replanning import take_phone_offline
 from whatsapp.models import Phone
 from whatsapp.phones import mark_active
+from whatsapp.reasons import ACCOUNT_STATUS, PROVIDER_EVENT
 
 log = logging.getLogger(__name__)
 
@@ -87,7 +89,8 @@ def sync_phone_status() -> list[str]:
     for phone in phones:
         status = accounts.get(phone.number.lstrip("+"), "missing").lower()
         if status != "active" and phone.status == Phone.Status.ACTIVE:
-            take_phone_offline(phone, f"TimelinesAI reports the account {status}")
+            said = reasons.code(ACCOUNT_STATUS, provider="TimelinesAI", status=status)
+            take_phone_offline(phone, said)
             changes.append(f"{phone.number}: ACTIVE → OFFLINE ({status})")
         elif status == "active" and phone.status == Phone.Status.OFFLINE:
             mark_active(phone)
@@ -122,6 +125,7 @@ def handle_account_event(tenant, event) -> None:
         )
         return
     if event.event_type in OFFLINE_EVENTS and phone.status == Phone.Status.ACTIVE:
-        take_phone_offline(phone, f"TimelinesAI: {event.event_type.rsplit(':', 1)[-1]}")
+        what = event.event_type.rsplit(":", 1)[-1]
+        take_phone_offline(phone, reasons.code(PROVIDER_EVENT, provider="TimelinesAI", event=what))
     elif event.event_type in ONLINE_EVENTS and phone.status == Phone.Status.OFFLINE:
         mark_active(phone)

@@ -1,13 +1,14 @@
 """Analytics: the daily roll-up of messages into DailyStats / TemplateDailyStats, and the
 report the analytics page reads from them.
 
-Definitions (one place for all of them):
+Definitions (one place for all of them, `definitions.py`; in words: docs/figures.md):
 
 - A tenant's *day* is its local calendar day (``Tenant.time_zone``), the same day the
   dashboard and the phone quotas use.
-- *Sent*: an outbound message in SENT/DELIVERED/READ whose ``sent_at`` falls in the day
-  (the dashboard's definition). A *new contact* is a sent message matching
-  ``FIRST_CONTACT``; a *follow-up* is any other sent automated (not manual) message.
+- *Sent* (`SENT`): an outbound message that went out (SENT/DELIVERED/READ, or BOUNCED
+  later) whose ``sent_at`` falls in the day, except opt-out confirmations. A *new
+  contact* is a sent message matching ``FIRST_CONTACT``; a *follow-up* (``FOLLOW_UP``) a
+  sent later step of a sequence; a person's message or an AI answer is neither.
 - *Delivered* / *read*: ``delivered_at`` / ``read_at`` in the day (events of the day,
   whatever day the message went out). *Failed*: FAILED or DEAD_LETTER (also once
   discarded from the dead letters), *bounces*: BOUNCED, dated by ``failed_at`` (else
@@ -16,8 +17,7 @@ Definitions (one place for all of them):
   dashboard. An *opt-out* is a reply whose routing decision starts with "opt-out".
 - *Positive reply*: a reply the AI triage scored at ``sentiment >= POSITIVE_SENTIMENT``
   (50: also the threshold above which hitl.routing answers with an AI reply) or classified
-  with an interested intent (``POSITIVE_INTENTS``). Opt-outs are never positive:
-  their analysis holds the decision only, no triage.
+  with an interested intent (``POSITIVE_INTENTS``). Opt-outs are never positive.
 - *Attribution*: a reply counts for the template version of the last automated (not
   manual) outbound message sent to the same lead at or before the reply, on any channel;
   when that message has no template version (an AI reply, an opt-out confirmation) or

@@ -9,8 +9,16 @@ from datetime import date, datetime, timedelta
 from django.db.models import BooleanField, Count, ExpressionWrapper, Q
 
 from cerniq.models import Tenant
-from outreach.analytics.definitions import FIRST_CONTACT, day_bounds, local_today, rate
-from outreach.models import SENT_STATUSES, Channel, Message
+from outreach.analytics.definitions import (
+    FIRST_CONTACT,
+    FOLLOW_UP,
+    INBOUND,
+    SENT,
+    day_bounds,
+    local_today,
+    rate,
+)
+from outreach.models import Channel, Message
 
 
 @dataclass(frozen=True)
@@ -47,27 +55,26 @@ def _flag(condition: Q) -> ExpressionWrapper:
 def message_stats(tenant: Tenant, today_start: datetime, week_start: datetime) -> dict:
     """Counts per channel for today and the week: two small grouped queries, added up here.
 
-    Outbound: the week's sent messages (SENT/DELIVERED/READ by sent_at) grouped by channel,
-    first contact or not (FIRST_CONTACT), manual or not, and today or not; a new contact is
-    a first contact, a follow-up any other automated message. Inbound: the week's replies
-    (by created_at) by channel and today or not. Both read a covering index only
-    (message_tenant_sent_idx, message_tenant_dir_created_idx) and count `direction` (never
-    null, in both indexes) so that no table row is fetched; grouping, rather than one
-    FILTER per figure, evaluates each condition once per message.
+    Outbound: the week's sent messages (`SENT`, by sent_at) grouped by channel, new
+    contact or follow-up (`FIRST_CONTACT`, `FOLLOW_UP`) and today or not; a sent message
+    that is neither (a person's message, an AI answer) counts in "sent" only. Inbound: the
+    week's replies (by created_at) by channel and today or not. The definitions are the
+    roll-up's (outreach.analytics.definitions), so the dashboard and the analytics agree;
+    grouping, rather than one FILTER per figure, evaluates each condition once per message.
     """
     messages = Message.objects.filter(tenant=tenant).order_by()
     outbound = (
-        messages.filter(
-            direction=Message.Direction.OUTBOUND,
-            status__in=SENT_STATUSES,
-            sent_at__gte=week_start,
+        messages.filter(SENT, sent_at__gte=week_start)
+        .annotate(
+            first=_flag(FIRST_CONTACT),
+            follow=_flag(FOLLOW_UP),
+            today=_flag(Q(sent_at__gte=today_start)),
         )
-        .annotate(first=_flag(FIRST_CONTACT), today=_flag(Q(sent_at__gte=today_start)))
-        .values("channel", "first", "is_manual", "today")
+        .values("channel", "first", "follow", "today")
         .annotate(n=Count("direction"))
     )
     inbound = (
-        messages.filter(direction=Message.Direction.INBOUND, created_at__gte=week_start)
+        messages.filter(INBOUND, created_at__gte=week_start)
         .annotate(today=_flag(Q(created_at__gte=today_start)))
         .values("channel", "today")
         .annotate(n=Count("direction"))
@@ -78,7 +85,7 @@ def message_stats(tenant: Tenant, today_start: datetime, week_start: datetime) -
         counts["sent_week"] += row["n"]
         if row["first"]:  # NULL (no step) is not a first contact
             kind = "new"
-        elif not row["is_manual"]:
+        elif row["follow"]:
             kind = "fu"
         else:
             continue

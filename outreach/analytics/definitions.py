@@ -10,7 +10,8 @@ from django.utils.translation import gettext as _
 
 from cerniq.models import Tenant
 from outreach.hours import SendingWindow
-from outreach.models import POSITIVE_SENTIMENT, Channel, Message
+from outreach.models import POSITIVE_SENTIMENT, SENT_STATUSES, Channel, Message
+from outreach.sequences import OPT_OUT_CONFIRMATION_PREFIX
 
 FAILED_STATUSES = (Message.Status.FAILED, Message.Status.DEAD_LETTER)
 # A failed message: FAILED, a dead letter, or a dead letter an operator (or the purge)
@@ -21,17 +22,35 @@ POSITIVE_INTENTS = ("interested", "meeting_request")
 MAX_RANGE_DAYS = 366
 DEFAULT_RANGE_DAYS = 30  # a report without dates covers the last 30 days, today included
 
+# The statuses of a message that went out: a bounce went out too (it bounced later, and
+# counting it as sent keeps a day's "sent" from shrinking when the bounce arrives).
+WENT_OUT_STATUSES = (*SENT_STATUSES, Message.Status.BOUNCED)
+# Our confirmation to someone who just opted out: a courtesy, not outreach.
+OPT_OUT_CONFIRMATION = Q(idempotency_key__startswith=OPT_OUT_CONFIRMATION_PREFIX)
+# Sent: an outbound message that went out (sequence steps, a person's messages, AI
+# answers), except opt-out confirmations. Dated by `sent_at` (callers add the range).
+SENT = (
+    Q(direction=Message.Direction.OUTBOUND, status__in=WENT_OUT_STATUSES)
+    & Q(sent_at__isnull=False)
+    & ~OPT_OUT_CONFIRMATION
+)
 # A first contact: a WhatsApp message that cost a new-contact slot, or the first step of
-# an email sequence. Everything else automated is a follow-up.
+# an email sequence.
 FIRST_CONTACT = Q(quota_cost=1) | (~Q(channel=Channel.WHATSAPP) & Q(step__position=1))
+# A follow-up: a later automated step of a sequence. Not an AI answer to a reply, not a
+# person's message, not an opt-out confirmation (none of them has a step).
+FOLLOW_UP = Q(step__isnull=False, is_manual=False) & ~FIRST_CONTACT
 
 INBOUND = Q(direction=Message.Direction.INBOUND)
 OPT_OUT = INBOUND & Q(analysis__decision__startswith="opt-out")
-# An opt-out reply carries no triage (replies._opt_out replaces its analysis), so it can
-# never match POSITIVE.
-POSITIVE = INBOUND & (
-    Q(analysis__triage__sentiment__gte=POSITIVE_SENTIMENT)
-    | Q(analysis__triage__intent__in=POSITIVE_INTENTS)
+# An opt-out reply may carry a triage too (kept to spot complaints): it is never positive.
+POSITIVE = (
+    INBOUND
+    & (
+        Q(analysis__triage__sentiment__gte=POSITIVE_SENTIMENT)
+        | Q(analysis__triage__intent__in=POSITIVE_INTENTS)
+    )
+    & (Q(analysis__decision__isnull=True) | ~Q(analysis__decision__startswith="opt-out"))
 )
 
 # The counters of a DailyStats row, in model order.

@@ -29,13 +29,16 @@ from outreach.analytics.definitions import (
     DAILY_FIELDS,
     FAILED,
     FIRST_CONTACT,
+    FOLLOW_UP,
     INBOUND,
     OPT_OUT,
+    OPT_OUT_CONFIRMATION,
     POSITIVE,
+    SENT,
+    WENT_OUT_STATUSES,
     day_bounds,
 )
 from outreach.models import (
-    SENT_STATUSES,
     DailyStats,
     Message,
     TemplateDailyStats,
@@ -70,15 +73,17 @@ def _in(field_name: str, start: datetime, end: datetime) -> Q:
 def _daily_counts(start: datetime, end: datetime) -> dict[str, Count]:
     """The Count expressions of every DailyStats counter for messages of [start, end)."""
     out = Q(direction=Message.Direction.OUTBOUND)
-    sent = out & Q(status__in=SENT_STATUSES) & _in("sent_at", start, end)
+    counted = out & ~OPT_OUT_CONFIRMATION
+    sent = SENT & _in("sent_at", start, end)
     received = INBOUND & _in("created_at", start, end)
     failed_on = _in("failed_on", start, end)
     return {
         "sent": Count("pk", filter=sent),
         "new_contacts": Count("pk", filter=sent & FIRST_CONTACT),
-        "follow_ups": Count("pk", filter=sent & ~FIRST_CONTACT & Q(is_manual=False)),
-        "delivered": Count("pk", filter=out & _in("delivered_at", start, end)),
-        "read": Count("pk", filter=out & _in("read_at", start, end)),
+        "follow_ups": Count("pk", filter=sent & FOLLOW_UP),
+        # Of the messages "sent" counts: an opt-out confirmation is not delivered outreach.
+        "delivered": Count("pk", filter=counted & _in("delivered_at", start, end)),
+        "read": Count("pk", filter=counted & _in("read_at", start, end)),
         "replies": Count("pk", filter=received),
         "positive_replies": Count("pk", filter=received & POSITIVE),
         "bounces": Count("pk", filter=out & Q(status=Message.Status.BOUNCED) & failed_on),
@@ -115,7 +120,7 @@ def attributed_version() -> Subquery:
             lead=OuterRef("lead"),
             direction=Message.Direction.OUTBOUND,
             is_manual=False,
-            status__in=SENT_STATUSES + (Message.Status.BOUNCED,),
+            status__in=WENT_OUT_STATUSES,
             sent_at__lte=OuterRef("created_at"),
         )
         .order_by("-sent_at", "-pk")
@@ -127,13 +132,8 @@ def attributed_version() -> Subquery:
 def _template_rows(tenant: Tenant, day: date, start: datetime, end: datetime) -> list:
     """TemplateDailyStats rows of the day: one query for sends, one for attributed replies."""
     sends = (
-        Message.objects.filter(
-            tenant=tenant,
-            direction=Message.Direction.OUTBOUND,
-            status__in=SENT_STATUSES,
-            template_version__isnull=False,
-        )
-        .filter(_in("sent_at", start, end))
+        Message.objects.filter(tenant=tenant, template_version__isnull=False)
+        .filter(SENT & _in("sent_at", start, end))
         .order_by()
         .values("template_version", "template_version__template__channel")
         .annotate(sent=Count("pk"))

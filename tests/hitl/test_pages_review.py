@@ -26,7 +26,9 @@ ACTIONS = ["assign", "approve", "send", "reject", "take-over", "resolve"]
 
 
 @pytest.fixture
-def web(client, operator):
+def web(client, operator, clock):
+    """Signed in at the tests' Monday 10:00, not at the real moment: a session opened on
+    another day may have expired by then."""
     client.defaults["HTTP_ACCEPT_LANGUAGE"] = "en"
     client.force_login(operator)
     return client

@@ -113,7 +113,10 @@ def test_an_already_queued_automated_message_is_cancelled_when_sent(tenant, lead
     assert queued.status == Message.Status.QUEUED and not queued.is_manual
     open_reply(lead)
     outcome = send_message(queued.pk)
-    assert outcome.kind == "cancelled" and outcome.detail == "lead is under human review"
+    assert (
+        outcome.kind == "cancelled"
+        and reasons.render(outcome.detail) == "The lead is under human review"
+    )
     queued.refresh_from_db()
     assert queued.status == Message.Status.CANCELLED
 

@@ -9,6 +9,7 @@ from zoneinfo import ZoneInfo
 import pytest
 import time_machine
 
+from cerniq import reasons
 from cerniq.providers import get_backend
 from hitl import review
 from hitl.review import ReviewError
@@ -107,7 +108,8 @@ def test_no_automated_message_reaches_a_taken_over_lead(tenant, world, lead, ope
     for message in (follow_up, ai_reply):
         outcome = send_message(message.pk)
         assert outcome.kind == "cancelled"
-        assert re.search("taken over|human review", outcome.detail), outcome.detail
+        said = reasons.render(outcome.detail)
+        assert re.search("taken over|human review", said), said
         message.refresh_from_db()
         assert message.status == Message.Status.CANCELLED
     assert sandbox.outbox == []

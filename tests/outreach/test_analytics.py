@@ -90,6 +90,10 @@ def world(tenant, other_tenant):
     step1 = SequenceStep.objects.create(
         tenant=tenant, sequence=sequence, position=1, channel=Channel.EMAIL_COLD, template=email
     )
+    wa_sequence = Sequence.objects.create(tenant=tenant, name="WhatsApp")
+    later = SequenceStep.objects.create(
+        tenant=tenant, sequence=wa_sequence, position=2, channel=Channel.WHATSAPP, template=wa
+    )  # a follow-up is a later step of a sequence
     a, b, c, d, e = (make_lead(tenant) for _ in range(5))
 
     # a: a first contact with v1, then a positive reply -> v1.
@@ -98,12 +102,12 @@ def world(tenant, other_tenant):
     # b: first contact with v2, a follow-up with v1, a manual message, a negative reply:
     # the reply goes to v1 (the last automated message), not v2 and not the manual one.
     sent(b, when=at(7), version=v2, phone=phone1, cost=1)
-    sent(b, when=at(9), version=v1, phone=phone1, cost=0)
+    sent(b, when=at(9), version=v1, phone=phone1, cost=0, step=later)
     sent(b, when=at(10), phone=phone1, is_manual=True, idempotency_key=None)
     reply(b, when=at(12), phone=phone1, analysis=triage(-20, "not_interested"))
     # c: on phone2, 23:30 local (counts today) and 00:30 local next day (does not).
     sent(c, when=at(21, 30), version=v2, phone=phone2, cost=1)
-    sent(c, when=at(22, 30), version=v2, phone=phone2, cost=0)
+    sent(c, when=at(22, 30), version=v2, phone=phone2, cost=0, step=later)
     # d: cold email, first step; an "interested" reply with low sentiment is positive.
     sent(d, when=at(9), version=ev1, channel=Channel.EMAIL_COLD, step=step1, counterpart="x@y.ro")
     reply(d, when=at(14), channel=Channel.EMAIL_COLD, analysis=triage(30, "interested"))
@@ -383,8 +387,8 @@ def test_page_shows_own_tenants_results(client, operator, tenant, other_tenant, 
 
 def test_page_defaults_to_the_last_30_days(client, operator, tenant, world):
     rollup_day(tenant, DAY)
-    client.force_login(operator)
-    with time_machine.travel(NOON, tick=False):
+    with time_machine.travel(NOON, tick=False):  # signed in that day too: sessions expire
+        client.force_login(operator)
         response = client.get(URL)
     assert response.status_code == 200
     report = response.context["report"]

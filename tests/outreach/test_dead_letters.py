@@ -16,7 +16,7 @@ import time_machine
 from django.core.management import call_command
 from django.utils import timezone
 
-from cerniq import queues
+from cerniq import queues, reasons
 from cerniq.models import Alert, WebhookEvent
 from cerniq.provider_errors import ProviderUnavailable, RejectedRequest
 from cerniq.providers import get_backend
@@ -398,7 +398,9 @@ def test_more_than_a_hundred_dead_letters_raise_an_alert_resolved_once_back_unde
     event = failed_event(tenant, timezone.now())
     assert deadletters.check_alerts() == [tenant.pk]
     (alert,) = open_alerts(tenant)
-    assert alert.message.startswith("101 dead letters are waiting (alert above 100)")
+    assert reasons.render(alert.message).startswith(
+        "101 dead letters are waiting (alert above 100)"
+    )
     assert open_alerts(other_tenant) == []
     assert deadletters.check_alerts() == [tenant.pk]  # still above: the same alert, counted
     (alert,) = open_alerts(tenant)

@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from hitl.models import ReviewItem
 from outreach.models import Channel, Message, Priority
-from tests.factories import make_lead, make_message, make_phone
+from tests.factories import make_lead, make_message, make_phone, make_sequence
 from whatsapp.models import Phone, QuotaUsage
 
 pytestmark = pytest.mark.django_db
@@ -72,7 +72,10 @@ def test_numbers_for_a_known_data_set(client, operator, tenant, other_tenant, fr
     a, b, c = (make_lead(tenant) for _ in range(3))
     sent(a, phone, cost=1, at=now)
     sent(b, phone, cost=1, at=now)
-    sent(c, phone, cost=0, at=now)  # follow-up
+    later_step = make_sequence(tenant).steps.get()
+    later_step.position = 2
+    later_step.save()
+    sent(c, phone, cost=0, at=now, step=later_step)  # follow-up: a later step of a sequence
     make_message(a, phone=phone, quota_cost=1)  # queued: not sent yet, not counted
     sent(c, phone, cost=1, at=yesterday)  # a new contact yesterday
     inbound(a)  # a reply today

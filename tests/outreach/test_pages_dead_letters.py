@@ -4,9 +4,11 @@ the queue view's constant number of queries."""
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
 
 import pytest
+import time_machine
 from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
@@ -194,9 +196,16 @@ def test_failed_events_are_processed_again_or_discarded(
 # --- the queue view ---------------------------------------------------------------------
 
 
+TUESDAY_MORNING = datetime(2026, 11, 24, 10, 0, tzinfo=ZoneInfo("Europe/Bucharest"))
+SATURDAY_NOON = datetime(2026, 11, 28, 12, 0, tzinfo=ZoneInfo("Europe/Bucharest"))
+
+
+@time_machine.travel(TUESDAY_MORNING, tick=False)
 def test_the_queue_view_shows_the_tenants_backlog_per_channel_and_phone(
     client, operator, tenant, other_tenant
 ):
+    """Inside the sending window (a working Tuesday at 10:00), the busy phone's next slot
+    is its pacing gap: two minutes from now."""
     now = timezone.now()
     busy = make_phone(tenant, number="+40740000001", next_send_at=now + timedelta(minutes=2))
     idle = make_phone(tenant, number="+40740000002", status=Phone.Status.OFFLINE)
@@ -213,7 +222,7 @@ def test_the_queue_view_shows_the_tenants_backlog_per_channel_and_phone(
     html = client.get("/outreach/queues/").content.decode()
     row = html[html.index('data-phone="+40740000001"') : html.index('data-phone="+40740000002"')]
     assert "data-backlog>4<" in row and "data-due>3 " in row and "data-sending>1<" in row
-    assert (busy.next_send_at.astimezone(timezone.get_current_timezone())).strftime("%H:%M") in row
+    assert "data-next-slot>24.11 10:02:00<" in row
     assert "200/200" in row
     idle_row = html[html.index('data-phone="+40740000002"') :]
     assert "Offline" in idle_row[: idle_row.index("</tr>")]
@@ -225,6 +234,17 @@ def test_the_queue_view_shows_the_tenants_backlog_per_channel_and_phone(
     assert "data-dead>" in cold and ">1</a>" in cold[: cold.index("</tr>")]
     assert "queue-broker" not in html  # platform-wide numbers are for staff only
     assert idle.number in html
+
+
+@time_machine.travel(SATURDAY_NOON, tick=False)
+def test_outside_the_window_the_next_slot_is_the_next_working_morning(client, operator, tenant):
+    """On a Saturday the next slot is not the pacing gap but the window's next opening:
+    Monday 30 November and Tuesday 1 December are Romanian public holidays, so Wednesday."""
+    make_phone(tenant, number="+40740000001", next_send_at=timezone.now() + timedelta(minutes=2))
+    client.force_login(operator)
+    html = client.get("/outreach/queues/").content.decode()
+    row = html[html.index('data-phone="+40740000001"') :]
+    assert "data-next-slot>02.12 09:00:00<" in row[: row.index("</tr>")]
 
 
 def test_staff_see_the_broker_queues(client, tenant):

@@ -12,6 +12,7 @@ from django.core.management import call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from cerniq import reasons
 from cerniq.models import Alert
 from cerniq.providers import get_backend
 from outreach import phone_health
@@ -90,7 +91,8 @@ def test_each_signal_alone_throttles_at_its_throttle_value_and_pauses_at_its_pau
 def test_signals_add_up_and_the_reason_names_the_costliest_first():
     result = score(Signals(failures=2, contacted=100, negative=8))
     assert result.value == 55
-    assert result.reasons == ("8% of new contacts opted out or blocked", "2 sends failed in a row")
+    said = tuple(reasons.render(stored) for stored in result.reasons)  # stored as codes
+    assert said == ("new contacts who opted out or blocked: 8%", "2 sends failed in a row")
 
 
 def test_shares_need_a_minimum_sample_and_a_provider_that_reports_delivery():
@@ -170,18 +172,18 @@ def test_throttle_then_pause_replans_the_queued_leads_onto_healthy_phones(tenant
     assert run.changed == {"throttled": 1}
     sick = reload(sick)
     assert (sick.status, sick.health, sick.health_score) == ("ACTIVE", "THROTTLED", 70)
-    assert sick.health_reason == "health 70/100: 3 sends failed in a row"
+    assert reasons.render(sick.health_reason) == "Health 70/100: 3 sends failed in a row"
     # Today's row follows the throttle: half of 200, the 3 slots used stay used.
     assert quota.status(sick, MONDAY) == quota.QuotaStatus(used=3, limit=100)
     alert = Alert.objects.get(kind=Alert.Kind.PHONE_HEALTH, subject=f"phone:{sick.number}")
-    assert alert.severity == "WARNING" and "throttled" in alert.message
+    assert alert.severity == "WARNING" and "Throttled" in reasons.render(alert.message)
     assert Message.objects.filter(phone=sick, status="QUEUED").count() == 3  # still sending
 
     fail(sick, 2)
     assert check_tenant(tenant).changed == {"paused": 1}
     sick = reload(sick)
     assert (sick.status, sick.health) == ("PAUSED", "PAUSED")
-    assert sick.status_reason == "health 40/100: 5 sends failed in a row"
+    assert reasons.render(sick.status_reason) == "Health 40/100: 5 sends failed in a row"
     assert set(
         Message.objects.filter(pk__in=[m.pk for m in on_sick]).values_list("status", flat=True)
     ) == {"CANCELLED"}
@@ -236,7 +238,7 @@ def test_a_paused_number_rests_before_it_comes_back_throttled(tenant, clock):
     assert check_tenant(tenant).changed == {"resumed": 1}
     phone = reload(phone)
     assert (phone.status, phone.health) == ("ACTIVE", "THROTTLED")
-    assert phone.health_reason.startswith("recovering; health 40/100")
+    assert reasons.render(phone.health_reason).startswith("Recovering (before: Health 40/100")
 
     assert check_tenant(tenant).changed == {"recovered": 1}
     assert reload(phone).health == "OK"
@@ -335,7 +337,7 @@ def test_a_ban_error_makes_the_number_banned_and_its_leads_move(tenant, clock, s
     assert outcome.kind == "cancelled"
     banned = reload(banned)
     assert banned.status == Phone.Status.BANNED
-    assert "368" in banned.status_reason
+    assert "368" in reasons.render(banned.status_reason)
     alert = Alert.objects.get(kind=Alert.Kind.PHONE_BANNED)
     assert alert.severity == "CRITICAL" and alert.subject == f"phone:{banned.number}"
     assert not Message.objects.filter(phone=banned, status="QUEUED").exists()
@@ -356,7 +358,7 @@ def test_a_restriction_error_pauses_the_number_at_once(tenant, clock, sandbox):
 
     restricted = reload(restricted)
     assert (restricted.status, restricted.health) == ("PAUSED", "PAUSED")
-    assert "131048" in restricted.health_reason
+    assert "131048" in reasons.render(restricted.health_reason)
     assert Alert.objects.get(kind=Alert.Kind.PHONE_HEALTH).severity == "CRITICAL"
     assert not Alert.objects.filter(kind=Alert.Kind.PHONE_BANNED).exists()
     assert not Message.objects.filter(phone=restricted, status="QUEUED").exists()

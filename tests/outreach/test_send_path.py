@@ -17,6 +17,7 @@ import responses
 import time_machine
 from django.utils import timezone
 
+from cerniq import reasons
 from cerniq.provider_errors import ProviderUnavailable, QuotaExceeded, RateLimited
 from cerniq.providers import get_backend
 from outreach.dispatch import dispatch_due
@@ -303,28 +304,28 @@ def test_after_the_window_a_failed_resend_follows_its_own_class(path, clock):
 
 def stop_by_takeover(path, tenant):
     Journey.objects.update(taken_over_by=make_user(tenant), taken_over_at=MONDAY_10)
-    return "lead is taken over by an operator"
+    return "The lead is taken over by an operator"
 
 
 def stop_by_pause(path, tenant):
     Journey.objects.update(stage=Stage.PAUSED, previous_stage=Stage.COLD)
-    return "lead is PAUSED"
+    return "The lead is Paused"
 
 
 def stop_by_review(path, tenant):
     Journey.objects.update(requires_human_review=True, review_priority="HIGH")
-    return "lead is under human review"
+    return "The lead is under human review"
 
 
 def stop_enrollment(path, tenant):
     Enrollment.objects.update(status=Enrollment.Status.STOPPED, stop_reason="manual")
-    return "sequence no longer active for this lead"
+    return "The sequence is no longer active for this lead"
 
 
 def stop_by_opt_out(path, tenant):
     field = "whatsapp_opted_out" if path.channel == "whatsapp" else "email_opted_out"
     Journey.objects.update(**{field: True})
-    return f"lead opted out of {'WhatsApp' if path.channel == 'whatsapp' else 'email'}"
+    return f"The lead opted out of {'WhatsApp' if path.channel == 'whatsapp' else 'Cold email'}"
 
 
 @pytest.mark.parametrize(
@@ -336,10 +337,10 @@ def test_a_lead_stopped_after_queueing_is_not_sent_and_the_reason_is_kept(path, 
     reason = stop(path, tenant)
     path.accepts()
     outcome = send_message(path.message.pk)
-    assert (outcome.kind, outcome.detail) == ("cancelled", reason)
+    assert (outcome.kind, reasons.render(outcome.detail)) == ("cancelled", reason)
     assert path.send_calls == 0
     message = reload(path.message)
-    assert message.status == Message.Status.CANCELLED and message.error == reason
+    assert message.status == Message.Status.CANCELLED and reasons.render(message.error) == reason
 
 
 def test_provider_quota_exceeded_waits_for_the_next_windows_opening(path):

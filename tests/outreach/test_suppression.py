@@ -9,6 +9,7 @@ import json
 import pytest
 import time_machine
 
+from cerniq import reasons
 from cerniq.models import WebhookEvent
 from cerniq.webhooks import process_event
 from outreach import optout
@@ -109,7 +110,7 @@ def test_the_send_path_drops_a_message_whose_address_was_suppressed_after_queuei
         Suppression.objects.create(tenant=tenant, reason="admin", **address)
         outcome = send_message(message.pk)
     assert outcome.kind == "cancelled"
-    assert outcome.detail == "the recipient's address is on the suppression list"
+    assert reasons.render(outcome.detail) == "The recipient's address is on the suppression list"
     assert world["leads"][0].pk == message.lead_id
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from cerniq import reasons
 from cerniq.models import Alert
 from tests.factories import make_phone
 from tests.whatsapp.conftest import MONDAY_10
@@ -48,8 +49,9 @@ def test_alert_at_90_percent_once_then_resolved_when_capacity_frees(tenant, othe
     check_quota_alert(tenant)  # a second check does not count it again
     alert = open_alerts(tenant).get()
     assert alert.occurrences == 1 and alert.severity == "WARNING"
-    assert alert.message == (
-        "WhatsApp quota nearly exhausted: 90 of 100 new contacts used today (90%) on 1 usable phone"
+    assert reasons.render(alert.message) == (
+        "WhatsApp quota nearly exhausted: 90 of 100 new contacts used today (90%) on 1 usable "
+        "phones"
     )
     check_quota_alert(other_tenant)
     assert not open_alerts(other_tenant).exists()

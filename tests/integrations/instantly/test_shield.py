@@ -9,6 +9,7 @@ from decimal import Decimal
 import pytest
 import responses
 
+from cerniq import reasons
 from cerniq.models import Alert, WebhookEvent
 from cerniq.webhooks import process_event
 from email_channels.models import EmailCampaign
@@ -73,7 +74,7 @@ def test_the_bounce_over_the_threshold_pauses_once_and_alerts_once(
     assert pause.call_count == 1
     campaign.refresh_from_db()
     assert campaign.status == EmailCampaign.Status.PAUSED
-    assert "bounce rate 3.33% (5 of 150 sent) over 3.00%" in campaign.status_reason
+    assert "3.33% bounced (5 of 150 sent), over 3.00%" in reasons.render(campaign.status_reason)
     for n in (2, 3):  # the burst goes on: no second pause, the one alert counts them
         assert process_event(bounce(client, tenant, n)["id"]) == "processed"
     assert pause.call_count == 1
@@ -130,9 +131,9 @@ def test_a_sending_account_over_the_threshold_pauses_the_campaign_it_sends_for(
     assert pause.call_count == 1
     account.refresh_from_db()
     assert (account.bounced, account.flagged_at is not None) == (5, True)
-    assert "bounce rate 3.33% (5 of 150 sent)" in account.flag_reason
+    assert "3.33% (5 of 150 sent)" in reasons.render(account.flag_reason)
     campaign.refresh_from_db()
     assert campaign.status == EmailCampaign.Status.PAUSED
-    assert f"sender {account.address}" in campaign.status_reason
+    assert f"sender {account.address}" in reasons.render(campaign.status_reason)
     subjects = set(Alert.objects.values_list("subject", flat=True))
     assert subjects == {f"sender:{account.address}", f"campaign:{campaign.pk}"}
