@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from api.fields import ReasonField
 from api.serializers_readiness import ImportReadinessField, ReadinessField, RejectedRowsField
 from outreach.models import (
     Channel,
@@ -225,6 +226,9 @@ class ImportJobSerializer(serializers.ModelSerializer):
     rejected = RejectedRowsField(
         help_text="Rejected rows: `line`, `reason` (in the request's language) and "
         "`reason_code` (empty for a reason stored before codes)."
+    )
+    error = ReasonField(
+        help_text="Why the whole file failed, in the request's language (empty otherwise)."
     )
 
     class Meta:

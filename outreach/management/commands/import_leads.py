@@ -62,7 +62,7 @@ class Command(BaseCommand):
             raise CommandError(f"unknown tenant '{tenant}'")
         report = self._run(workspace, file, dry_run=dry_run)
         for error in report.rejected:
-            self.stderr.write(f"line {error.line}: {error.reason}")
+            self.stderr.write(f"line {error.line}: {error.text}")
         self.stdout.write((DRY_RUN_PREFIX if dry_run else "") + report.summary())
 
     def _run(self, tenant: Tenant, path: Path, *, dry_run: bool) -> ImportReport:

@@ -39,7 +39,7 @@ class Command(BaseCommand):
         self.stdout.write(f"Demo tenant '{result.tenant.slug}': created {made}.")
         self.stdout.write(f"Companies: {result.leads.summary()}.")
         for row in result.leads.rejected:
-            self.stderr.write(f"  line {row.line}: {row.reason}")
+            self.stderr.write(f"  line {row.line}: {row.text}")
         self.stdout.write(self.style.SUCCESS(f"Demo logins ({opts['url']}):"))
         for username, password, what in result.credentials:
             self.stdout.write(f"  {username:<9} / {password:<16} ({what})")
