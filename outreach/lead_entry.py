@@ -4,6 +4,8 @@ The field rules (CUI checksum, E.164 phone, email; lengths) are the import's
 `clean_fields`, the match rule (CUI, then phone, then email; a phone or email shared with a
 lead of another CUI is no match) is the import's `_Index`, and a new lead is written by the
 import's `_create` (with its COLD journey), then flagged if its address is suppressed.
+Field problems are the import's reason codes, rendered in the request's language. An update
+wakes the lead's stalled enrollment (outreach.stalls): the new data may unblock it.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from django.utils.translation import gettext as _
 from cerniq import reasons
 from cerniq.models import Tenant
 from outreach import reasons as codes
+from outreach import stalls
 from outreach.importing.cleaning import _CLEANERS, _Row, clean_fields
 from outreach.importing.writing import _create, _Index, _Target
 from outreach.models import Lead
@@ -158,6 +161,8 @@ def update_lead(lead: Lead, data: Mapping[str, Any]) -> Lead:
         lead.save(update_fields=[*changes, "updated_at"])
         if any(name in changes for name in ("phone", "email")):
             flag_imported(lead.tenant_id, [lead.pk])
+        if changes:  # a new address, or a value a template needs: a stall may be over
+            stalls.wake([lead.pk])
     return lead
 
 

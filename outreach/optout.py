@@ -18,7 +18,7 @@ from cerniq import integrations
 from cerniq.outbound.events import emit
 from outreach import optout_reading as reading
 from outreach import optout_vocabulary as vocabulary
-from outreach import sequences
+from outreach import sequences, stalls
 from outreach.models import Channel, Journey, Lead, Message, OptOutLift, Suppression
 from outreach.suppression import suppress
 
@@ -320,4 +320,5 @@ def lift_opt_out(lead: Lead, *, user, reason: str) -> OptOutLift:
     )
     if lead.email_status in (Lead.EmailStatus.UNSUBSCRIBED, Lead.EmailStatus.COMPLAINED):
         Lead.objects.filter(pk=lead.pk).update(email_status=Lead.EmailStatus.VALID)
+    stalls.wake([lead.pk])  # an enrollment the opt-out stalled is due again
     return lift
