@@ -9,28 +9,23 @@ from cerniq import reasons
 from outreach.models import Channel, Stage
 
 # --- contact readiness (outreach.readiness) ----------------------------------------------
-# Why a channel cannot reach a lead, or why it is not checked yet.
+# Why a channel cannot reach a lead, or why it is not checked yet. Short: an operator
+# scans them next to the channel's name ("Email: bounced").
 OPTED_OUT = reasons.define("readiness.opted_out", _("opted out"))
-SUPPRESSED = reasons.define("readiness.suppressed", _("the address is on the do-not-contact list"))
+SUPPRESSED = reasons.define("readiness.suppressed", _("on the do-not-contact list"))
 STAGE_CLOSED = reasons.define("readiness.stage_closed", _("the lead is %(stage)s"), stage=Stage)
-TAKEN_OVER = reasons.define("readiness.taken_over", _("a colleague took the conversation over"))
+TAKEN_OVER = reasons.define("readiness.taken_over", _("taken over by a colleague"))
 NO_PHONE = reasons.define("readiness.no_phone", _("no phone number"))
-NOT_ON_WHATSAPP = reasons.define("readiness.not_on_whatsapp", _("the number is not on WhatsApp"))
-PHONE_UNCHECKED = reasons.define(
-    "readiness.phone_unchecked", _("nobody has checked yet that the number is on WhatsApp")
-)
+NOT_ON_WHATSAPP = reasons.define("readiness.not_on_whatsapp", _("number not on WhatsApp"))
+PHONE_UNCHECKED = reasons.define("readiness.phone_unchecked", _("number not checked yet"))
 NO_EMAIL = reasons.define("readiness.no_email", _("no email address"))
-EMAIL_INVALID = reasons.define("readiness.email_invalid", _("the email address is invalid"))
-EMAIL_BOUNCED = reasons.define("readiness.email_bounced", _("emails to this address bounced"))
-EMAIL_UNSUBSCRIBED = reasons.define(
-    "readiness.email_unsubscribed", _("unsubscribed from our emails")
-)
-EMAIL_COMPLAINED = reasons.define("readiness.email_complained", _("marked our email as spam"))
-EMAIL_UNCHECKED = reasons.define(
-    "readiness.email_unchecked", _("nobody has checked the email address yet")
-)
+EMAIL_INVALID = reasons.define("readiness.email_invalid", _("invalid address"))
+EMAIL_BOUNCED = reasons.define("readiness.email_bounced", _("bounced"))
+EMAIL_UNSUBSCRIBED = reasons.define("readiness.email_unsubscribed", _("unsubscribed"))
+EMAIL_COMPLAINED = reasons.define("readiness.email_complained", _("marked us as spam"))
+EMAIL_UNCHECKED = reasons.define("readiness.email_unchecked", _("address not checked yet"))
 EMAIL_RISKY = reasons.define(
-    "readiness.email_risky", _("the mail server accepts any address, so it cannot be checked")
+    "readiness.email_risky", _("address cannot be checked (the server accepts any)")
 )
 
 # --- dispatch: why an enrollment did not move (Enrollment.stalled_reason) -----------------

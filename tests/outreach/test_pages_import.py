@@ -261,11 +261,14 @@ def test_the_report_says_how_many_new_leads_can_be_contacted_and_why_not(logged_
     assert tally.blocked == {"readiness.opted_out": 1}  # the listed number: opted out on import
     english = logged_in.get(f"{IMPORT}{job.pk}/status/", HTTP_ACCEPT_LANGUAGE="en").content
     assert "1 cannot be contacted: opted out" in english.decode()
-    assert "2 will be contacted unchecked" in english.decode()
+    assert (
+        "2 can be contacted, number not checked yet — the first message checks it"
+        in english.decode()
+    )
     assert "?contactable=false" in english.decode()
     romanian = logged_in.get(f"{IMPORT}{job.pk}/status/", HTTP_ACCEPT_LANGUAGE="ro").content
     assert "data-import-readiness" in romanian.decode()
-    assert "opted out" not in romanian.decode() and "nobody has" not in romanian.decode()
+    assert "opted out" not in romanian.decode() and "not checked" not in romanian.decode()
 
 
 def test_a_dry_run_counts_no_readiness(tenant):
