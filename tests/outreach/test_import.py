@@ -12,6 +12,7 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from django.utils import translation
 from stdnum.ro import cui as ro_cui
 
 from cerniq.models import Tenant
@@ -557,7 +558,8 @@ def _command(*args: str) -> tuple[str, str]:
 
 
 def test_command_prints_rejected_lines_and_summary(tenant):
-    out, err = _command(str(FIXTURES / "romanian_excel.csv"), "--tenant", tenant.slug)
+    with translation.override("ro"):  # the command speaks English whatever is active
+        out, err = _command(str(FIXTURES / "romanian_excel.csv"), "--tenant", tenant.slug)
 
     assert out == "created 4, updated 0, unchanged 0, rejected 1\n"
     assert err == "line 5: invalid phone '0722 12': not a valid number\n"

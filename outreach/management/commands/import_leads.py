@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, OutputWrapper
+from django.utils import translation
 from tqdm import tqdm
 
 from cerniq.models import Tenant
@@ -56,6 +57,7 @@ class Command(BaseCommand):
             "--dry-run", action="store_true", help="validate and report, write nothing"
         )
 
+    @translation.override("en")  # the command speaks English: the stored reasons too
     def handle(self, *args: Any, file: Path, tenant: str, dry_run: bool, **options: Any) -> None:
         workspace = Tenant.objects.filter(slug=tenant).first()
         if workspace is None:
