@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from api.fields import ReasonField
+from api.fields import ReasonField, reason_code
 from api.serializers_readiness import ImportReadinessField, ReadinessField, RejectedRowsField
 from outreach.models import (
     Channel,
@@ -16,6 +16,7 @@ from outreach.models import (
     Journey,
     Lead,
     Message,
+    OptOutRecord,
     Priority,
     Stage,
     StageTransition,
@@ -45,6 +46,10 @@ class JourneySerializer(serializers.ModelSerializer):
     previous_stage = _blank_or(Stage.choices)
     last_channel = _blank_or(Channel.choices)
     review_priority = _blank_or(Priority.choices)
+    review_reason = ReasonField(help_text="Why the lead needs review, in the request's language.")
+    review_reason_code = serializers.SerializerMethodField(
+        help_text="The machine-readable code of review_reason ('' for older free text)."
+    )
 
     class Meta:
         model = Journey
@@ -59,6 +64,7 @@ class JourneySerializer(serializers.ModelSerializer):
             "next_action_at",
             "requires_human_review",
             "review_reason",
+            "review_reason_code",
             "review_priority",
             "taken_over_by",
             "taken_over_at",
@@ -71,6 +77,9 @@ class JourneySerializer(serializers.ModelSerializer):
             "updated_at",
         ]
         read_only_fields = fields
+
+    def get_review_reason_code(self, journey: Journey) -> str:
+        return reason_code(journey.review_reason)
 
 
 LEAD_FIELDS = [
@@ -114,10 +123,26 @@ class LeadSerializer(serializers.ModelSerializer):
 
 
 class StageTransitionSerializer(serializers.ModelSerializer):
+    reason = ReasonField(help_text="Why the stage changed, in the request's language.")
+    reason_code = serializers.SerializerMethodField(
+        help_text="The machine-readable code of reason ('' for free text an operator typed)."
+    )
+
     class Meta:
         model = StageTransition
-        fields = ["from_stage", "to_stage", "reason", "by_user", "by_system", "created_at"]
+        fields = [
+            "from_stage",
+            "to_stage",
+            "reason",
+            "reason_code",
+            "by_user",
+            "by_system",
+            "created_at",
+        ]
         read_only_fields = fields
+
+    def get_reason_code(self, row: StageTransition) -> str:
+        return reason_code(row.reason)
 
 
 class OptOutLiftSerializer(serializers.Serializer):
@@ -128,11 +153,23 @@ class OptOutLiftSerializer(serializers.Serializer):
     created_at = serializers.DateTimeField()
 
 
+class OptOutRecordSerializer(serializers.Serializer):
+    by_user = serializers.IntegerField(source="by_user_id")
+    channel = serializers.ChoiceField(
+        OptOutRecord.AskedOn.choices, source="asked_on", help_text="Where the lead asked."
+    )
+    reason = serializers.CharField()
+    created_at = serializers.DateTimeField()
+
+
 class OptOutsSerializer(serializers.Serializer):
     whatsapp = serializers.BooleanField()
     whatsapp_at = serializers.DateTimeField(allow_null=True)
     email = serializers.BooleanField()
     email_at = serializers.DateTimeField(allow_null=True)
+    records = OptOutRecordSerializer(
+        many=True, help_text="Opt-outs recorded by a person (newest first), with the reason."
+    )
     lifts = OptOutLiftSerializer(many=True)
 
 
@@ -184,6 +221,19 @@ class HandBackSerializer(serializers.Serializer):
     stage = serializers.ChoiceField(Stage.choices, required=False)
     resume = serializers.BooleanField(
         default=True, help_text="Put the lead back in the sequence the takeover stopped."
+    )
+
+
+class RecordOptOutSerializer(serializers.Serializer):
+    channel = serializers.ChoiceField(
+        OptOutRecord.AskedOn.choices,
+        help_text="Where the lead asked to stop: `whatsapp`, `email`, or `all` for another way "
+        "(a phone call, in person). Every channel stops whichever it is.",
+    )
+    reason = serializers.CharField(
+        allow_blank=True,
+        trim_whitespace=False,
+        help_text="Who asked, when and how: 15 to 1000 characters, kept in the lead's history.",
     )
 
 

@@ -7,6 +7,7 @@ from django.contrib.auth import get_user_model
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from api.fields import ReasonField, reason_code
 from api.serializers import MessageSerializer
 from cerniq.tenancy import display_name
 from hitl.models import ReviewItem
@@ -35,6 +36,10 @@ class ReviewSerializer(serializers.ModelSerializer):
     sla_breached = serializers.BooleanField(
         source="is_past_due", help_text="Open and past its SLA due time (hitl.review.past_due)."
     )
+    reason = ReasonField(help_text="Why a person must look at it, in the request's language.")
+    reason_code = serializers.SerializerMethodField(
+        help_text="The machine-readable code of reason ('' for older free text)."
+    )
 
     class Meta:
         model = ReviewItem
@@ -43,6 +48,7 @@ class ReviewSerializer(serializers.ModelSerializer):
             "lead",
             "kind",
             "reason",
+            "reason_code",
             "priority",
             "status",
             "sla_due_at",
@@ -57,6 +63,9 @@ class ReviewSerializer(serializers.ModelSerializer):
             "resolved_at",
         ]
         read_only_fields = fields
+
+    def get_reason_code(self, item: ReviewItem) -> str:
+        return reason_code(item.reason)
 
 
 class ReviewDetailSerializer(ReviewSerializer):

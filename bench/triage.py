@@ -12,7 +12,8 @@ replies a second the offline backend triages.
 Then, for the old set and the held-out set side by side, the measures of issue #10:
 intent accuracy, macro-F1 over intents, opt-out recall and precision, complaint recall,
 negative replies on the auto-reply path (and sarcasm on it, concrete meeting times routed
-HIGH), plus per-language breakdowns. Those are read on the *product path* of a reply, as
+to a person URGENT), plus per-language breakdowns. Those are read on the *product path* of a
+reply, as
 `hitl.replies.process_reply` decides today (keep `product_path` in step with it):
 
 1. `outreach.optout.is_opt_out(text)` → opted out; the triage still reads it, and a
@@ -20,8 +21,8 @@ HIGH), plus per-language breakdowns. Those are read on the *product path* of a r
 2. the offline triage; intent "unsubscribe" → opted out the same way;
 3. intent "out_of_office" → the sequence waits (no reply, no review item);
 4. else `hitl.routing.route` (keywords and signals) for a tenant with auto-replies on for
-   every intent (the most permissive setting): "auto_reply", "approval" (MEDIUM) or
-   "review" URGENT/HIGH/MEDIUM.
+   every intent (the most permissive setting): "auto_reply", "approval" or "review", at the
+   priority of docs/review-queue.md (bench/priority.py measures that priority).
 
 A complaint counts as handled when it is put in front of a person as an URGENT or HIGH
 review item (on the opt-out path too); a complaint that also asks to stop is handled as
@@ -212,7 +213,8 @@ def measure(cases: tuple[Case, ...], backend: OfflineTriage) -> dict[str, object
         "negative_auto": Ratio(sum(p.action == "auto_reply" for _, p in negatives), len(negatives)),
         "sarcasm_auto": Ratio(sum(p.action == "auto_reply" for _, p in sarcasm), len(sarcasm)),
         "time_high": Ratio(
-            sum(p.action == "review" and p.priority == Priority.HIGH for _, p in times), len(times)
+            sum(p.action == "review" and p.priority == Priority.URGENT for _, p in times),
+            len(times),
         ),
         "rows": rows,
     }
@@ -229,7 +231,7 @@ MEASURES = (
     ("complaint+stop: opted out AND URGENT", "complaint_stop"),
     ("negatives on the auto-reply path", "negative_auto"),
     ("sarcasm on the auto-reply path", "sarcasm_auto"),
-    ("concrete meeting time → review HIGH", "time_high"),
+    ("concrete meeting time → review URGENT", "time_high"),
 )
 
 

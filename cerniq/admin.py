@@ -13,7 +13,7 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString
 from rest_framework_api_key.admin import APIKeyModelAdmin
 
-from cerniq import alert_channels, alerts, notifications, webhooks
+from cerniq import alert_channels, alerts, notifications, reasons, webhooks
 from cerniq.forms import AlertChannelForm
 from cerniq.models import (
     WEEKDAYS,
@@ -238,6 +238,7 @@ class AlertAdmin(admin.ModelAdmin):
     date_hierarchy = "last_seen_at"
     raw_id_fields = ("acknowledged_by", "resolved_by")
     readonly_fields = (
+        "message_text",
         "occurrences",
         "first_seen_at",
         "last_seen_at",
@@ -253,6 +254,11 @@ class AlertAdmin(admin.ModelAdmin):
         "notify_after",
     )
     actions = ("acknowledge", "resolve")
+
+    @admin.display(description="Message, as people read it")
+    def message_text(self, alert: Alert) -> str:
+        """A message stored as a reason code (cerniq.reasons) in the reader's language."""
+        return reasons.render(alert.message)
 
     @admin.action(description="Acknowledge (no more reminders)")
     def acknowledge(self, request: HttpRequest, queryset: QuerySet[Alert]) -> None:

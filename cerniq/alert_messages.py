@@ -11,6 +11,7 @@ from django.utils import formats, timezone, translation
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from cerniq import reasons
 from cerniq.models import Alert, AlertChannel
 
 Notice = Alert.Notice
@@ -39,7 +40,7 @@ def compose(alert: Alert, notice: str, language: str, link: str) -> tuple[str, s
             title = _("Still open: [%(severity)s] %(kind)s, %(subject)s") % said
         else:
             title = _("[%(severity)s] %(kind)s, %(subject)s") % said
-        lines = [alert.message, ""]
+        lines = [reasons.render(alert.message), ""]  # a reason code reads in the channel's language
         lines.append(_("Severity: %(severity)s · Kind: %(kind)s") % said)
         lines.append(_("About: %(subject)s") % said)
         if alert.tenant_id:

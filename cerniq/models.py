@@ -200,6 +200,7 @@ class Alert(models.Model):
         SENDER_ACCOUNT = "SENDER_ACCOUNT", _("Email sending account error")
         WEBHOOK_FAILURE = "WEBHOOK_FAILURE", _("Webhook failure")
         WORKER_DOWN = "WORKER_DOWN", _("Worker down")
+        HOT_REPLY = "HOT_REPLY", _("Hot reply")
         OTHER = "OTHER", _("Other")
 
     class Severity(models.TextChoices):

@@ -294,6 +294,14 @@ SANDBOX_REPLY_DELAY_SECONDS = (20, 90)
 PUBLIC_BASE_URL = env.str("PUBLIC_BASE_URL", default="http://127.0.0.1:8000" if DEBUG else "")
 SANDBOX_WEBHOOK_BASE_URL = env.str("SANDBOX_WEBHOOK_BASE_URL", default="http://127.0.0.1:8000")
 
+# E-mail to people (a hot reply to the operator the lead belongs to: hitl.hot_replies).
+# EMAIL_URL, e.g. smtp+tls://user:password@smtp.example.com:587; unset, those notices go to
+# the tenant's alert channels instead.
+NOTIFY_BY_EMAIL = bool(env.str("EMAIL_URL", default=""))
+if NOTIFY_BY_EMAIL:
+    vars().update(env.email_url("EMAIL_URL"))
+DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="Cerniq Outreach <cerniq@localhost>")
+
 # --- Auth, i18n, static ---------------------------------------------------------------
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -414,6 +422,7 @@ SPECTACULAR_SETTINGS = {
         "PhoneStatusEnum": "whatsapp.models.Phone.Status",
         "PhoneHealthEnum": "whatsapp.models.Phone.Health",
         "ReviewStatusEnum": "hitl.models.ReviewItem.Status",
+        "OptOutAskedOnEnum": "outreach.models.OptOutRecord.AskedOn",
     },
 }
 

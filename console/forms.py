@@ -1,4 +1,5 @@
-"""Forms of the sequences and templates pages (all scoped to one tenant)."""
+"""Forms of the sequences and templates pages (all scoped to one tenant), and the lead
+page's "record an opt-out"."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from django.utils.translation import gettext_lazy as _
 
 from cerniq.models import Tenant
 from outreach import spintax
-from outreach.models import Channel, Sequence, SequenceStep, Template
+from outreach.models import Channel, OptOutRecord, Sequence, SequenceStep, Template
 
 
 class SequenceForm(forms.ModelForm):
@@ -168,3 +169,16 @@ class BaseVersionFormSet(forms.BaseFormSet):
 VersionFormSet = forms.formset_factory(
     VersionForm, formset=BaseVersionFormSet, extra=1, min_num=1, validate_min=True
 )
+
+
+class RecordOptOutForm(forms.Form):
+    """Where the lead asked us to stop, and why. The reason's rule is the service's
+    (outreach.optout_manual), whose refusals come back as this form's errors."""
+
+    channel = forms.ChoiceField(
+        label=_("Where did the lead ask?"),
+        choices=OptOutRecord.AskedOn.choices,
+        initial=OptOutRecord.AskedOn.ALL,
+        widget=forms.RadioSelect,
+    )
+    reason = forms.CharField(label=_("Why"), required=False, strip=False, widget=forms.Textarea)

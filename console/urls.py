@@ -32,4 +32,5 @@ urlpatterns = [
     path("", include("console.urls_alerts")),
     path("", include("console.urls_deadletters")),
     path("", include("console.urls_webhooks")),
+    path("", include("console.urls_review_settings")),
 ]

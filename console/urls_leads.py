@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from console.views import lead_detail, lead_import, leads
+from console.views import lead_detail, lead_import, lead_optout, leads
 
 urlpatterns = [
     path("leads/", leads.lead_list, name="leads"),
@@ -15,5 +15,10 @@ urlpatterns = [
         name="lead_import_job_status",
     ),
     path("leads/<int:pk>/", lead_detail.lead_detail, name="lead"),
+    path(
+        "leads/<int:pk>/record-opt-out/",
+        lead_optout.record_opt_out,
+        name="lead_record_opt_out",
+    ),
     path("leads/<int:pk>/<str:action>/", lead_detail.lead_action, name="lead_action"),
 ]

@@ -1,10 +1,11 @@
-"""Admin for the human review queue."""
+"""Admin for the human review queue and its deadlines."""
 
 from __future__ import annotations
 
 from django.contrib import admin
 
-from hitl.models import ReviewItem
+from cerniq import reasons
+from hitl.models import ReviewItem, ReviewSLA
 
 
 @admin.register(ReviewItem)
@@ -15,7 +16,7 @@ class ReviewItemAdmin(admin.ModelAdmin):
         "status",
         "kind",
         "lead",
-        "reason",
+        "reason_text",
         "intent",
         "sentiment_score",
         "assignee",
@@ -28,4 +29,26 @@ class ReviewItemAdmin(admin.ModelAdmin):
     autocomplete_fields = ("lead", "assignee", "resolved_by")
     raw_id_fields = ("message",)
     date_hierarchy = "created_at"
-    readonly_fields = ("sla_breached_at", "created_at")
+    readonly_fields = ("reason_text", "sla_breached_at", "created_at")
+
+    @admin.display(description="Reason", ordering="reason")
+    def reason_text(self, item: ReviewItem) -> str:
+        """The stored reason in the reader's language (cerniq.reasons)."""
+        return reasons.render(item.reason)
+
+
+@admin.register(ReviewSLA)
+class ReviewSLAAdmin(admin.ModelAdmin):
+    """A tenant's review deadlines (tenant admins set them on /settings/review/)."""
+
+    list_display = (
+        "tenant",
+        "urgent_minutes",
+        "high_minutes",
+        "medium_minutes",
+        "low_minutes",
+        "updated_by",
+        "updated_at",
+    )
+    list_select_related = ("tenant", "updated_by")
+    readonly_fields = ("updated_by", "updated_at")

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
-from django.db.models import Q
+from django.db.models import F, Q
 from django.utils.translation import gettext_lazy as _
 
 from cerniq.models import Tenant
+from hitl.triage.base import Intent
 from outreach.models import Lead, Message, Priority, Stage
 
 
@@ -39,7 +40,7 @@ class ReviewItem(models.Model):
     )
     assigned_at = models.DateTimeField(null=True, blank=True)
     sentiment_score = models.SmallIntegerField(null=True, blank=True)
-    intent = models.CharField(max_length=32, blank=True)
+    intent = models.CharField(max_length=32, blank=True, choices=Intent.choices)
     ai_analysis = models.JSONField(default=dict, blank=True)
     ai_draft = models.TextField(blank=True)
     resolution = models.TextField(blank=True)
@@ -87,3 +88,33 @@ class ReviewItem(models.Model):
 
     def __str__(self) -> str:
         return f"[{self.priority}] {self.lead} ({self.status})"
+
+
+class ReviewSLA(models.Model):
+    """A tenant's review deadlines: minutes of working time per priority (hitl.sla). No row:
+    the defaults (URGENT 1 h, HIGH 4 h, MEDIUM 24 h, LOW 72 h)."""
+
+    tenant = models.OneToOneField(Tenant, on_delete=models.CASCADE, related_name="review_sla")
+    urgent_minutes = models.PositiveIntegerField(default=60)
+    high_minutes = models.PositiveIntegerField(default=4 * 60)
+    medium_minutes = models.PositiveIntegerField(default=24 * 60)
+    low_minutes = models.PositiveIntegerField(default=72 * 60)
+    updated_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(urgent_minutes__gte=5)
+                & Q(urgent_minutes__lte=F("high_minutes"))
+                & Q(high_minutes__lte=F("medium_minutes"))
+                & Q(medium_minutes__lte=F("low_minutes"))
+                & Q(low_minutes__lte=30 * 24 * 60),
+                name="reviewsla_ordered_in_range",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"SLA of {self.tenant}"

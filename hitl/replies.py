@@ -22,10 +22,12 @@ from django.utils import timezone
 from django_dramatiq import apps as django_dramatiq_apps
 from dramatiq.rate_limits import WindowRateLimiter
 
+from cerniq import reasons
 from cerniq.models import Tenant
 from cerniq.outbound.events import emit
+from hitl import reasons as why
 from hitl.metrics import observe_triage
-from hitl.routing import complains
+from hitl.routing import complains, declines
 from outreach import optout, sequences, stages
 from outreach.hours import SendingWindow
 from outreach.manual import SendRefused, answer, queue_reply
@@ -37,7 +39,6 @@ log = logging.getLogger(__name__)
 
 AI_REQUESTS_PER_MINUTE = 60
 AI_LIMIT_KEY = "ai-triage-{tenant_id}"
-REPLYING_STAGES = stages.AUTOMATED  # a reply moves these to WARM_REPLY
 
 
 def analyse(lead: Lead, text: str, *, today: date | None = None):
@@ -66,7 +67,11 @@ def _triage_within_budget(lead: Lead, text: str, *, today: date | None):
             return triage(text, **kwargs)
     result = OfflineTriage().analyse(text, **kwargs)
     return type(result)(
-        **{**asdict(result), "fell_back": True, "fallback_reason": "AI rate limit reached (60/min)"}
+        **{
+            **asdict(result),
+            "fell_back": True,
+            "fallback_reason": reasons.code(why.TRIAGE_RATE_LIMIT, limit=AI_REQUESTS_PER_MINUTE),
+        }
     )
 
 
@@ -93,9 +98,14 @@ def process_reply(lead: Lead, message: Message) -> str:
         Journey.objects.filter(pk=journey.pk).update(
             reply_count=F("reply_count") + 1, last_reply_at=now
         )
-        if journey.stage in REPLYING_STAGES:
+        target = stages.after_reply(journey.stage, declines=declines(result.intent, result.signals))
+        if target is not None:
+            said = why.STAGE_DECLINE if target == Stage.DEAD else why.STAGE_REPLY
             stages.transition(
-                journey, Stage.WARM_REPLY, reason=f"reply on {message.channel}", by_system="inbound"
+                journey,
+                target,
+                reason=reasons.code(said, channel=message.channel),
+                by_system="inbound",
             )
         sequences.stop(lead.pk, "reply")  # idempotent; also cancels anything still queued
         stopped = stop_company(lead)
@@ -189,7 +199,9 @@ def stop_company(lead: Lead) -> int:
 
 
 def _route(lead: Lead, message: Message, result) -> str:
-    from hitl import review
+    """Route the triaged reply (hitl.routing), answer it or open its review item, and tell a
+    person at once when it is hot. Returns the decision (a stored reason)."""
+    from hitl import hot_replies, review
     from hitl.models import ReviewItem
     from hitl.routing import route
 
@@ -201,36 +213,29 @@ def _route(lead: Lead, message: Message, result) -> str:
         signals=tuple(result.signals),
         confidence=result.confidence,
     )
+    if decision.hot:
+        hot_replies.announce(lead, message, result.intent)
     analysis = {"triage": _jsonable(result), "route": asdict(decision)}
+    reason, kind = decision.reason, ReviewItem.Kind.REPLY
     if decision.action == "auto_reply":
         try:
             answer(
                 lead,
                 result.draft,
                 to=message,
-                reason=f"AI auto-reply: {decision.reason}",
+                reason=decision.reason,
                 is_manual=False,
                 idempotency_key=f"ai-reply:{message.pk}",
             )
-            return f"auto_reply: {decision.reason}"
+            return reasons.code(why.DECISION_AUTO_REPLY, why=decision.reason)
         except SendRefused as refused:
-            decision_reason = f"{decision.reason}; auto-reply refused: {refused}"
-            review.open_item(
-                lead,
-                reason=decision_reason,
-                priority=decision.priority,
-                message=message,
-                kind=ReviewItem.Kind.APPROVAL,
-                sentiment=result.sentiment,
-                intent=result.intent,
-                analysis=analysis,
-                draft=result.draft,
-            )
-            return f"approval: {decision_reason}"
-    kind = ReviewItem.Kind.APPROVAL if decision.action == "approval" else ReviewItem.Kind.REPLY
+            reason = reasons.code(why.ROUTE_AUTO_REPLY_REFUSED, why=str(refused))
+            kind = ReviewItem.Kind.APPROVAL
+    elif decision.action == "approval":
+        kind = ReviewItem.Kind.APPROVAL
     review.open_item(
         lead,
-        reason=decision.reason,
+        reason=reason,
         priority=decision.priority,
         message=message,
         kind=kind,
@@ -239,7 +244,7 @@ def _route(lead: Lead, message: Message, result) -> str:
         analysis=analysis,
         draft=result.draft,
     )
-    return f"{decision.action} {decision.priority}: {decision.reason}"
+    return reasons.code(why.DECISION_REVIEW, priority=decision.priority, why=reason)
 
 
 def _jsonable(result) -> dict:
@@ -274,7 +279,7 @@ def _opt_out(lead: Lead, message: Message, *, today: date, result=None) -> str:
             )
         except SendRefused as refused:
             log.warning("opt-out confirmation for lead %s not sent: %s", lead.pk, refused)
-    decision = "opt-out" + (" (confirmation queued)" if first else " (already opted out)")
+    decision = reasons.code(why.DECISION_OPT_OUT)
     analysis: dict[str, object] = {}
     try:
         result = result or analyse(lead, message.body, today=today)
@@ -284,7 +289,8 @@ def _opt_out(lead: Lead, message: Message, *, today: date, result=None) -> str:
     if result is not None:
         analysis["triage"] = _jsonable(result)
         if is_complaint(result):
-            decision += _complaint_review(lead, message, result)
+            _complaint_review(lead, message, result)
+            decision = reasons.code(why.DECISION_OPT_OUT_COMPLAINT)
     Message.objects.filter(pk=message.pk).update(analysis={**analysis, "decision": decision})
     return decision
 
@@ -302,15 +308,14 @@ def _offline(lead: Lead, text: str, *, today: date):
         return None
 
 
-def _complaint_review(lead: Lead, message: Message, result) -> str:
+def _complaint_review(lead: Lead, message: Message, result) -> None:
     from hitl import review
     from hitl.models import ReviewItem
     from outreach.models import Priority
 
-    reason = "complaint with an opt-out: opted out, a person answers the complaint"
     review.open_item(
         lead,
-        reason=reason,
+        reason=reasons.code(why.OPT_OUT_COMPLAINT),
         priority=Priority.URGENT,
         message=message,
         kind=ReviewItem.Kind.REPLY,
@@ -319,19 +324,18 @@ def _complaint_review(lead: Lead, message: Message, result) -> str:
         analysis={"triage": _jsonable(result)},
         draft="",
     )
-    return f"; review {Priority.URGENT}: {reason}"
 
 
 def _out_of_office(lead: Lead, message: Message, result) -> str:
     """Not a reply: keep the sequence, but wait until the person is back."""
-    decision = "out of office: sequence continues"
+    decision = reasons.code(why.DECISION_OUT_OF_OFFICE)
     if result.return_date:
         window = SendingWindow.for_tenant(lead.tenant)
         back = window.next_opening(
             datetime.combine(result.return_date, time(9, 0), tzinfo=window.tz)
         )
         if back <= timezone.now():  # back already (a late or replayed delivery)
-            decision = f"out of office until {result.return_date}, already past: sequence continues"
+            decision = reasons.code(why.DECISION_OUT_OF_OFFICE)
             _remember(message, result, decision)
             return decision
         journey = Journey.objects.get(lead=lead)
@@ -341,6 +345,7 @@ def _out_of_office(lead: Lead, message: Message, result) -> str:
                 next_run_at=back
             )
             sequences.cancel_queued([lead.pk], "out of office until " + str(result.return_date))
-        decision = f"out of office until {result.return_date}: next step {back:%Y-%m-%d %H:%M}"
+        shown = timezone.localtime(back, window.tz)
+        decision = reasons.code(why.DECISION_OUT_OF_OFFICE_UNTIL, back=f"{shown:%d.%m.%Y %H:%M}")
     _remember(message, result, decision)
     return decision

@@ -21,7 +21,7 @@ operators never answer the same reply.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import IntegrityError, transaction
@@ -29,23 +29,20 @@ from django.db.models import Count, F, Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from cerniq import reasons
 from cerniq.alerts import raise_alert, resolve_alerts
 from cerniq.models import Alert, Membership, Tenant
 from cerniq.outbound.events import emit
 from cerniq.tenancy import display_name
+from hitl import hot_replies, routing, sla
+from hitl import reasons as why
 from hitl.models import ReviewItem
 from outreach import stages
 from outreach.hours import SendingWindow
 from outreach.manual import SendRefused, answer
 from outreach.models import Enrollment, Journey, Lead, Message, Priority, Stage
 
-SLA: dict[str, timedelta] = {
-    Priority.URGENT: timedelta(hours=1),
-    Priority.HIGH: timedelta(hours=4),
-    Priority.MEDIUM: timedelta(hours=24),
-    Priority.LOW: timedelta(hours=72),
-}
-RANK: dict[str, int] = {Priority.LOW: 0, Priority.MEDIUM: 1, Priority.HIGH: 2, Priority.URGENT: 3}
+RANK = routing.RANK
 ESCALATION: dict[str, str] = {
     Priority.LOW: Priority.MEDIUM,
     Priority.MEDIUM: Priority.HIGH,
@@ -65,9 +62,10 @@ class ReviewError(ValueError):
 
 
 def sla_due(tenant: Tenant, priority: str, start: datetime | None = None) -> datetime:
-    """When an item of `priority` opened at `start` is due, counting working time only."""
+    """When an item of `priority` opened at `start` is due, counting working time only
+    (the tenant's minutes per priority: hitl.sla)."""
     start = start or timezone.now()
-    minutes = int(SLA[priority] / timedelta(minutes=1))
+    minutes = sla.minutes_for(tenant, priority)
     return SendingWindow.for_tenant(tenant).add_delay(start, minutes, "MINUTES")
 
 
@@ -180,6 +178,7 @@ def _close(
         update_fields=["status", "resolution", "resolved_stage", "resolved_by", "resolved_at"]
     )
     resolve_alerts(journey.tenant, Alert.Kind.SLA_BREACH, f"review:{item.pk}")
+    hot_replies.handled(item.lead)
     emit(item.tenant_id, "review.resolved", _review_event(item))
     journey.refresh_from_db()  # a stage change or a send may have touched it
     if _sync_journey(journey):
@@ -211,7 +210,7 @@ def open_item(
 
     Idempotent per (message, kind): an open item for the same message is returned as is.
     """
-    if priority not in SLA:
+    if priority not in RANK:
         raise ReviewError(_("Unknown priority %(priority)s.") % {"priority": repr(priority)})
     if kind not in ReviewItem.Kind.values:
         raise ReviewError(_("Unknown review kind %(kind)s.") % {"kind": repr(kind)})
@@ -289,6 +288,7 @@ def assign(item: ReviewItem, user: AbstractBaseUser) -> ReviewItem:
     locked.assignee = user
     locked.assigned_at = timezone.now()
     locked.save(update_fields=["status", "assignee", "assigned_at"])
+    hot_replies.handled(locked.lead)
     return _refresh(item, locked)
 
 
@@ -357,7 +357,11 @@ def resolve(
             stages.transition(
                 journey,
                 stage,
-                reason=f"review #{locked.pk}: {note or 'resolved'}"[:MAX_REASON],
+                reason=(
+                    reasons.code(why.STAGE_REVIEW, note=note)
+                    if note
+                    else reasons.code(why.STAGE_REVIEW_CLOSED)
+                ),
                 by_user=user,
             )
         except stages.IllegalTransition as illegal:
@@ -414,21 +418,28 @@ def check_sla(now: datetime | None = None) -> int:
     if not items:
         return 0
     windows: dict[int, SendingWindow] = {}
+    minutes_of: dict[int, dict[str, int]] = {}
     alerts = []
     for item in items:
         old = item.priority
         item.priority = ESCALATION[old]
         window = windows.setdefault(item.tenant_id, SendingWindow.for_tenant(item.tenant))
-        minutes = int(SLA[item.priority] / timedelta(minutes=1))
+        tenant_minutes = minutes_of.setdefault(item.tenant_id, sla.deadlines(item.tenant).minutes)
+        minutes = tenant_minutes[item.priority]
         item.sla_due_at = window.add_delay(now, minutes, "MINUTES")
         item.sla_breached_at = now
         due_local = timezone.localtime(item.sla_due_at, window.tz)
-        change = f"escalated to {item.priority}" if item.priority != old else "still URGENT"
         alerts.append(
             (
                 item,
-                f"Review of {item.lead.name} ({item.reason}) missed its {old} SLA; "
-                f"{change}, now due {due_local:%a %d %b %H:%M}.",
+                reasons.code(
+                    why.SLA_MISSED,
+                    lead=item.lead.name,
+                    why=item.reason,
+                    missed=old,
+                    now=item.priority,
+                    due=f"{due_local:%d.%m.%Y %H:%M}",
+                ),
             )
         )
     ReviewItem.objects.bulk_update(items, ["priority", "sla_due_at", "sla_breached_at"])

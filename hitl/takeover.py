@@ -31,11 +31,13 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from cerniq import reasons
 from cerniq.tenancy import display_name
 from hitl.review import ReviewError, check_member
 from outreach import sequences, stages, stalls
 from outreach.manual import SendRefused, held_by_message, send_manual
 from outreach.models import Enrollment, Journey, Lead, Message
+from outreach.reasons import STAGE_HANDED_BACK
 
 STOP_REASON = "takeover"
 
@@ -110,7 +112,8 @@ def hand_back(
         )
     if stage is not None:
         try:
-            stages.transition(journey, stage, reason="handed back by operator", by_user=user)
+            handed_back = reasons.code(STAGE_HANDED_BACK)
+            stages.transition(journey, stage, reason=handed_back, by_user=user)
         except stages.IllegalTransition as illegal:
             raise TakeoverError(str(illegal)) from illegal
     journey.refresh_from_db()

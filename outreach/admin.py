@@ -31,6 +31,7 @@ from outreach.models import (
     Message,
     MessageAttachment,
     OptOutLift,
+    OptOutRecord,
     Sequence,
     SequenceStep,
     StageTransition,
@@ -39,6 +40,7 @@ from outreach.models import (
     TemplateDailyStats,
     TemplateVersion,
 )
+from outreach.reasons import STAGE_PAUSED_IN_ADMIN, STAGE_RESUMED_IN_ADMIN
 from outreach.suppression import flag_journeys
 
 SKIPPED_SHOWN = 20  # reasons listed in the "skipped" message; the rest are counted
@@ -58,7 +60,8 @@ def _move_journeys(
             skipped.append(f"{lead}: the lead has no journey.")
             continue
         try:
-            move(journey, reason=f"{verb} from admin", by_user=request.user)
+            said = STAGE_PAUSED_IN_ADMIN if verb == "paused" else STAGE_RESUMED_IN_ADMIN
+            move(journey, reason=reasons.code(said), by_user=request.user)
         except stages.IllegalTransition as exc:
             skipped.append(f"{lead}: {exc}")
         else:
@@ -131,7 +134,7 @@ class LeadAdmin(admin.ModelAdmin):
 
 class StageTransitionInline(admin.TabularInline):
     model = StageTransition
-    fields = ("created_at", "from_stage", "to_stage", "reason", "by_user", "by_system")
+    fields = ("created_at", "from_stage", "to_stage", "reason_text", "by_user", "by_system")
     readonly_fields = fields
     ordering = ("-created_at",)
     extra = 0
@@ -139,6 +142,10 @@ class StageTransitionInline(admin.TabularInline):
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[StageTransition]:
         return super().get_queryset(request).select_related("by_user")
+
+    @admin.display(description="Reason")
+    def reason_text(self, row: StageTransition) -> str:
+        return reasons.render(row.reason)
 
     def has_add_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return False
@@ -213,7 +220,7 @@ class StageTransitionAdmin(admin.ModelAdmin):
         "journey",
         "from_stage",
         "to_stage",
-        "reason",
+        "reason_text",
         "by_user",
         "by_system",
         "tenant",
@@ -223,6 +230,10 @@ class StageTransitionAdmin(admin.ModelAdmin):
     search_fields = ("journey__lead__name", "journey__lead__cui", "reason", "by_user__username")
     date_hierarchy = "created_at"
     show_full_result_count = False
+
+    @admin.display(description="Reason", ordering="reason")
+    def reason_text(self, row: StageTransition) -> str:
+        return reasons.render(row.reason)
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
@@ -558,7 +569,7 @@ class SuppressionAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         # Taking an address off the list is lifting an opt-out: on the lead page, with a
-        # reason, audited (outreach.optout.lift_opt_out), never a silent delete here.
+        # reason, audited (outreach.optout_manual.lift_opt_out), never a silent delete here.
         return False
 
 
@@ -575,9 +586,29 @@ class MessageAttachmentAdmin(admin.ModelAdmin):
         return False
 
 
+@admin.register(OptOutRecord)
+class OptOutRecordAdmin(admin.ModelAdmin):
+    """Who recorded which opt-out, where the lead asked, and why. Written only by
+    optout_manual.record_opt_out (the lead page, the leads list, the API)."""
+
+    list_display = ("lead", "asked_on", "by_user", "created_at", "tenant")
+    list_select_related = ("lead", "by_user", "tenant")
+    list_filter = ("tenant", "asked_on")
+    search_fields = ("lead__name", "reason")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
 @admin.register(OptOutLift)
 class OptOutLiftAdmin(admin.ModelAdmin):
-    """Who lifted which opt-out, and why. Written only by outreach.optout.lift_opt_out."""
+    """Who lifted which opt-out, and why. Written only by optout_manual.lift_opt_out."""
 
     list_display = ("lead", "by_user", "created_at", "tenant")
     list_select_related = ("lead", "by_user", "tenant")

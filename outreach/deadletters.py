@@ -36,13 +36,14 @@ from django.db.models import Count, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from cerniq import failed_events
+from cerniq import failed_events, reasons
 from cerniq.alerts import raise_alert, resolve_alerts
 from cerniq.models import Alert, Tenant
 from cerniq.tenancy import display_name
 from outreach import stages
 from outreach.delivery import enqueue_message, is_pushed, plan_push
 from outreach.models import Channel, Journey, Message
+from outreach.reasons import STAGE_DEAD_LETTER
 from outreach.sending import ERROR_LIMIT
 from outreach.sequences import cancel_message
 from whatsapp.quota import quota_day, reserve_new_contact
@@ -198,7 +199,7 @@ def _pause_leads(
     not_paused = []
     for journey in Journey.objects.filter(tenant=tenant, lead_id__in=leads):
         try:
-            stages.pause(journey, reason="dead letter discarded", by_user=by_user)
+            stages.pause(journey, reason=reasons.code(STAGE_DEAD_LETTER), by_user=by_user)
         except stages.IllegalTransition as refused:
             result.skipped[_("lead not paused: %(why)s") % {"why": refused}] += 1
             not_paused.append(journey.lead_id)

@@ -782,8 +782,9 @@ class Suppression(models.Model):
 
 
 class OptOutLift(models.Model):
-    """Audit row: a person lifted a lead's opt-out, and why (outreach.optout.lift_opt_out, the
-    only writer). An opt-out is permanent for automation; only this undoes it."""
+    """Audit row: a person lifted a lead's opt-out, and why (the only writer:
+    outreach.optout_manual.lift_opt_out). An opt-out is permanent for automation; only this
+    undoes it."""
 
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
     lead = models.ForeignKey(Lead, on_delete=models.CASCADE, related_name="opt_out_lifts")
@@ -806,6 +807,40 @@ class OptOutLift(models.Model):
 
     def __str__(self) -> str:
         return f"opt-out of {self.lead_id} lifted by {self.by_user_id}"
+
+
+class OptOutRecord(models.Model):
+    """Audit row: a person recorded a lead's opt-out asked outside our channels' own paths (a
+    phone call, a letter, an email to a colleague): outreach.optout_manual.record_opt_out, the
+    only writer. What the opt-out does is opt_out's rule (every channel stops); this keeps who
+    recorded it, when, where the lead asked, and why."""
+
+    class AskedOn(models.TextChoices):
+        WHATSAPP = "whatsapp", _("On WhatsApp")
+        EMAIL = "email", _("By email")
+        ALL = "all", _("Another way (a phone call, in person)")
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
+    lead = models.ForeignKey(Lead, on_delete=models.CASCADE, related_name="opt_out_records")
+    by_user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    asked_on = models.CharField(max_length=16, choices=AskedOn.choices)
+    reason = models.TextField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.CheckConstraint(condition=~Q(reason=""), name="optoutrecord_has_reason"),
+            models.CheckConstraint(
+                condition=Q(asked_on__in=["whatsapp", "email", "all"]),
+                name="optoutrecord_asked_on_known",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"opt-out of {self.lead_id} recorded by {self.by_user_id}"
 
 
 def _attachment_path(instance: MessageAttachment, filename: str) -> str:

@@ -10,16 +10,14 @@ import re
 import unicodedata
 
 from django.db import transaction
-from django.db.models import Q
 from django.utils import timezone
-from django.utils.translation import gettext as _
 
 from cerniq import integrations
 from cerniq.outbound.events import emit
 from outreach import optout_reading as reading
 from outreach import optout_vocabulary as vocabulary
-from outreach import sequences, stalls
-from outreach.models import Channel, Journey, Lead, Message, OptOutLift, Suppression
+from outreach import sequences
+from outreach.models import Channel, Journey, Lead, Message
 from outreach.suppression import suppress
 
 # Typographic quotes and dashes to ASCII, and the Romanian letters of legacy code pages
@@ -271,54 +269,3 @@ def opt_out(lead: Lead, channel: str, *, trigger: Message | None = None) -> bool
     if lead.email:
         suppress(lead.tenant_id, email=lead.email, reason=reason, message=trigger)
     return first
-
-
-class LiftRefused(ValueError):
-    """The opt-out cannot be lifted as asked; the text says why, for the operator."""
-
-
-MIN_LIFT_REASON = 15  # characters: a sentence a colleague can check, not "ok"
-
-
-@transaction.atomic
-def lift_opt_out(lead: Lead, *, user, reason: str) -> OptOutLift:
-    """Lift a lead's opt-out on every channel, for a stated reason (issue #11 §8): the lead
-    asked to hear from us again (a call, a signed form). Takes its phone and email off the
-    suppression list, and an unsubscribed or complained address back to valid (a bounce
-    stays: the address still does not exist). Audited in OptOutLift."""
-    reason = " ".join((reason or "").split())
-    if len(reason) < MIN_LIFT_REASON:
-        raise LiftRefused(
-            _("Say why the opt-out is lifted (at least %(n)d characters): who asked, when, how.")
-            % {"n": MIN_LIFT_REASON}
-        )
-    journey = Journey.objects.select_for_update().get(lead=lead)
-    if not (journey.whatsapp_opted_out or journey.email_opted_out):
-        raise LiftRefused(_("This lead has not opted out."))
-    addresses = [a for a in (lead.phone, (lead.email or "").strip().lower()) if a]
-    listed = Suppression.objects.filter(
-        Q(phone__in=addresses) | Q(email__in=addresses), tenant_id=lead.tenant_id
-    )
-    removed = list(listed.values_list("phone", "email"))
-    listed.delete()
-    lift = OptOutLift.objects.create(
-        tenant_id=lead.tenant_id,
-        lead=lead,
-        by_user=user,
-        reason=reason,
-        whatsapp_opted_out_at=journey.whatsapp_opted_out_at,
-        email_opted_out_at=journey.email_opted_out_at,
-        email_status_before=lead.email_status,
-        unsuppressed=[phone or email for phone, email in removed],
-    )
-    Journey.objects.filter(pk=journey.pk).update(
-        whatsapp_opted_out=False,
-        whatsapp_opted_out_at=None,
-        email_opted_out=False,
-        email_opted_out_at=None,
-        updated_at=timezone.now(),
-    )
-    if lead.email_status in (Lead.EmailStatus.UNSUBSCRIBED, Lead.EmailStatus.COMPLAINED):
-        Lead.objects.filter(pk=lead.pk).update(email_status=Lead.EmailStatus.VALID)
-    stalls.wake([lead.pk])  # an enrollment the opt-out stalled is due again
-    return lift

@@ -1,18 +1,24 @@
-"""Build (or bring up to date) the demo workspace. Idempotent: keyed by names and numbers."""
+"""Build the demo workspace: only what is missing is created (keyed by names and numbers).
+
+A second run (every `make run`) never changes, enrolls or messages anything that exists:
+operators may have opted leads out, paused them, moved their stages, edited them, changed
+a sequence or a password since; only the leads this run creates are enrolled."""
 
 from __future__ import annotations
 
+from contextlib import suppress
 from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
+from django.db.models import Max
 
 from cerniq import integrations
 from cerniq.models import Membership, Tenant
 from outreach.demo import DEMO_SEQUENCES, DEMO_TEMPLATES, company_rows
 from outreach.importing import ImportReport, import_rows
 from outreach.models import Lead, Sequence, SequenceStep, Template, TemplateVersion
-from outreach.sequences import enroll_many
+from outreach.sequences import EnrollmentError, enroll_many
 from whatsapp.models import Phone
 
 DEMO_SLUG = "demo"
@@ -42,7 +48,7 @@ def _user(username: str, password: str, superuser: bool) -> tuple[object, bool]:
             "is_superuser": superuser,
         },
     )
-    if created or not user.check_password(password):
+    if created:  # an existing user keeps the password someone may have changed
         user.set_password(password)
         user.save(update_fields=["password"])
     return user, created
@@ -95,36 +101,50 @@ def seed_demo(companies: int = 300) -> SeedResult:
             tenant=tenant, name=spec["name"], defaults={"channel": spec["channel"]}
         )
         created["templates"] += was_created
-        TemplateVersion.objects.get_or_create(
-            template=template,
-            version=1,
-            defaults={"tenant": tenant, "subject": spec.get("subject", ""), "body": spec["body"]},
-        )
+        if was_created:
+            TemplateVersion.objects.create(
+                tenant=tenant,
+                template=template,
+                version=1,
+                subject=spec.get("subject", ""),
+                body=spec["body"],
+            )
         templates[spec["name"]] = template
 
+    sequences: dict[str, tuple[Sequence, bool]] = {}
     for spec in DEMO_SEQUENCES:
         sequence, was_created = Sequence.objects.get_or_create(
             tenant=tenant, name=spec["name"], defaults={"description": spec["description"]}
         )
         created["sequences"] += was_created
+        sequences[spec["name"]] = (sequence, was_created)
+        if not was_created:
+            continue  # its steps are the operator's now
         for position, (channel, delay, unit, template_name) in enumerate(spec["steps"], 1):
-            SequenceStep.objects.get_or_create(
+            SequenceStep.objects.create(
+                tenant=tenant,
                 sequence=sequence,
                 sequence_version=sequence.version,
                 position=position,
-                defaults={
-                    "tenant": tenant,
-                    "channel": channel,
-                    "delay_value": delay,
-                    "delay_unit": unit,
-                    "template": templates[template_name],
-                },
+                channel=channel,
+                delay_value=delay,
+                delay_unit=unit,
+                template=templates[template_name],
             )
 
-    report = import_rows(tenant, company_rows(companies), source="demo")
-    whatsapp = Sequence.objects.get(tenant=tenant, name=DEMO_SEQUENCES[0]["name"])
-    fallback = Sequence.objects.get(tenant=tenant, name=DEMO_SEQUENCES[1]["name"])
-    if whatsapp.fallback_sequence_id != fallback.pk:
+    whatsapp, whatsapp_created = sequences[DEMO_SEQUENCES[0]["name"]]
+    if whatsapp_created:
+        fallback, _created = sequences[DEMO_SEQUENCES[1]["name"]]
         Sequence.objects.filter(pk=whatsapp.pk).update(fallback_sequence=fallback)
-    created["enrollments"] = enroll_many(Lead.objects.filter(tenant=tenant), whatsapp).enrolled
+
+    # Leads: only missing companies are created (a company that exists is not edited), and
+    # only those are enrolled: the others are wherever operators and replies left them.
+    # The import holds the tenant's lock, so the new leads are those above the last id.
+    last = Lead.objects.filter(tenant=tenant).aggregate(last=Max("pk"))["last"] or 0
+    report = import_rows(tenant, company_rows(companies), source="demo", create_only=True)
+    new_leads = Lead.objects.filter(tenant=tenant, pk__gt=last).order_by("pk")
+    # Unless an operator switched the demo sequence off or emptied it (then none is).
+    with suppress(EnrollmentError):
+        if new_leads.exists():
+            created["enrollments"] = enroll_many(new_leads, whatsapp).enrolled
     return SeedResult(tenant=tenant, created=created, leads=report, credentials=credentials)

@@ -24,7 +24,7 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from cerniq import retry
+from cerniq import reasons, retry
 from cerniq.alerts import raise_alert
 from cerniq.log_context import bind
 from cerniq.models import Alert
@@ -42,6 +42,7 @@ from outreach import sequences, stages
 from outreach.hours import SendingWindow
 from outreach.metrics import count_message
 from outreach.models import Enrollment, Journey, Message, TemplateVersion
+from outreach.reasons import STAGE_SENT
 from outreach.sequences import cancel_message, is_opt_out_confirmation
 from outreach.transports import Transport, transport_for
 from whatsapp.quota import release
@@ -176,7 +177,8 @@ def record_sent(message: Message, transport: Transport, result: SendResult) -> N
     journey = Journey.objects.select_for_update().get(lead_id=message.lead_id)
     contacted = transport.contacted_stage
     if journey.stage in stages.AUTOMATED and journey.stage != contacted:
-        stages.transition(journey, contacted, reason=f"{transport.label} sent", by_system="send")
+        sent = reasons.code(STAGE_SENT, channel=message.channel)
+        stages.transition(journey, contacted, reason=sent, by_system="send")
     Journey.objects.filter(pk=journey.pk).update(
         last_channel=message.channel,
         first_contact_at=journey.first_contact_at or now,

@@ -43,6 +43,17 @@ ALLOWED: dict[str, frozenset[str]] = {
 }
 
 
+def after_reply(stage: str, *, declines: bool) -> str | None:
+    """The stage a lead's reply moves it to, or None to stay. Only automation's stages move:
+    a plain decline closes the lead (DEAD: lost, not interested), any other real reply makes
+    it a WARM_REPLY. Where a person already converses with the lead, or it is closed, the
+    reply changes no stage (the review item tells the person). Out-of-office answers and
+    opt-outs are not replies here (hitl.replies)."""
+    if stage not in AUTOMATED:
+        return None
+    return Stage.DEAD if declines else Stage.WARM_REPLY
+
+
 class IllegalTransition(ValueError):
     pass
 

@@ -21,7 +21,7 @@ from cerniq.models import (
     WebhookEvent,
 )
 from email_channels.models import CampaignDailyStats, EmailCampaign, SenderAccount
-from hitl.models import ReviewItem
+from hitl.models import ReviewItem, ReviewSLA
 from outreach.models import (
     Channel,
     DailyStats,
@@ -32,6 +32,7 @@ from outreach.models import (
     Message,
     MessageAttachment,
     OptOutLift,
+    OptOutRecord,
     Sequence,
     SequenceStep,
     StageTransition,
@@ -181,6 +182,7 @@ def make_one_of_everything(tenant: Tenant) -> dict[str, Any]:
             reason="sentiment 30",
             sla_due_at=timezone.now() + timedelta(hours=24),
         ),
+        "review_sla": ReviewSLA.objects.create(tenant=tenant, urgent_minutes=30),
         "suppression": Suppression.objects.create(
             tenant=tenant, phone=f"+4079{next(_seq):07d}", reason="stop from an unknown sender"
         ),
@@ -247,6 +249,13 @@ def make_one_of_everything(tenant: Tenant) -> dict[str, Any]:
         "attachment": _attachment(message),
         "opt_out_lift": OptOutLift.objects.create(
             tenant=tenant, lead=lead, by_user=user, reason="Called and asked for the offer"
+        ),
+        "opt_out_record": OptOutRecord.objects.create(
+            tenant=tenant,
+            lead=lead,
+            by_user=user,
+            asked_on=OptOutRecord.AskedOn.ALL,
+            reason="Called and asked not to be contacted",
         ),
         "phone_status_change": PhoneStatusChange.objects.create(
             tenant=tenant, phone=phone, status=Phone.Status.OFFLINE, reason="disconnected"

@@ -179,7 +179,7 @@ def test_pause_then_resume_leads(admin_client, superuser, tenant):
     assert messages_of(response) == [("success", "Paused 1 lead.")]
     transition = StageTransition.objects.get(journey=lead.journey)
     assert (transition.from_stage, transition.to_stage) == (Stage.COLD, Stage.PAUSED)
-    assert (transition.reason, transition.by_user) == ("paused from admin", superuser)
+    assert (transition.reason, transition.by_user) == ("stage.paused_in_admin", superuser)
 
     response = run_action(admin_client, Lead, "resume_leads", [lead])
     lead.journey.refresh_from_db()
@@ -189,7 +189,7 @@ def test_pause_then_resume_leads(admin_client, superuser, tenant):
     assert (latest.from_stage, latest.to_stage, latest.reason) == (
         Stage.PAUSED,
         Stage.COLD,
-        "resumed from admin",
+        "stage.resumed_in_admin",
     )
 
 

@@ -19,6 +19,7 @@ from outreach.models import (
     Journey,
     Lead,
     Message,
+    OptOutRecord,
     Sequence,
     SequenceStep,
     StageTransition,
@@ -164,6 +165,12 @@ VIOLATIONS: dict[str, Violation] = {
         Tenant, o["tenant"].pk, window_start=time(18), window_end=time(9)
     ),
     "tenant pacing bounded": lambda o: _update(Tenant, o["tenant"].pk, pacing_min_seconds=99999),
+    "opt-out record has a reason": lambda o: _update(
+        OptOutRecord, o["opt_out_record"].pk, reason=""
+    ),
+    "opt-out record asked on a known place": lambda o: _update(
+        OptOutRecord, o["opt_out_record"].pk, asked_on="fax"
+    ),
     "alert occurrences positive": lambda o: _update(Alert, o["alert"].pk, occurrences=0),
     "webhook processed only if verified": lambda o: _update(
         WebhookEvent, o["webhook"].pk, status="PROCESSED", verified=False

@@ -10,8 +10,10 @@ import responses
 import time_machine
 from django.utils import timezone
 
+from cerniq import reasons
 from cerniq.models import Alert, WebhookEvent
 from cerniq.webhooks import process_event
+from hitl import reasons as hitl_reasons
 from hitl.models import ReviewItem
 from integrations.sandbox.demo_replies import post_reply, reply_payload
 from outreach.dispatch import dispatch_due
@@ -57,7 +59,10 @@ def test_reply_webhook_stops_the_follow_up_and_opens_a_review(
     journey = Journey.objects.get()
     assert journey.stage == "WARM_REPLY" and journey.requires_human_review
     item = ReviewItem.objects.get()
-    assert item.priority == "HIGH" and "pret" in item.reason  # "preț" is a trigger keyword
+    # Interest that asks the price: URGENT (issue 19 §2), "preț" named as a trigger keyword.
+    assert item.priority == "URGENT"
+    named = reasons.parse(item.reason)[1]["reasons"]
+    assert reasons.code(hitl_reasons.ROUTE_KEYWORDS, keywords="pret") in named
     assert item.message.body.startswith("Bună ziua! Da, ne interesează")
     # TimelinesAI retries deliveries: the same one again changes nothing.
     assert post(client, tenant, "message_received_new__text").json()["status"] == "duplicate"
@@ -115,7 +120,9 @@ def test_sandbox_demo_reply_is_shaped_like_timelinesai_and_processed(
     assert set(captured[0]) == set(reply_payload("+1", "+2", "3", "x"))
     run_all_events()
     item = ReviewItem.objects.get()
-    assert item.priority == "URGENT" and item.lead == lead
+    # A polite decline: LOW, and the lead is closed (issue 19 §2).
+    assert item.priority == "LOW" and item.lead == lead
+    assert Journey.objects.get(lead=lead).stage == "DEAD"
 
 
 @pytest.mark.django_db(transaction=True)

@@ -19,10 +19,20 @@ from api.errors import Conflict
 from api.filters import LeadFilter
 from api.pagination import NewestFirst
 from api.serializers_readiness import attach_readiness
+from cerniq import reasons
 from hitl import takeover
-from outreach import sequences, stages
+from outreach import optout_manual, sequences, stages
 from outreach.lead_entry import DuplicateLead, LeadInvalid, create_lead, update_lead
-from outreach.models import Journey, Lead, Message, OptOutLift, Sequence, StageTransition
+from outreach.models import (
+    Journey,
+    Lead,
+    Message,
+    OptOutLift,
+    OptOutRecord,
+    Sequence,
+    StageTransition,
+)
+from outreach.reasons import STAGE_CHANGED_BY_API, STAGE_PAUSED_BY_API, STAGE_RESUMED_BY_API
 
 HISTORY_LIMIT = 100  # stage changes shown on a lead; the full history is in the audit table
 
@@ -40,9 +50,10 @@ LEAD_EXAMPLE = OpenApiExample(
 )
 
 
-def _who(request: Request) -> str:
+def _key_name(request: Request) -> str:
+    """The API key a request came with, named in the lead's history."""
     key = api_key(request)
-    return f"through the API (key {key.name})" if key else "through the API"
+    return key.name if key else _("signed in")
 
 
 def _journey(lead: Lead) -> Journey:
@@ -117,6 +128,7 @@ class LeadViewSet(
             "whatsapp_at": journey.whatsapp_opted_out_at if journey else None,
             "email": bool(journey and journey.email_opted_out),
             "email_at": journey.email_opted_out_at if journey else None,
+            "records": list(OptOutRecord.objects.filter(lead=lead).order_by("-created_at")[:20]),
             "lifts": list(OptOutLift.objects.filter(lead=lead).order_by("-created_at")[:20]),
         }
         lead.allowed_stages = stages.allowed_targets(journey) if journey else []
@@ -186,7 +198,9 @@ class LeadViewSet(
         lead = self.get_object()
         body = s.TransitionSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        reason = body.validated_data.get("reason") or f"changed {_who(request)}"
+        reason = body.validated_data.get("reason") or reasons.code(
+            STAGE_CHANGED_BY_API, key=_key_name(request)
+        )
         user = request.user if request.user.is_authenticated else None
         try:
             stages.transition(
@@ -207,7 +221,7 @@ class LeadViewSet(
     )
     @action(detail=True, methods=["post"])
     def pause(self, request: Request, pk: str | None = None) -> Response:
-        return self._move(request, pk, stages.pause, "paused")
+        return self._move(request, pk, stages.pause, STAGE_PAUSED_BY_API)
 
     @extend_schema(
         summary="Resume a paused lead (back to the stage it was paused in)",
@@ -216,13 +230,13 @@ class LeadViewSet(
     )
     @action(detail=True, methods=["post"])
     def resume(self, request: Request, pk: str | None = None) -> Response:
-        return self._move(request, pk, stages.resume, "resumed")
+        return self._move(request, pk, stages.resume, STAGE_RESUMED_BY_API)
 
     def _move(self, request: Request, pk: str | None, move, done: str) -> Response:
         journey = _journey(self.get_object())
         user = request.user if request.user.is_authenticated else None
         try:
-            move(journey, reason=f"{done} {_who(request)}"[:255], by_user=user)
+            move(journey, reason=reasons.code(done, key=_key_name(request)), by_user=user)
         except stages.IllegalTransition as refused:
             raise Conflict(str(refused), code="illegal_transition") from None
         return self.retrieve(request, pk)
@@ -263,6 +277,47 @@ class LeadViewSet(
             )
         except takeover.ReviewError as refused:
             raise Conflict(str(refused), code="takeover_refused") from None
+        return self.retrieve(request, pk)
+
+    @extend_schema(
+        summary="Record an opt-out the lead asked for (every channel stops)",
+        description=(
+            "For a stop asked where the app could not see it (a phone call, an email to a "
+            "colleague). Whatever `channel` says, the lead is opted out of every channel: "
+            "its open enrollments stop, its queued messages are cancelled, the providers "
+            "are told, its phone and email go on the suppression list. Acts as the "
+            "signed-in operator, or as the admin who created the key; `channel` and "
+            "`reason` are kept in `opt_outs.records`. A lead already out of every channel "
+            "is refused with 409 `already_opted_out` (nothing changes)."
+        ),
+        request=s.RecordOptOutSerializer,
+        responses={200: s.LeadDetailSerializer, **errors(*WRITE, 409)},
+        examples=[
+            OpenApiExample(
+                "asked on a call",
+                value={"channel": "all", "reason": "Called on 24.11, asked not to be contacted"},
+                request_only=True,
+            )
+        ],
+    )
+    @action(detail=True, methods=["post"], url_path="opt-out")
+    def opt_out(self, request: Request, pk: str | None = None) -> Response:
+        lead = self.get_object()
+        _journey(lead)
+        body = s.RecordOptOutSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        try:
+            recorded = optout_manual.record_opt_out(
+                lead, user=acting_user(request), **body.validated_data
+            )
+        except optout_manual.OptOutRefused as refused:
+            if refused.field:
+                raise ValidationError({refused.field: [str(refused)]}) from None
+            raise Conflict(str(refused), code="opt_out_refused") from None
+        if recorded is None:
+            raise Conflict(
+                _("This lead has already opted out of every channel."), code="already_opted_out"
+            )
         return self.retrieve(request, pk)
 
     @extend_schema(

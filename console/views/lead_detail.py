@@ -11,15 +11,23 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
+from cerniq import reasons
 from cerniq.params import parse_id
 from cerniq.tenancy import TenantScope, scope_for
+from console.forms import RecordOptOutForm
 from hitl import takeover
 from hitl.review import ReviewError
-from outreach import optout, sequences, stages
+from hitl.triage.base import intent_label
+from outreach import optout_manual, sequences, stages
 from outreach.manual import SendRefused, send_manual
 from outreach.models import Channel, Enrollment, Journey, Lead, Message, Sequence, Stage
 from outreach.next_send import next_send_at
 from outreach.readiness import ContactPolicy, readiness
+from outreach.reasons import (
+    STAGE_CHANGED_BY_OPERATOR,
+    STAGE_PAUSED_BY_OPERATOR,
+    STAGE_RESUMED_BY_OPERATOR,
+)
 
 TIMELINE_LATEST = 50  # messages shown by default; ?all=1 shows the whole conversation
 
@@ -51,7 +59,7 @@ def _analysis(message: Message) -> dict | None:
     triage = data.get("triage") if isinstance(data.get("triage"), dict) else {}
     found = {
         "decision": data.get("decision") or "",
-        "intent": data.get("intent") or triage.get("intent") or "",
+        "intent": intent_label(data.get("intent") or triage.get("intent") or ""),
         "sentiment": data.get("sentiment", triage.get("sentiment")),
         "confidence": data.get("confidence", triage.get("confidence")),
     }
@@ -62,7 +70,19 @@ def _analysis(message: Message) -> dict | None:
 @require_GET
 def lead_detail(request: HttpRequest, pk: int) -> HttpResponse:
     scope = scope_for(request)
-    lead = _lead(scope, pk)
+    return render(
+        request, "outreach/lead_detail.html", page_context(request, scope, _lead(scope, pk))
+    )
+
+
+def page_context(
+    request: HttpRequest,
+    scope: TenantScope,
+    lead: Lead,
+    *,
+    opt_out_form: RecordOptOutForm | None = None,
+) -> dict:
+    """What the lead page shows; `opt_out_form` bound when a recorded opt-out was refused."""
     journey = getattr(lead, "journey", None)
     conversation = scope.queryset(Message).filter(lead=lead)
     message_count = conversation.count()
@@ -84,7 +104,7 @@ def lead_detail(request: HttpRequest, pk: int) -> HttpResponse:
     )
     targets = stages.allowed_targets(journey) if journey else []
     enrollments = list(scope.queryset(Enrollment).filter(lead=lead).select_related("sequence")[:10])
-    context = {
+    return {
         "next_send": next_send_at(scope.tenant, lead=lead) if journey else None,
         "lead": lead,
         "journey": journey,
@@ -109,10 +129,11 @@ def lead_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "held_by_me": bool(journey and journey.taken_over_by_id == request.user.pk),
         "send_channels": _send_channels(lead),
         "opt_out_lifts": list(lead.opt_out_lifts.select_related("by_user")[:5]),
+        "opt_out_records": list(lead.opt_out_records.select_related("by_user")[:5]),
+        "opt_out_form": opt_out_form or RecordOptOutForm(),
         # What the operator typed before a refused send: shown again, never lost.
         "draft": request.session.pop(_draft_key(lead), None) or {},
     }
-    return render(request, "outreach/lead_detail.html", context)
 
 
 def _draft_key(lead: Lead) -> str:
@@ -130,18 +151,18 @@ def _send_channels(lead: Lead) -> list[tuple[str, str]]:
 
 
 def _pause(request: HttpRequest, lead: Lead, journey: Journey) -> str:
-    stages.pause(journey, reason="paused by an operator", by_user=request.user)
+    stages.pause(journey, reason=reasons.code(STAGE_PAUSED_BY_OPERATOR), by_user=request.user)
     return _("%(lead)s is paused.") % {"lead": lead.name}
 
 
 def _resume(request: HttpRequest, lead: Lead, journey: Journey) -> str:
-    stages.resume(journey, reason="resumed by an operator", by_user=request.user)
+    stages.resume(journey, reason=reasons.code(STAGE_RESUMED_BY_OPERATOR), by_user=request.user)
     return _("%(lead)s is active again.") % {"lead": lead.name}
 
 
 def _stage(request: HttpRequest, lead: Lead, journey: Journey) -> str:
     to = request.POST.get("stage", "")
-    reason = (request.POST.get("reason") or "").strip() or "changed by an operator"
+    reason = (request.POST.get("reason") or "").strip() or reasons.code(STAGE_CHANGED_BY_OPERATOR)
     stages.transition(journey, to, reason=reason[:255], by_user=request.user)
     return _("%(lead)s moved to %(stage)s.") % {"lead": lead.name, "stage": Stage(to).label}
 
@@ -191,7 +212,7 @@ def _enroll(request: HttpRequest, lead: Lead, journey: Journey) -> str:
 
 
 def _lift_opt_out(request: HttpRequest, lead: Lead, journey: Journey) -> str:
-    optout.lift_opt_out(lead, user=request.user, reason=request.POST.get("reason", ""))
+    optout_manual.lift_opt_out(lead, user=request.user, reason=request.POST.get("reason", ""))
     return _("The opt-out of %(lead)s is lifted; the reason is kept in its history.") % {
         "lead": lead.name
     }
@@ -214,7 +235,7 @@ REFUSALS = (
     ReviewError,
     SendRefused,
     sequences.EnrollmentError,
-    optout.LiftRefused,
+    optout_manual.LiftRefused,
 )
 
 

@@ -17,10 +17,20 @@ from django.views.decorators.http import require_http_methods, require_POST
 from cerniq import reasons
 from cerniq.params import parse_id, parse_ids, text_param
 from cerniq.tenancy import TenantScope, scope_for
-from outreach import sequences, stages
+from outreach import optout_manual, sequences, stages
 from outreach.lead_filters import filter_leads
-from outreach.models import Channel, Enrollment, Journey, Lead, Priority, Sequence, Stage
+from outreach.models import (
+    Channel,
+    Enrollment,
+    Journey,
+    Lead,
+    OptOutRecord,
+    Priority,
+    Sequence,
+    Stage,
+)
 from outreach.readiness import ContactPolicy, readiness_many
+from outreach.reasons import STAGE_PAUSED_BY_OPERATOR, STAGE_RESUMED_BY_OPERATOR
 from whatsapp.models import Phone
 
 PER_PAGE = 50
@@ -255,6 +265,7 @@ def _context(request: HttpRequest, scope: TenantScope) -> dict:
         "channels": Channel.choices,
         "phones": list(scope.queryset(Phone).order_by("number").only("pk", "number", "label")),
         "sequences": list(scope.queryset(Sequence).order_by("name").only("pk", "name")),
+        "opt_out_places": OptOutRecord.AskedOn.choices,
         "sort_columns": [
             ("name", _("Company")),
             ("cui", _("CUI")),
@@ -321,9 +332,11 @@ def lead_bulk(request: HttpRequest) -> HttpResponse:
         for journey in journeys:
             try:
                 if action == "pause":
-                    stages.pause(journey, reason="paused by an operator", by_user=request.user)
+                    paused = reasons.code(STAGE_PAUSED_BY_OPERATOR)
+                    stages.pause(journey, reason=paused, by_user=request.user)
                 else:
-                    stages.resume(journey, reason="resumed by an operator", by_user=request.user)
+                    resumed = reasons.code(STAGE_RESUMED_BY_OPERATOR)
+                    stages.resume(journey, reason=resumed, by_user=request.user)
                 done += 1
             except stages.IllegalTransition as refused:
                 skipped[str(refused)] = skipped.get(str(refused), 0) + 1
@@ -332,9 +345,30 @@ def lead_bulk(request: HttpRequest) -> HttpResponse:
         else:
             messages.success(request, _("%(n)d lead(s) resumed.") % {"n": done})
         _report_skips(request, skipped)
+    elif action == "opt-out":
+        _record_opt_outs(request, leads)
     else:
         messages.error(request, _("Unknown action."))
     return _back(request)
+
+
+def _record_opt_outs(request: HttpRequest, leads: QuerySet[Lead]) -> None:
+    try:
+        result = optout_manual.record_opt_outs(
+            leads.order_by("pk"),
+            user=request.user,
+            channel=request.POST.get("opt_out_channel", ""),
+            reason=request.POST.get("opt_out_reason", ""),
+        )
+    except optout_manual.OptOutRefused as refused:
+        messages.error(request, str(refused))
+        return
+    messages.success(
+        request,
+        _("Opt-out recorded for %(done)d lead(s); %(already)d had already opted out.")
+        % {"done": result.done, "already": result.already_out},
+    )
+    _report_skips(request, result.refused)
 
 
 def _report_skips(request: HttpRequest, skipped: dict[str, int]) -> None:

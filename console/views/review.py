@@ -25,7 +25,9 @@ from django.views.decorators.http import require_GET, require_POST
 
 from cerniq.params import parse_page
 from cerniq.tenancy import scope_for
-from hitl import review, takeover
+from console.views.alerts import is_channel_admin
+from console.views.review_settings import working_time
+from hitl import review, sla, takeover
 from hitl.models import ReviewItem
 from hitl.review import OPEN_STATUSES, ReviewError
 from outreach.models import Priority, Stage
@@ -96,6 +98,8 @@ def review_queue(request: HttpRequest) -> HttpResponse:
             "total": counts[tab],
             "resolve_stages": [(s, Stage(s).label) for s in RESOLVE_CHOICES],
             "now": now,
+            "deadline": working_time(sla.minutes_for(scope.tenant, tab)),
+            "can_change_deadlines": is_channel_admin(request, scope),
         },
     )
 

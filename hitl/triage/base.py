@@ -6,21 +6,29 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from datetime import date
 
+from django.db.models import TextChoices
+from django.utils.translation import gettext_lazy as _
+
 from outreach import optout
 
-INTENTS = (
-    "interested",
-    "meeting_request",
-    "price_request",
-    "question",
-    "not_interested",
-    "unsubscribe",
-    "out_of_office",
-    "wrong_person",
-    "complaint",
-    "referral",
-    "other",
-)
+
+class Intent(TextChoices):
+    """What a reply wants; the labels are what operators read (never the raw value)."""
+
+    INTERESTED = "interested", _("Interested")
+    MEETING_REQUEST = "meeting_request", _("Asks for a meeting or a call")
+    PRICE_REQUEST = "price_request", _("Asks for a price")
+    QUESTION = "question", _("Asks a question")
+    NOT_INTERESTED = "not_interested", _("Declines")
+    UNSUBSCRIBE = "unsubscribe", _("Asks to stop")
+    OUT_OF_OFFICE = "out_of_office", _("Out of office")
+    WRONG_PERSON = "wrong_person", _("Wrong person")
+    COMPLAINT = "complaint", _("Complaint")
+    REFERRAL = "referral", _("Points to someone else")
+    OTHER = "other", _("Other")
+
+
+INTENTS: tuple[str, ...] = tuple(Intent.values)
 LANGUAGES = ("ro", "en")
 
 
@@ -38,7 +46,8 @@ class TriageResult:
     keywords: tuple[str, ...] = ()  # trigger keywords found (normalised), e.g. "pret"
     # What routing must know besides the intent, found locally whatever the backend:
     # "complaint" (the reply complains, even when its intent is an opt-out), "sarcasm"
-    # (never answered automatically), "meeting_time" (proposes a concrete day or hour);
+    # (never answered automatically), "meeting_time" (proposes a concrete day or hour),
+    # "deferral" (a decline for now only: "poate la toamnă");
     # offline only, "uncertain" (the intent model overruled the rules: a person approves).
     signals: tuple[str, ...] = ()
 
@@ -79,3 +88,11 @@ def prefix(text: str, limit: int = MAX_TRIAGE_CHARS) -> str:
     head = text[:limit]
     cut = head.rfind(" ")
     return head[:cut] if cut > limit // 2 else head
+
+
+def intent_label(value: str) -> str:
+    """An intent in the reader's language (an unknown value as it is)."""
+    try:
+        return str(Intent(value).label)
+    except ValueError:
+        return value

@@ -195,6 +195,8 @@ def find_signals(norm: str, scores: dict[str, float], intent: str) -> tuple[str,
         rules.MEETING_TIME.search(line) for line in lines
     ):
         found.append("meeting_time")
+    if intent == "not_interested" and scores["_deferral"]:  # "poate la toamnă": not now
+        found.append("deferral")
     return tuple(found)
 
 

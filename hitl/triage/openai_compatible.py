@@ -208,7 +208,11 @@ class OpenAICompatibleTriage(TriageBackend):
             offline = self._offline.analyse(
                 text, contact_name=contact_name, company_name=company_name, today=today
             )
-            return replace(offline, fell_back=True, fallback_reason=failure.reason)
+            from cerniq import reasons
+            from hitl.reasons import TRIAGE_FALLBACK
+
+            fallback = reasons.code(TRIAGE_FALLBACK, detail=failure.reason)
+            return replace(offline, fell_back=True, fallback_reason=fallback)
         return TriageResult(
             **answer,
             backend="openai_compatible",

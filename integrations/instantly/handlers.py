@@ -29,6 +29,7 @@ from zoneinfo import ZoneInfo
 
 from django.utils import timezone
 
+from cerniq import reasons
 from cerniq.alerts import raise_alert
 from cerniq.models import Alert, Tenant
 from email_channels.models import EmailCampaign, SenderAccount
@@ -38,6 +39,7 @@ from integrations.instantly import analytics, shield
 from integrations.instantly.schemas import InstantlyEvent
 from outreach import email_events, stages
 from outreach.models import Channel, Journey, Message, Stage
+from outreach.reasons import STAGE_EMAIL_EVENT
 
 log = logging.getLogger(__name__)
 
@@ -228,7 +230,10 @@ def handle_interest(tenant: Tenant, event: InstantlyEvent) -> None:
             continue
         try:
             stages.transition(
-                journey, target, reason=f"Instantly: {event.event_type}", by_system="instantly"
+                journey,
+                target,
+                reason=reasons.code(STAGE_EMAIL_EVENT, event=event.event_type),
+                by_system="instantly",
             )
         except stages.IllegalTransition as refused:
             log.info(

@@ -42,10 +42,14 @@ def import_rows(
     dry_run: bool = False,
     source: str = "",
     progress: Callable[[int], None] | None = None,
+    create_only: bool = False,
 ) -> ImportReport:
-    """Import header-keyed rows (e.g. from csv.DictReader); row i is reported as first_line + i."""
+    """Import header-keyed rows (e.g. from csv.DictReader); row i is reported as first_line + i.
+    `create_only`: a row matching an existing lead leaves it as it is (counted unchanged)."""
     records = ((first_line + index, row) for index, row in enumerate(rows))
-    return _import(tenant, records, dry_run=dry_run, source=source, progress=progress)
+    return _import(
+        tenant, records, dry_run=dry_run, source=source, progress=progress, create_only=create_only
+    )
 
 
 def import_csv(

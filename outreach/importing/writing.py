@@ -234,8 +234,10 @@ def _import(
     dry_run: bool,
     source: str,
     progress: Progress | None,
+    create_only: bool = False,
 ) -> ImportReport:
-    """Validate in Python first, then do the database work in one transaction."""
+    """Validate in Python first, then do the database work in one transaction.
+    `create_only`: matched leads are not updated (the demo seed never edits a lead)."""
     max_source = Lead._meta.get_field("source").max_length or 0
     if len(source) > max_source:
         raise ValueError(f"source {source!r} is longer than Lead.source allows ({max_source})")
@@ -245,7 +247,7 @@ def _import(
         if not dry_run:  # one import per tenant at a time; NO KEY keeps FK inserts unblocked
             list(Tenant.objects.select_for_update(no_key=True).filter(pk=tenant.pk).values("pk"))
         plan = _match(rows, _Index.load(tenant))
-        updates = _pending_updates(tenant, plan.matches)
+        updates = [] if create_only else _pending_updates(tenant, plan.matches)
         created_ids: list[int] = []
         if not dry_run:
             created_ids = _create(tenant, plan.creates, source)

@@ -303,7 +303,13 @@ def test_legal_transition_is_applied_and_audited(api, tenant):
     response = api.post(lead_url(lead, "transition/"), {"stage": "WARM_REPLY"}, format="json")
     assert response.status_code == 200
     assert response.json()["journey"]["stage"] == Stage.WARM_REPLY
-    assert response.json()["stage_history"][0]["reason"] == "changed through the API (key crm)"
+    moved = response.json()["stage_history"][0]
+    assert (moved["reason"], moved["reason_code"]) == (
+        "Changed through the API (crm)",
+        "stage.changed_by_api",
+    )
+    romanian = api.get(lead_url(lead), HTTP_ACCEPT_LANGUAGE="ro").json()
+    assert romanian["stage_history"][0]["reason"] == "Schimbat prin API (crm)"
 
 
 def test_illegal_transition_is_409_with_the_reason(api, tenant):

@@ -102,7 +102,7 @@ def test_operator_sees_their_items_not_another_tenants(web, lead, other_tenant):
     body = response.content.decode()
     assert lead.name in body and lead.phone in body
     assert "Da, sunt interesat. Cât costă?" in body  # the triggering message
-    assert "positive reply" in body and "interested" in body and ">70<" in body  # analysis
+    assert "positive reply" in body and ">Interested<" in body and ">70<" in body  # analysis
     assert "Bună ziua! Vă trimit oferta.</textarea>" in body  # the editable draft
     assert "Secret Farm SRL" not in body and "not yours" not in body
 

@@ -11,8 +11,11 @@ import time_machine
 from django.core.management import call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from django.utils import translation
 
+from cerniq import reasons
 from cerniq.models import Alert
+from hitl import reasons as hitl_reasons
 from hitl import review
 from hitl.models import ReviewItem
 from hitl.review import ReviewError
@@ -256,7 +259,7 @@ def test_resolve_with_each_stage(lead, operator, stage):
     if stage:
         move = moves.get()
         assert (move.from_stage, move.to_stage) == (Stage.WARM_REPLY, stage)
-        assert move.reason == f"review #{item.pk}: called them"
+        assert reasons.parse(move.reason) == (hitl_reasons.STAGE_REVIEW, {"note": "called them"})
     else:
         assert not moves.exists()
 
@@ -346,7 +349,9 @@ def test_check_sla_escalates_once_per_breach(lead, clock):
     assert journey_of(lead).review_priority == Priority.MEDIUM
     alert = sla_alerts().get()
     assert alert.subject == f"review:{item.pk}" and alert.severity == Alert.Severity.WARNING
-    assert alert.occurrences == 1 and "escalated to MEDIUM" in alert.message
+    assert alert.occurrences == 1 and reasons.parse(alert.message)[1]["now"] == Priority.MEDIUM
+    with translation.override("en"):
+        assert "missed its Low deadline; now Medium" in reasons.render(alert.message)
 
     for minutes in (2, 3):
         assert review.check_sla(due + timedelta(minutes=minutes)) == 0
@@ -374,7 +379,14 @@ def test_urgent_stays_urgent_and_alerts_critical(lead, clock):
     assert item.priority == Priority.URGENT
     assert item.sla_due_at == review.sla_due(lead.tenant, Priority.URGENT, item.sla_breached_at)
     alert = sla_alerts().get()
-    assert alert.occurrences == 2 and "still URGENT" in alert.message
+    assert alert.occurrences == 2
+    assert reasons.parse(alert.message)[1] | {"due": ""} == {
+        "lead": lead.name,
+        "why": item.reason,
+        "missed": Priority.URGENT,
+        "now": Priority.URGENT,
+        "due": "",
+    }
 
 
 def test_an_open_warning_alert_becomes_critical_when_the_item_reaches_urgent(lead, clock):

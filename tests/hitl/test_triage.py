@@ -14,6 +14,8 @@ import requests
 import responses
 from django.test import override_settings
 
+from cerniq import reasons
+from hitl.reasons import TRIAGE_FALLBACK
 from hitl.triage import (
     INTENTS,
     OfflineTriage,
@@ -538,7 +540,7 @@ def test_openai_return_date_and_unsubscribe_draft(ai):
 def assert_fell_back(result: TriageResult, reason: str, text_intent: str) -> None:
     assert result.fell_back is True
     assert result.backend == "offline"
-    assert result.fallback_reason == reason
+    assert reasons.parse(result.fallback_reason) == (TRIAGE_FALLBACK, {"detail": reason})
     assert result.intent == text_intent
     assert KEY not in result.fallback_reason
 

@@ -307,7 +307,7 @@ def test_discard_and_pause_pauses_the_lead_until_an_operator_resumes_it(
     assert journey.stage == Stage.PAUSED
     assert Enrollment.objects.get(lead=journey.lead).status == Enrollment.Status.PAUSED
     transition = StageTransition.objects.get(to_stage=Stage.PAUSED)
-    assert (transition.by_user, transition.reason) == (operator, "dead letter discarded")
+    assert (transition.by_user, transition.reason) == (operator, "stage.dead_letter_discarded")
     assert dispatch_due(tenant).eligible == 0
 
     clock.shift(timedelta(hours=1))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from outreach import optout
+from outreach import optout, optout_manual
 from outreach.models import Channel, Journey, Lead, OptOutLift, Suppression
 from outreach.suppression import is_suppressed
 from tests.factories import make_lead
@@ -24,8 +24,8 @@ def opted_out(tenant):
 
 def test_a_lift_needs_a_reason_and_changes_nothing_without_one(opted_out, operator):
     for reason in ("", "   ", "ok", "he called"):
-        with pytest.raises(optout.LiftRefused, match="Say why"):
-            optout.lift_opt_out(opted_out, user=operator, reason=reason)
+        with pytest.raises(optout_manual.LiftRefused, match="Say why"):
+            optout_manual.lift_opt_out(opted_out, user=operator, reason=reason)
     journey = Journey.objects.get(lead=opted_out)
     assert journey.whatsapp_opted_out and journey.email_opted_out
     assert is_suppressed(opted_out.tenant, phone=opted_out.phone)
@@ -33,7 +33,7 @@ def test_a_lift_needs_a_reason_and_changes_nothing_without_one(opted_out, operat
 
 
 def test_a_lift_opens_every_channel_and_is_audited(opted_out, operator):
-    lift = optout.lift_opt_out(opted_out, user=operator, reason=f"  {REASON}  ")
+    lift = optout_manual.lift_opt_out(opted_out, user=operator, reason=f"  {REASON}  ")
     journey = Journey.objects.get(lead=opted_out)
     opted_out.refresh_from_db()
     assert not (journey.whatsapp_opted_out or journey.email_opted_out)
@@ -47,14 +47,14 @@ def test_a_lift_opens_every_channel_and_is_audited(opted_out, operator):
     )
     assert lift.whatsapp_opted_out_at is not None
     assert sorted(lift.unsuppressed) == sorted([opted_out.phone, "ion@agro.ro"])
-    with pytest.raises(optout.LiftRefused, match="has not opted out"):
-        optout.lift_opt_out(opted_out, user=operator, reason=REASON)
+    with pytest.raises(optout_manual.LiftRefused, match="has not opted out"):
+        optout_manual.lift_opt_out(opted_out, user=operator, reason=REASON)
 
 
 def test_a_bounced_address_stays_bounced(opted_out, operator):
     Lead.objects.filter(pk=opted_out.pk).update(email_status=Lead.EmailStatus.BOUNCED)
     opted_out.refresh_from_db()
-    optout.lift_opt_out(opted_out, user=operator, reason=REASON)
+    optout_manual.lift_opt_out(opted_out, user=operator, reason=REASON)
     opted_out.refresh_from_db()
     assert opted_out.email_status == Lead.EmailStatus.BOUNCED
 

@@ -361,7 +361,7 @@ def test_detail_shows_timeline_in_order_and_history(logged_in, operator, tenant)
     positions = [html.index(f'data-message="{m.pk}"') for m in (first, reply, last)]
     assert positions == sorted(positions)
     assert "+40740000123" in html
-    assert "review HIGH" in html and "interested" in html
+    assert "review HIGH" in html and "Interested" in html  # an old row's text, as it is
     assert 'data-transition="COLD-WARM_REPLY"' in html and "they replied" in html
 
 

@@ -6,7 +6,9 @@ from datetime import date, datetime, timedelta
 
 import pytest
 
+from cerniq import reasons
 from cerniq.models import Tenant
+from hitl import reasons as hitl_reasons
 from hitl.models import ReviewItem
 from integrations.timelinesai.inbound import handle_received, handle_sent
 from integrations.timelinesai.receiver import WhatsAppMessageEvent
@@ -83,11 +85,12 @@ def test_the_same_reply_delivered_twice_is_stored_once(contacted):
 @pytest.mark.parametrize(
     ("text", "kind", "priority"),
     [
-        ("Nu sunt interesat, mulțumesc.", "REPLY", "URGENT"),
+        # Priority follows value and risk (issue 19 §2), never the tone alone.
+        ("Nu sunt interesat, mulțumesc.", "REPLY", "LOW"),
         ("Cât costă semințele de porumb? Ce preț aveți?", "REPLY", "HIGH"),
-        ("Aveți și livrare în județul Iași?", "REPLY", "MEDIUM"),
-        ("Da, sunt interesat, putem vorbi la telefon?", "APPROVAL", "MEDIUM"),
-        ("Da, sunt interesat, putem vorbi mâine la 10?", "REPLY", "HIGH"),  # a time: a person
+        ("Aveți și livrare în județul Iași?", "REPLY", "HIGH"),
+        ("Da, sunt interesat, putem vorbi la telefon?", "APPROVAL", "URGENT"),
+        ("Da, sunt interesat, putem vorbi mâine la 10?", "REPLY", "URGENT"),  # a time: a person
     ],
 )
 def test_each_routing_band_creates_the_right_review_item(contacted, text, kind, priority):
@@ -98,7 +101,10 @@ def test_each_routing_band_creates_the_right_review_item(contacted, text, kind, 
     journey = Journey.objects.get(lead=lead)
     assert journey.requires_human_review and journey.review_priority == priority
     decision = Message.objects.get(lead=lead, direction="IN").analysis["decision"]
-    assert item.reason in decision
+    assert reasons.parse(decision) == (
+        hitl_reasons.DECISION_REVIEW,
+        {"priority": priority, "why": item.reason},
+    )
 
 
 def test_positive_reply_is_answered_automatically_when_the_tenant_allows_it(contacted):
@@ -250,9 +256,10 @@ def test_opt_out_in_words_only_the_ai_understands_is_honoured(contacted):
     if not is_opt_out("Vă rog să nu mai folosiți acest număr pentru reclame"):
         # Only the triage caught it; the result must be the same opt-out.
         assert (
-            Message.objects.get(lead=lead, direction="IN")
-            .analysis["decision"]
-            .startswith("opt-out")
+            reasons.is_code(
+                Message.objects.get(lead=lead, direction="IN").analysis["decision"],
+                hitl_reasons.DECISION_OPT_OUT,
+            )
             or not journey.whatsapp_opted_out
         )
 
@@ -268,5 +275,8 @@ def test_ai_budget_of_the_tenant_is_enforced_with_an_offline_fallback(tenant, mo
     lead = make_lead(tenant)
     results = [replies.analyse(lead, "Da, sunt interesat.") for _ in range(3)]
     assert [r.fell_back for r in results] == [False, False, True]
-    assert results[2].fallback_reason == "AI rate limit reached (60/min)"
+    assert reasons.parse(results[2].fallback_reason) == (
+        hitl_reasons.TRIAGE_RATE_LIMIT,
+        {"limit": 2},
+    )
     assert results[2].intent == results[0].intent  # the offline rules still answer

@@ -12,7 +12,9 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from cerniq import reasons
 from cerniq.models import Tenant
+from hitl import reasons as hitl_reasons
 from hitl.models import ReviewItem
 from hitl.replies import process_reply
 from hitl.triage import offline
@@ -68,7 +70,7 @@ def test_a_complaint_that_asks_to_stop_is_opted_out_and_reviewed_urgent(contacte
     assert item.priority == "URGENT" and item.kind == "REPLY" and item.message == inbound(lead)
     assert journey.requires_human_review and journey.review_priority == "URGENT"
     decision = inbound(lead).analysis["decision"]
-    assert decision.startswith("opt-out") and "URGENT" in decision
+    assert reasons.is_code(decision, hitl_reasons.DECISION_OPT_OUT_COMPLAINT)
 
 
 def test_a_plain_stop_opens_no_review_item(contacted):
@@ -117,12 +119,15 @@ def test_sarcasm_never_gets_an_automatic_answer(contacted, text):
         "Happy to talk, call me on Friday at 3pm.",
     ],
 )
-def test_a_concrete_meeting_time_goes_to_a_person_high(contacted, text):
+def test_a_concrete_meeting_time_goes_to_a_person_urgent(contacted, text):
+    # Issue 19 §2: a meeting request is URGENT; a proposed time makes a person confirm it.
     lead = contacted["leads"][0]
     Tenant.objects.filter(pk=lead.tenant_id).update(ai_auto_reply_enabled=True)
     handle_received(lead.tenant, reply(lead, text))
     item = ReviewItem.objects.get(lead=lead)
-    assert (item.kind, item.priority) == ("REPLY", "HIGH"), item.reason
+    assert (item.kind, item.priority) == ("REPLY", "URGENT"), item.reason
+    assert reasons.is_code(item.reason, hitl_reasons.ROUTE_SEVERAL)
+    assert hitl_reasons.ROUTE_MEETING_TIME in reasons.parse(item.reason)[1]["reasons"]
     assert not Message.objects.filter(lead=lead, idempotency_key__startswith="ai-reply:")
 
 
@@ -190,7 +195,7 @@ def test_a_huge_reply_is_stored_whole_triaged_on_a_bounded_prefix_and_a_stop_at_
     with reads_recorded() as reads:
         decision = process_reply(lead, message)
     assert 0 < max(reads) <= READ_BOUND < len(body)  # never the whole 1 MB text
-    assert decision.startswith("opt-out")
+    assert reasons.is_code(decision, hitl_reasons.DECISION_OPT_OUT)
     assert Journey.objects.get(lead=lead).whatsapp_opted_out
     assert len(Message.objects.get(pk=message.pk).body) == len(body)
 

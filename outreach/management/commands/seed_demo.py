@@ -1,4 +1,5 @@
-"""Create the demo workspace (idempotent): tenant, users, phones, sequences, companies."""
+"""Create the demo workspace: tenant, users, phones, sequences, companies; only what is
+missing (outreach.seeding: what exists, leads above all, is never changed or enrolled)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from outreach.seeding import seed_demo
 
 
 class Command(BaseCommand):
-    help = "Create or refresh the demo tenant with sandbox phones and generated companies."
+    help = "Create what is missing of the demo tenant (sandbox phones, generated companies)."
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--companies", type=int, default=300)
