@@ -13,7 +13,7 @@ import time_machine
 
 from cerniq import reasons
 from hitl import takeover
-from outreach import optout, stalls
+from outreach import optout_manual, stalls
 from outreach import reasons as codes
 from outreach.dispatch import dispatch_due
 from outreach.lead_entry import update_lead
@@ -59,7 +59,7 @@ def test_lifting_an_opt_out_wakes_the_stalled_lead(tenant, world, operator, cloc
     stalled(tenant, lead, codes.NO_CHANNEL)
     clock.shift(timedelta(hours=1))
 
-    optout.lift_opt_out(lead, user=operator, reason="He called back and asked for the offer")
+    optout_manual.lift_opt_out(lead, user=operator, reason="He called back and asked for the offer")
 
     assert due(lead)
     dispatch_due(tenant)
