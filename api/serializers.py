@@ -277,6 +277,9 @@ class ImportJobSerializer(serializers.ModelSerializer):
         help_text="Rejected rows: `line`, `reason` (in the request's language) and "
         "`reason_code` (empty for a reason stored before codes)."
     )
+    error = ReasonField(
+        help_text="Why the whole file failed, in the request's language (empty otherwise)."
+    )
 
     class Meta:
         model = ImportJob

@@ -34,7 +34,7 @@ from django.utils.translation import gettext as _
 from cerniq import reasons
 from cerniq.tenancy import display_name
 from hitl.review import ReviewError, check_member
-from outreach import sequences, stages
+from outreach import sequences, stages, stalls
 from outreach.manual import SendRefused, held_by_message, send_manual
 from outreach.models import Enrollment, Journey, Lead, Message
 from outreach.reasons import STAGE_HANDED_BACK
@@ -121,6 +121,7 @@ def hand_back(
     journey.save(update_fields=["taken_over_by", "taken_over_at", "updated_at"])
     if resume:
         _resume(journey)
+    stalls.wake([lead.pk])  # an enrollment stalled by the takeover is due again
     return journey
 
 

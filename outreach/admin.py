@@ -13,7 +13,9 @@ from django.db.models import Model, QuerySet
 from django.forms import BaseInlineFormSet, ModelForm
 from django.http import HttpRequest
 from django.template.defaultfilters import pluralize
+from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
+from django.utils.translation import gettext_lazy as _
 
 from cerniq import reasons
 from cerniq.admin import pretty_payload, reason_column
@@ -272,9 +274,19 @@ class MessageAdmin(admin.ModelAdmin):
     show_full_result_count = False
     autocomplete_fields = ("lead", "phone", "sequence", "sent_by")
     raw_id_fields = ("template_version", "step")
-    exclude = ("raw_request", "raw_response")
+    exclude = ("raw_request", "raw_response", "channel_reason")
     formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
-    readonly_fields = ("pretty_raw_request", "pretty_raw_response", "created_at", "updated_at")
+    readonly_fields = (
+        "channel_reason_text",
+        "pretty_raw_request",
+        "pretty_raw_response",
+        "created_at",
+        "updated_at",
+    )
+
+    @admin.display(description=_("channel chosen because"))
+    def channel_reason_text(self, obj: Message) -> str:
+        return reasons.render(obj.channel_reason)
 
     @admin.display(description="raw request")
     def pretty_raw_request(self, obj: Message) -> SafeString | str:
@@ -390,7 +402,18 @@ class EnrollmentAdmin(admin.ModelAdmin):
     search_fields = ("lead__name", "lead__cui", "lead__phone", "sequence__name", "stop_reason")
     autocomplete_fields = ("lead", "sequence")
     date_hierarchy = "started_at"
-    readonly_fields = ("started_at",)
+    # Reasons are stored as codes (cerniq.reasons): shown in the admin user's language.
+    # The stop reason stays editable (a stopped enrollment needs one); dispatch owns the stall.
+    exclude = ("stalled_reason",)
+    readonly_fields = ("started_at", "stop_reason_text", "stalled_reason_text")
+
+    @admin.display(description=_("stop reason (as shown)"))
+    def stop_reason_text(self, enrollment: Enrollment) -> str:
+        return reasons.render(enrollment.stop_reason)
+
+    @admin.display(description=_("stalled because"))
+    def stalled_reason_text(self, enrollment: Enrollment) -> str:
+        return reasons.render(enrollment.stalled_reason)
 
 
 class TemplateVersionInline(admin.StackedInline):
@@ -492,12 +515,33 @@ class ImportJobAdmin(admin.ModelAdmin):
     list_select_related = ("tenant",)
     list_filter = ("tenant", "status", "dry_run")
     search_fields = ("file_name", "tenant__name")
-    exclude = ("content",)
-    readonly_fields = ("rejected_lines",)
+    # Reasons are stored as codes (cerniq.reasons): shown in the admin user's language.
+    exclude = ("content", "rejected", "error")
+    readonly_fields = ("error_text", "rejected_lines")
 
-    @admin.display(description="rejected lines")
-    def rejected_lines(self, job: ImportJob) -> int:
-        return len(job.rejected or [])
+    @admin.display(description=_("error"))
+    def error_text(self, job: ImportJob) -> str:
+        return reasons.render(job.error)
+
+    @admin.display(description=_("rejected lines"))
+    def rejected_lines(self, job: ImportJob) -> SafeString | str:
+        rows = job.rejected or []
+        if not rows:
+            return "-"
+        return format_html(
+            "<ul>{}</ul>",
+            format_html_join(
+                "",
+                "<li>{}</li>",
+                (
+                    (
+                        _("line %(line)s: %(reason)s")
+                        % {"line": row.get("line"), "reason": reasons.render(row.get("reason"))},
+                    )
+                    for row in rows
+                ),
+            ),
+        )
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

@@ -19,7 +19,9 @@ from django.db.models.functions import Least
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from cerniq import reasons
 from cerniq.models import Tenant
+from outreach import reasons as codes
 from outreach.importing import ImportFileError, import_csv
 from outreach.models import ImportJob
 from outreach.readiness import tally_ids
@@ -150,13 +152,13 @@ def run_import(job_id: int) -> ImportJob | None:
             progress=progress,
         )
     except ImportFileError as problem:
-        _finish(job_id, status=ImportJob.Status.FAILED, error=str(problem))
+        _finish(job_id, status=ImportJob.Status.FAILED, error=problem.reason)
     except Exception:
         log.exception("import job %s failed", job_id)
         _finish(
             job_id,
             status=ImportJob.Status.FAILED,
-            error=_("The import stopped on an unexpected error; nothing was saved."),
+            error=reasons.code(codes.IMPORT_CRASHED),
         )
     else:
         _finish(

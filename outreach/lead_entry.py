@@ -4,6 +4,8 @@ The field rules (CUI checksum, E.164 phone, email; lengths) are the import's
 `clean_fields`, the match rule (CUI, then phone, then email; a phone or email shared with a
 lead of another CUI is no match) is the import's `_Index`, and a new lead is written by the
 import's `_create` (with its COLD journey), then flagged if its address is suppressed.
+Field problems are the import's reason codes, rendered in the request's language. An update
+wakes the lead's stalled enrollment (outreach.stalls): the new data may unblock it.
 """
 
 from __future__ import annotations
@@ -15,7 +17,10 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils.translation import gettext as _
 
+from cerniq import reasons
 from cerniq.models import Tenant
+from outreach import reasons as codes
+from outreach import stalls
 from outreach.importing.cleaning import _CLEANERS, _Row, clean_fields
 from outreach.importing.writing import _create, _Index, _Target
 from outreach.models import Lead
@@ -37,15 +42,17 @@ class DuplicateLead(ValueError):
     """The lead's CUI, phone or email is another lead's: the import would update that one."""
 
     def __init__(self, lead_id: int, matched_by: str) -> None:
-        key = {"cui": _("CUI"), "phone": _("phone"), "email": _("email")}.get(
-            matched_by, matched_by
-        )
         super().__init__(
             _("A lead with the same %(key)s already exists (id %(id)d).")
-            % {"key": key, "id": lead_id}
+            % {"key": codes.field_label(matched_by), "id": lead_id}
         )
         self.lead_id = lead_id
         self.matched_by = matched_by
+
+
+def _said(code: str) -> str:
+    """A field problem shared with the import, in the active language (not stored)."""
+    return reasons.render(reasons.code(code))
 
 
 def _as_text(value: Any) -> str:
@@ -59,10 +66,10 @@ def _as_text(value: Any) -> str:
 def _clean(data: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, list[str]]]:
     raw = {name: _as_text(data[name]) for name in FIELDS if name in data}
     values, problems = clean_fields(raw)
-    errors = {name: [problem] for name, problem in problems.items()}
+    errors = {name: [reasons.render(problem)] for name, problem in problems.items()}
     for name, value in raw.items():
         if "\x00" in value:
-            errors[name] = [_("contains a NUL character")]
+            errors[name] = [_said(codes.IMPORT_NUL)]
     return values, errors
 
 
@@ -76,7 +83,7 @@ def _custom(data: Mapping[str, Any], errors: dict[str, list[str]]) -> dict[str, 
         errors["custom_fields"] = [_("an object of named text values")]
         return {}
     if any("\x00" in key or "\x00" in str(value) for key, value in custom.items()):
-        errors["custom_fields"] = [_("contains a NUL character")]
+        errors["custom_fields"] = [_said(codes.IMPORT_NUL)]
         return {}
     return {key: str(value).strip() for key, value in custom.items() if str(value).strip()}
 
@@ -108,10 +115,10 @@ def create_lead(tenant: Tenant, data: Mapping[str, Any], *, source: str = "api")
     values, errors = _clean(data)
     custom = _custom(data, errors)
     if not values.get("name") and "name" not in errors:
-        errors["name"] = [_("empty company name")]
+        errors["name"] = [_said(codes.IMPORT_NO_NAME)]
     if not values.get("phone") and not values.get("email"):
         for name in ("phone", "email"):
-            errors.setdefault(name, [_("no phone or email to contact")])
+            errors.setdefault(name, [_said(codes.IMPORT_NO_CONTACT)])
     if errors:
         raise LeadInvalid(errors)
     with transaction.atomic():
@@ -129,14 +136,14 @@ def update_lead(lead: Lead, data: Mapping[str, Any]) -> Lead:
     custom = _custom(data, errors) if "custom_fields" in data else None
     cleared = {name for name in FIELDS if name in data and not _as_text(data[name])}
     if "name" in cleared:
-        errors["name"] = [_("empty company name")]
+        errors["name"] = [_said(codes.IMPORT_NO_NAME)]
     merged = {name: getattr(lead, name) for name in ("phone", "email")}
     merged.update({name: "" for name in cleared if name in merged})
     merged.update({name: values[name] for name in merged if name in values})
     if not merged["phone"] and not merged["email"]:
         for name in ("phone", "email"):
             if name in data:
-                errors.setdefault(name, [_("no phone or email to contact")])
+                errors.setdefault(name, [_said(codes.IMPORT_NO_CONTACT)])
     if errors:
         raise LeadInvalid(errors)
     changes: dict[str, Any] = dict(values)
@@ -154,6 +161,8 @@ def update_lead(lead: Lead, data: Mapping[str, Any]) -> Lead:
         lead.save(update_fields=[*changes, "updated_at"])
         if any(name in changes for name in ("phone", "email")):
             flag_imported(lead.tenant_id, [lead.pk])
+        if changes:  # a new address, or a value a template needs: a stall may be over
+            stalls.wake([lead.pk])
     return lead
 
 

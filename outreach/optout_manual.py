@@ -13,6 +13,7 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from outreach import stalls
 from outreach.models import Channel, Journey, Lead, OptOutLift, OptOutRecord, Suppression
 from outreach.optout import opt_out
 
@@ -157,4 +158,5 @@ def lift_opt_out(lead: Lead, *, user, reason: str) -> OptOutLift:
     )
     if lead.email_status in (Lead.EmailStatus.UNSUBSCRIBED, Lead.EmailStatus.COMPLAINED):
         Lead.objects.filter(pk=lead.pk).update(email_status=Lead.EmailStatus.VALID)
+    stalls.wake([lead.pk])  # an enrollment the opt-out stalled is due again
     return lift

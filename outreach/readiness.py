@@ -91,16 +91,31 @@ class ChannelReadiness:
 
     @property
     def text(self) -> str:
-        """The state in words, in the active language (what pages and the API show)."""
+        """The state in words, in the active language (titles and the API), short enough to
+        scan after the channel's name: "number not checked yet — the first message checks
+        it", "bounced"."""
         if self.state == State.READY:
             return gettext("ready")
         if self.state == State.UNCHECKED:
-            if self.allowed:
-                return gettext("will be tried: %(why)s; the first message checks it") % {
-                    "why": self.reason_text
-                }
-            return gettext("not contacted: %(why)s (workspace setting)") % {"why": self.reason_text}
-        return gettext("cannot be contacted: %(why)s") % {"why": self.reason_text}
+            return f"{self.reason_text} — {self._unchecked_then}"
+        return self.reason_text
+
+    @property
+    def detail(self) -> str:
+        """What the lead page shows after the state's badge, without repeating it."""
+        if self.state == State.READY:
+            return ""
+        if self.state == State.UNCHECKED and reasons.is_code(
+            self.reason, codes.PHONE_UNCHECKED, codes.EMAIL_UNCHECKED
+        ):
+            return self._unchecked_then  # the badge says "Not checked yet"
+        return self.text
+
+    @property
+    def _unchecked_then(self) -> str:
+        if self.allowed:
+            return gettext("the first message checks it")
+        return gettext("not contacted (workspace setting)")
 
 
 @dataclass(frozen=True)

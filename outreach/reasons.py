@@ -10,28 +10,23 @@ from outreach.models import Channel, Lead, Stage
 from whatsapp.models import Phone
 
 # --- contact readiness (outreach.readiness) ----------------------------------------------
-# Why a channel cannot reach a lead, or why it is not checked yet.
+# Why a channel cannot reach a lead, or why it is not checked yet. Short: an operator
+# scans them next to the channel's name ("Email: bounced").
 OPTED_OUT = reasons.define("readiness.opted_out", _("opted out"))
-SUPPRESSED = reasons.define("readiness.suppressed", _("the address is on the do-not-contact list"))
+SUPPRESSED = reasons.define("readiness.suppressed", _("on the do-not-contact list"))
 STAGE_CLOSED = reasons.define("readiness.stage_closed", _("the lead is %(stage)s"), stage=Stage)
-TAKEN_OVER = reasons.define("readiness.taken_over", _("a colleague took the conversation over"))
+TAKEN_OVER = reasons.define("readiness.taken_over", _("taken over by a colleague"))
 NO_PHONE = reasons.define("readiness.no_phone", _("no phone number"))
-NOT_ON_WHATSAPP = reasons.define("readiness.not_on_whatsapp", _("the number is not on WhatsApp"))
-PHONE_UNCHECKED = reasons.define(
-    "readiness.phone_unchecked", _("nobody has checked yet that the number is on WhatsApp")
-)
+NOT_ON_WHATSAPP = reasons.define("readiness.not_on_whatsapp", _("number not on WhatsApp"))
+PHONE_UNCHECKED = reasons.define("readiness.phone_unchecked", _("number not checked yet"))
 NO_EMAIL = reasons.define("readiness.no_email", _("no email address"))
-EMAIL_INVALID = reasons.define("readiness.email_invalid", _("the email address is invalid"))
-EMAIL_BOUNCED = reasons.define("readiness.email_bounced", _("emails to this address bounced"))
-EMAIL_UNSUBSCRIBED = reasons.define(
-    "readiness.email_unsubscribed", _("unsubscribed from our emails")
-)
-EMAIL_COMPLAINED = reasons.define("readiness.email_complained", _("marked our email as spam"))
-EMAIL_UNCHECKED = reasons.define(
-    "readiness.email_unchecked", _("nobody has checked the email address yet")
-)
+EMAIL_INVALID = reasons.define("readiness.email_invalid", _("invalid address"))
+EMAIL_BOUNCED = reasons.define("readiness.email_bounced", _("bounced"))
+EMAIL_UNSUBSCRIBED = reasons.define("readiness.email_unsubscribed", _("unsubscribed"))
+EMAIL_COMPLAINED = reasons.define("readiness.email_complained", _("marked us as spam"))
+EMAIL_UNCHECKED = reasons.define("readiness.email_unchecked", _("address not checked yet"))
 EMAIL_RISKY = reasons.define(
-    "readiness.email_risky", _("the mail server accepts any address, so it cannot be checked")
+    "readiness.email_risky", _("address cannot be checked (the server accepts any)")
 )
 
 # --- dispatch: why an enrollment did not move (Enrollment.stalled_reason) -----------------
@@ -168,4 +163,121 @@ NOT_SENT_ENROLLMENT = reasons.define(
 NOT_SENT_NO_PHONE = reasons.define("send.no_phone", _("No phone is assigned"))
 NOT_SENT_EMAIL_STATUS = reasons.define(
     "send.email_status", _("The email address is %(status)s"), status=Lead.EmailStatus
+)
+
+# --- lead import: why a row or a file was refused (outreach.importing, outreach.lead_entry)
+# Stored in ImportJob.rejected / ImportJob.error; the one-lead API renders them at once.
+_FIELD_LABELS = {
+    "name": _("company name"),
+    "cui": _("CUI"),
+    "county": _("county"),
+    "locality": _("locality"),
+    "contact_name": _("contact name"),
+    "phone": _("phone"),
+    "phone_reachable": _("phone reachable"),
+    "email": _("email"),
+    "email_status": _("email status"),
+}
+
+
+def field_label(name: str) -> str:
+    """A lead field's name for people, in the active language (the import's column names)."""
+    label = _FIELD_LABELS.get(name) or _FIELD_LABELS.get(str(name).lower())
+    return str(label) if label is not None else str(name)
+
+
+_CUI_PROBLEMS = {
+    "checksum": _("the check digit is wrong"),
+    "format": _("only digits, optionally after RO"),
+    "length": _("it must have 2 to 10 digits"),
+}
+_PHONE_PROBLEMS = {
+    "not_a_number": _("not a phone number"),
+    "country_code": _("unknown country code"),
+    "too_short": _("too short"),
+    "too_long": _("too long"),
+}
+
+
+def _cui_problem(key: str) -> str:
+    return str(_CUI_PROBLEMS.get(key, _("not a valid CUI")))
+
+
+def _phone_problem(key: str) -> str:
+    return str(_PHONE_PROBLEMS.get(key, _("not a valid number")))
+
+
+def _several(stored: list[str]) -> str:
+    return "; ".join(reasons.render(item) for item in stored)
+
+
+def _none_if_empty(value: str) -> str:
+    return value or str(_("none"))
+
+
+IMPORT_NUL = reasons.define("import.nul_character", _("contains a NUL character"))
+IMPORT_NO_NAME = reasons.define("import.no_name", _("empty company name"))
+IMPORT_NO_CONTACT = reasons.define("import.no_contact", _("no phone or email to contact"))
+IMPORT_TOO_LONG = reasons.define(
+    "import.too_long", _("%(field)s longer than %(max)s characters"), field=field_label
+)
+IMPORT_CUI_INVALID = reasons.define(
+    "import.cui_invalid", _("invalid CUI '%(value)s': %(why)s"), why=_cui_problem
+)
+IMPORT_PHONE_INVALID = reasons.define(
+    "import.phone_invalid", _("invalid phone '%(value)s': %(why)s"), why=_phone_problem
+)
+IMPORT_EMAIL_INVALID = reasons.define("import.email_invalid", _("invalid email '%(value)s'"))
+IMPORT_REACHABLE_UNKNOWN = reasons.define(
+    "import.reachable_unknown",
+    _("unknown phone reachable value '%(value)s' (use true/false, da/nu)"),
+)
+IMPORT_EMAIL_STATUS_UNKNOWN = reasons.define(
+    "import.email_status_unknown",
+    _("unknown email status '%(value)s' (use valid, invalid, risky, catch-all, unknown)"),
+)
+IMPORT_MORE_CELLS = reasons.define("import.more_cells", _("more fields than the header"))
+IMPORT_FEWER_CELLS = reasons.define("import.fewer_cells", _("fewer fields than the header"))
+IMPORT_CELL_COUNT = reasons.define(
+    "import.cell_count", _("expected %(expected)s fields, found %(found)s")
+)
+IMPORT_DUPLICATE = reasons.define(
+    "import.duplicate", _("duplicate of line %(line)s (same %(key)s)"), key=field_label
+)
+# A row with several problems: the stored problems, and how many more did not fit.
+IMPORT_SEVERAL = reasons.define("import.several", _("%(problems)s"), problems=_several)
+IMPORT_SEVERAL_MORE = reasons.define(
+    "import.several_more", _("%(problems)s; and %(more)s more problems"), problems=_several
+)
+# The whole file (ImportJob.error).
+IMPORT_EMPTY_FILE = reasons.define("import.empty_file", _("the file is empty"))
+IMPORT_NOT_UTF8 = reasons.define(
+    "import.not_utf8",
+    _(
+        "line %(line)s: not valid UTF-8 (byte 0x%(byte)s at byte %(position)s of the line); "
+        "export the file as 'CSV UTF-8'"
+    ),
+)
+IMPORT_NOT_UTF8_NEAR = reasons.define(
+    "import.not_utf8_near",
+    _("line %(line)s or soon after: the file is not valid UTF-8; export it as 'CSV UTF-8'"),
+)
+IMPORT_UNREADABLE = reasons.define(
+    "import.unreadable", _("line %(line)s: the CSV cannot be read here (%(detail)s)")
+)
+IMPORT_NO_HEADER = reasons.define(
+    "import.no_header", _("line %(line)s: no header (the first row has no column names)")
+)
+IMPORT_SAME_COLUMN = reasons.define(
+    "import.same_column",
+    _("columns '%(first)s' and '%(second)s' both mean '%(field)s'; keep only one"),
+    field=field_label,
+)
+IMPORT_NO_NAME_COLUMN = reasons.define(
+    "import.no_name_column",
+    _("missing the company name column (one of: %(accepted)s); columns found: %(found)s"),
+    found=_none_if_empty,
+)
+IMPORT_CRASHED = reasons.define(
+    "import.crashed", _("The import stopped on an unexpected error; nothing was saved.")
 )

@@ -68,8 +68,11 @@ def stalled_leads(leads: QuerySet[Lead]) -> QuerySet[Lead]:
 
 
 def wake(lead_ids: Iterable[int], now: datetime | None = None) -> int:
-    """Something about these leads changed (an address added or checked, an opt-out
-    lifted): their stalled enrollments are due again, so the next dispatch looks at them."""
+    """Something about these leads changed: their stalled enrollments are due again, so
+    the next dispatch looks at them. Called by whatever may unblock one: the import's
+    updates, `lead_entry.update_lead`, `optout.lift_opt_out`, `takeover.hand_back`, the
+    contact policy. (A number that can send again needs no wake: leads stalled for want
+    of a sending number stay due.)"""
     now = now or timezone.now()
     waiting = Enrollment.objects.filter(
         lead_id__in=list(lead_ids), status=Enrollment.Status.ACTIVE, stalled_since__isnull=False

@@ -93,7 +93,7 @@ ENROLL_EXAMPLE = OpenApiExample(
                 "lead_id": 103,
                 "enrolled": False,
                 "reason": "no channel can reach the lead (WhatsApp: no phone number; email: "
-                "emails to this address bounced)",
+                "bounced)",
                 "reason_code": "enroll.unreachable",
             },
         ],

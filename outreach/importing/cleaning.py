@@ -10,11 +10,14 @@ from typing import Any
 import phonenumbers
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
+from stdnum.exceptions import InvalidChecksum, InvalidFormat, InvalidLength
 from stdnum.exceptions import ValidationError as NumberValidationError
 from stdnum.ro import cui as ro_cui
 
+from cerniq import reasons
+from outreach import reasons as codes
 from outreach.importing.reading import Record, _Columns, _columns, normalise_header
-from outreach.importing.report import RowError
+from outreach.importing.report import RowError, several
 from outreach.models import Lead
 
 PROGRESS_EVERY = 500
@@ -46,49 +49,66 @@ class _Row:
 
 
 class _Invalid(Exception):
-    """One cell's problem, turned into part of the row's RowError reason."""
+    """One cell's problem (a stored reason code), part of the row's RowError reason."""
 
 
-def _shown(value: str) -> str:
-    """Quote a cell in a reason without flooding the report with a huge value."""
-    return f"'{value}'" if len(value) <= 60 else f"'{value[:57]}...'"
+def _cut(value: str) -> str:
+    """A cell quoted in a reason, without flooding the report with a huge value."""
+    return value if len(value) <= 60 else f"{value[:57]}..."
 
 
-def _text(label: str, max_length: int) -> Callable[[str], str]:
+def _text(name: str, max_length: int) -> Callable[[str], str]:
     def clean(value: str) -> str:
         if len(value) > max_length:
-            raise _Invalid(f"{label} longer than {max_length} characters")
+            raise _Invalid(reasons.code(codes.IMPORT_TOO_LONG, field=name, max=max_length))
         return value
 
     return clean
+
+
+_CUI_PROBLEMS = {
+    InvalidChecksum: "checksum",
+    InvalidFormat: "format",
+    InvalidLength: "length",
+}
+_PHONE_PROBLEMS = {
+    phonenumbers.NumberParseException.NOT_A_NUMBER: "not_a_number",
+    phonenumbers.NumberParseException.INVALID_COUNTRY_CODE: "country_code",
+    phonenumbers.NumberParseException.TOO_SHORT_NSN: "too_short",
+    phonenumbers.NumberParseException.TOO_SHORT_AFTER_IDD: "too_short",
+    phonenumbers.NumberParseException.TOO_LONG: "too_long",
+}
 
 
 def _clean_cui(value: str) -> str:
     try:
         return ro_cui.validate(value)
     except NumberValidationError as exc:
-        raise _Invalid(f"invalid CUI {_shown(value)}: {exc}") from exc
+        why = _CUI_PROBLEMS.get(type(exc), "invalid")
+        raise _Invalid(reasons.code(codes.IMPORT_CUI_INVALID, value=_cut(value), why=why)) from exc
 
 
 def _clean_phone(value: str) -> str:
     try:
         number = phonenumbers.parse(value, DEFAULT_REGION)
     except phonenumbers.NumberParseException as exc:
-        why = exc.args[0] if exc.args else str(exc)
-        raise _Invalid(f"invalid phone {_shown(value)}: {why}") from exc
+        why = _PHONE_PROBLEMS.get(exc.error_type, "invalid")
+        raise _Invalid(
+            reasons.code(codes.IMPORT_PHONE_INVALID, value=_cut(value), why=why)
+        ) from exc
     if not phonenumbers.is_valid_number(number):
-        raise _Invalid(f"invalid phone {_shown(value)}: not a valid number")
+        raise _Invalid(reasons.code(codes.IMPORT_PHONE_INVALID, value=_cut(value), why="invalid"))
     return phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.E164)
 
 
 def _clean_email(value: str) -> str:
     email = value.lower()
     if len(email) > 254:
-        raise _Invalid("email longer than 254 characters")
+        raise _Invalid(reasons.code(codes.IMPORT_TOO_LONG, field="email", max=254))
     try:
         validate_email(email)
     except ValidationError as exc:
-        raise _Invalid(f"invalid email {_shown(value)}") from exc
+        raise _Invalid(reasons.code(codes.IMPORT_EMAIL_INVALID, value=_cut(value))) from exc
     return email
 
 
@@ -98,24 +118,22 @@ def _clean_reachable(value: str) -> bool:
         return True
     if word in _FALSE:
         return False
-    raise _Invalid(f"unknown phone_reachable value {_shown(value)} (use true/false, da/nu)")
+    raise _Invalid(reasons.code(codes.IMPORT_REACHABLE_UNKNOWN, value=_cut(value)))
 
 
 def _clean_email_status(value: str) -> str:
     status = _EMAIL_STATUSES.get(normalise_header(value))
     if status is None:
-        raise _Invalid(
-            f"unknown email_status {_shown(value)} (use valid, invalid, risky, catch-all, unknown)"
-        )
+        raise _Invalid(reasons.code(codes.IMPORT_EMAIL_STATUS_UNKNOWN, value=_cut(value)))
     return status
 
 
 _CLEANERS: dict[str, Callable[[str], Any]] = {
-    "name": _text("company name", 255),
+    "name": _text("name", 255),
     "cui": _clean_cui,
     "county": _text("county", 64),
     "locality": _text("locality", 128),
-    "contact_name": _text("contact name", 200),
+    "contact_name": _text("contact_name", 200),
     "phone": _clean_phone,
     "phone_reachable": _clean_reachable,
     "email": _clean_email,
@@ -127,6 +145,7 @@ def clean_fields(raw: Mapping[str, str]) -> tuple[dict[str, Any], dict[str, str]
     """Clean each non-empty lead field (CUI checksum, E.164 phone, email...): the clean
     values, and the problem per invalid field. The import and the API's single lead both
     use it; which fields a lead needs is the caller's rule (a row: a name, a phone or email).
+    Problems are stored reason codes (outreach.reasons).
     """
     values: dict[str, Any] = {}
     problems: dict[str, str] = {}
@@ -153,24 +172,24 @@ def _clean_row(line: int, record: Record, columns: _Columns) -> _Row | RowError:
     custom = {name: value for key, name in columns.custom if (value := _cell(record, key))}
     problems: list[str] = []
     if any("\x00" in value for value in chain(raw.values(), custom.values())):
-        return RowError(line, "contains a NUL character")
+        return RowError(line, reasons.code(codes.IMPORT_NUL))
     if not raw.get("name"):
-        problems.append("empty company name")
+        problems.append(reasons.code(codes.IMPORT_NO_NAME))
     values, invalid = clean_fields(raw)
     problems.extend(invalid.values())
     if not raw.get("phone") and not raw.get("email"):
-        problems.append("no phone or email to contact")
+        problems.append(reasons.code(codes.IMPORT_NO_CONTACT))
     if problems:
-        return RowError(line, "; ".join(problems))
+        return RowError(line, several(problems))
     return _Row(line, values, custom)
 
 
 def _shape_error(line: int, record: Record) -> RowError | None:
     """Rows from csv.DictReader carry None for missing cells and a None key for extra ones."""
     if None in record:
-        return RowError(line, "more fields than the header")
+        return RowError(line, reasons.code(codes.IMPORT_MORE_CELLS))
     if any(value is None for value in record.values()):
-        return RowError(line, "fewer fields than the header")
+        return RowError(line, reasons.code(codes.IMPORT_FEWER_CELLS))
     return None
 
 

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from itertools import chain
 from typing import IO, Any
 
+from cerniq import reasons
+from outreach import reasons as codes
 from outreach.importing.report import ImportFileError, RowError
 
 DELIMITERS = (",", ";", "\t")  # ties go to the first: a one-column file is plain CSV
@@ -55,8 +57,7 @@ def _decoded_lines(fileobj: IO[str] | IO[bytes]) -> Iterator[str]:
             return
         except UnicodeDecodeError as exc:  # a text-mode file decodes ahead, in chunks
             raise ImportFileError(
-                f"line {number + 1} or soon after: the file is not valid UTF-8 ({exc.reason}); "
-                "export it as 'CSV UTF-8'"
+                reasons.code(codes.IMPORT_NOT_UTF8_NEAR, line=number + 1)
             ) from exc
         number += 1
         if isinstance(raw, bytes):
@@ -71,8 +72,12 @@ def _decode_line(raw: bytes, number: int) -> str:
         return raw.decode("utf-8-sig" if number == 1 else "utf-8")
     except UnicodeDecodeError as exc:
         raise ImportFileError(
-            f"line {number}: not valid UTF-8 (byte 0x{raw[exc.start]:02x} at byte "
-            f"{exc.start + 1} of the line); export the file as 'CSV UTF-8'"
+            reasons.code(
+                codes.IMPORT_NOT_UTF8,
+                line=number,
+                byte=f"{raw[exc.start]:02x}",
+                position=exc.start + 1,
+            )
         ) from exc
 
 
@@ -84,14 +89,16 @@ def _read_csv(lines: Iterator[str]) -> tuple[list[str], Iterator[tuple[int, Reco
             break
         skipped += 1
     else:
-        raise ImportFileError("the file is empty")
+        raise ImportFileError(reasons.code(codes.IMPORT_EMPTY_FILE))
     reader = csv.reader(chain([first], lines), delimiter=_sniff_delimiter(first))
     try:
         header = next(reader)
     except csv.Error as exc:
-        raise ImportFileError(f"line {skipped + 1}: cannot read the header: {exc}") from exc
+        raise ImportFileError(
+            reasons.code(codes.IMPORT_UNREADABLE, line=skipped + 1, detail=str(exc))
+        ) from exc
     if not any(cell.strip() for cell in header):
-        raise ImportFileError(f"line {skipped + 1}: no header (the first row has no column names)")
+        raise ImportFileError(reasons.code(codes.IMPORT_NO_HEADER, line=skipped + 1))
     # Unnamed columns still keep their data, as custom fields "column_7" etc.
     header = [cell if cell.strip() else f"column_{index}" for index, cell in enumerate(header, 1)]
     return header, _csv_records(reader, header, skipped)
@@ -121,11 +128,17 @@ def _csv_records(
         except StopIteration:
             return
         except csv.Error as exc:
-            raise ImportFileError(f"line {line}: {exc}") from exc
+            raise ImportFileError(
+                reasons.code(codes.IMPORT_UNREADABLE, line=line, detail=str(exc))
+            ) from exc
         if not any(cell.strip() for cell in cells):
             yield line, {}
         elif len(cells) != width:
-            yield line, RowError(line, f"expected {width} fields, found {len(cells)}")
+            found = len(cells)
+            yield (
+                line,
+                RowError(line, reasons.code(codes.IMPORT_CELL_COUNT, expected=width, found=found)),
+            )
         else:
             yield line, dict(zip(header, cells, strict=True))
 
@@ -153,14 +166,16 @@ def _columns(keys: Sequence[str], *, require_name: bool) -> _Columns:
         target = _FIELD_BY_HEADER.get(normalised, normalised)
         if target in seen:
             raise ImportFileError(
-                f"columns '{seen[target]}' and '{key}' both mean '{target}'; keep only one"
+                reasons.code(codes.IMPORT_SAME_COLUMN, first=seen[target], second=key, field=target)
             )
         seen[target] = key
         (fields if normalised in _FIELD_BY_HEADER else custom).append((key, target))
     if require_name and "name" not in seen:
         raise ImportFileError(
-            "missing the company name column (one of: "
-            f"{', '.join(COLUMN_ALIASES['name'])}); columns found: "
-            f"{', '.join(k for k in keys if k.strip()) or 'none'}"
+            reasons.code(
+                codes.IMPORT_NO_NAME_COLUMN,
+                accepted=", ".join(COLUMN_ALIASES["name"]),
+                found=", ".join(k for k in keys if k.strip()),
+            )
         )
     return _Columns(tuple(fields), tuple(custom))

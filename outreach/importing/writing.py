@@ -13,7 +13,9 @@ from django.db.models import Case, Value, When
 from django.db.models.functions import Cast
 from django.utils import timezone
 
+from cerniq import reasons
 from cerniq.models import Tenant
+from outreach import reasons as codes
 from outreach import stalls
 from outreach.importing.cleaning import Progress, _Row, _validate
 from outreach.importing.reading import IMPORT_FIELDS, Record
@@ -113,9 +115,8 @@ def _match(rows: list[_Row], index: _Index) -> _Plan:
     for row in rows:
         target, label = index.find(row)
         if target is not None and target.line is not None:
-            plan.duplicates.append(
-                RowError(row.line, f"duplicate of line {target.line} (same {label})")
-            )
+            duplicate = reasons.code(codes.IMPORT_DUPLICATE, line=target.line, key=label)
+            plan.duplicates.append(RowError(row.line, duplicate))
             continue
         if target is None:
             target = _Target(None, "", "", "")

@@ -41,9 +41,8 @@ def test_each_lead_carries_its_readiness_and_the_list_filters_on_it(api, tenant)
         "state": "unverified",
         "usable": True,
         "reason_code": codes.PHONE_UNCHECKED,
-        "reason": "nobody has checked yet that the number is on WhatsApp",
-        "text": "will be tried: nobody has checked yet that the number is on WhatsApp; "
-        "the first message checks it",
+        "reason": "number not checked yet",
+        "text": "number not checked yet — the first message checks it",
     }
     assert rows[imported.pk]["phone_reachable"] is None
     assert rows[imported.pk]["readiness"]["contactable"] is True

@@ -45,7 +45,9 @@ def test_an_import_without_checks_shows_readiness_on_the_report_the_list_and_the
         page.locator("[data-import-status='done']").wait_for(timeout=30_000)
     report = page.locator("[data-import-readiness]")
     assert report.get_by_text("0 can be contacted now").is_visible()
-    assert report.get_by_text("2 will be contacted unchecked").is_visible()
+    assert report.get_by_text(
+        "2 can be contacted, number not checked yet — the first message checks it"
+    ).is_visible()
     assert report.get_by_text("1 cannot be contacted: opted out").is_visible()
     page.screenshot(path=str(SHOTS / "import_readiness.png"), full_page=True)
 

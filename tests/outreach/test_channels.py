@@ -34,7 +34,7 @@ NOT_WA = "instead of the step's channel: "
             {},
             "WHATSAPP",
             "EMAIL_COLD",
-            "Cold email " + NOT_WA + "the number is not on WhatsApp",
+            "Cold email " + NOT_WA + "number not on WhatsApp",
             True,
         ),
         (
@@ -66,8 +66,8 @@ NOT_WA = "instead of the step's channel: "
             {},
             "WHATSAPP",
             None,
-            "no channel can reach the lead (WhatsApp: no phone number; email: the mail server "
-            "accepts any address, so it cannot be checked)",
+            "no channel can reach the lead (WhatsApp: no phone number; email: address cannot "
+            "be checked (the server accepts any))",
             False,
         ),
         ({}, {}, "EMAIL_COLD", "EMAIL_COLD", "the step's channel (Cold email)", False),
@@ -129,7 +129,7 @@ def test_unchecked_numbers_and_addresses_follow_the_tenant_policy(policy, step, 
     choice = choose_channel(ready, journey, step)
     assert choice.channel == channel
     if channel is None:
-        assert "nobody has checked" in reasons.render(choice.reason)
+        assert "not checked yet" in reasons.render(choice.reason)
 
 
 def test_an_email_without_a_template_subject_takes_the_bodys_first_line():

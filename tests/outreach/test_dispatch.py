@@ -189,7 +189,7 @@ def test_no_phone_falls_back_to_the_email_sequence(tenant, monday):
     assert email.channel == Channel.EMAIL_COLD and email.counterpart == no_wa.email
     assert email.subject == f"Ofertă {no_wa.name}"
     assert reasons.render(email.channel_reason) == (
-        "Cold email instead of the step's channel: the number is not on WhatsApp"
+        "Cold email instead of the step's channel: number not on WhatsApp"
     )
     assert email.quota_cost == 0 and email.phone is None
     statuses = dict(Enrollment.objects.filter(lead=no_wa).values_list("sequence", "status"))

@@ -49,8 +49,7 @@ def test_each_unreachable_kind_is_refused_with_its_own_reason(tenant, sequence):
     assert _code(result, nowhere) == codes.ENROLL_UNREACHABLE
     with translation.override("en"):
         assert reasons.render(result.outcomes[nowhere.pk]) == (
-            "no channel can reach the lead (WhatsApp: no phone number; "
-            "email: emails to this address bounced)"
+            "no channel can reach the lead (WhatsApp: no phone number; email: bounced)"
         )
     assert not Enrollment.objects.exclude(lead=fine).exists()
 

@@ -186,8 +186,24 @@ def test_the_words_read_in_both_languages(tenant):
         english = found.whatsapp.text
     with translation.override("ro"):
         romanian = found.whatsapp.text
-    assert "first message checks" in english
-    assert romanian != english and "WhatsApp" in romanian
+    assert english == "number not checked yet — the first message checks it"
+    assert romanian == "număr neverificat încă — primul mesaj îl verifică"
+
+
+@pytest.mark.django_db
+def test_the_lead_page_detail_does_not_repeat_the_badge(tenant):
+    """The badge says the state ("Not checked yet", "Cannot be contacted"): the words
+    after it only add what the badge does not say."""
+    unchecked = _one(tenant, phone_reachable=None)
+    assert unchecked.whatsapp.detail == "the first message checks it"
+    held = _one(tenant, policy=OFF, phone_reachable=None)
+    assert held.whatsapp.detail == "not contacted (workspace setting)"
+    risky = _one(tenant, email="a@ferma.ro", email_status="risky")
+    assert risky.email.detail == (
+        "address cannot be checked (the server accepts any) — the first message checks it"
+    )
+    bounced = _one(tenant, email="b@ferma.ro", email_status="bounced")
+    assert bounced.email.detail == bounced.email.text == "bounced"
 
 
 @pytest.mark.django_db

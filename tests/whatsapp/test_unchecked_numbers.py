@@ -94,7 +94,7 @@ def test_a_policy_against_unchecked_contacts_stalls_the_enrollment_with_its_reas
     enrollment = Enrollment.objects.get(lead=first)
     assert enrollment.status == "ACTIVE" and enrollment.stalled_since == timezone.now()
     assert reasons.is_code(enrollment.stalled_reason, codes.NO_CHANNEL)
-    assert "nobody has checked" in reasons.render(enrollment.stalled_reason)
+    assert "not checked yet" in reasons.render(enrollment.stalled_reason)
     assert set(stalls.stalled_leads(Lead.objects.all())) == {first, second}
 
     # An hour later the number is known good: the lead is due again, moves, is unstalled;

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, OutputWrapper
+from django.utils import translation
 from tqdm import tqdm
 
 from cerniq.models import Tenant
@@ -56,13 +57,14 @@ class Command(BaseCommand):
             "--dry-run", action="store_true", help="validate and report, write nothing"
         )
 
+    @translation.override("en")  # the command speaks English: the stored reasons too
     def handle(self, *args: Any, file: Path, tenant: str, dry_run: bool, **options: Any) -> None:
         workspace = Tenant.objects.filter(slug=tenant).first()
         if workspace is None:
             raise CommandError(f"unknown tenant '{tenant}'")
         report = self._run(workspace, file, dry_run=dry_run)
         for error in report.rejected:
-            self.stderr.write(f"line {error.line}: {error.reason}")
+            self.stderr.write(f"line {error.line}: {error.text}")
         self.stdout.write((DRY_RUN_PREFIX if dry_run else "") + report.summary())
 
     def _run(self, tenant: Tenant, path: Path, *, dry_run: bool) -> ImportReport:

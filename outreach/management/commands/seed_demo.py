@@ -7,6 +7,7 @@ from typing import Any
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.utils import translation
 
 from outreach.seeding import seed_demo
 
@@ -39,8 +40,9 @@ class Command(BaseCommand):
         made = ", ".join(f"{k} {v}" for k, v in result.created.items())
         self.stdout.write(f"Demo tenant '{result.tenant.slug}': created {made}.")
         self.stdout.write(f"Companies: {result.leads.summary()}.")
-        for row in result.leads.rejected:
-            self.stderr.write(f"  line {row.line}: {row.reason}")
+        with translation.override("en"):  # the command speaks English
+            for row in result.leads.rejected:
+                self.stderr.write(f"  line {row.line}: {row.text}")
         self.stdout.write(self.style.SUCCESS(f"Demo logins ({opts['url']}):"))
         for username, password, what in result.credentials:
             self.stdout.write(f"  {username:<9} / {password:<16} ({what})")
