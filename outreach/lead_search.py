@@ -30,7 +30,7 @@ from collections.abc import Iterable
 from typing import Any
 
 import phonenumbers
-from django.db import models, transaction
+from django.db import connections, models, transaction
 from django.db.models import QuerySet
 
 # The Lead fields the search text is made of: writing any of them rewrites it.
@@ -110,11 +110,18 @@ def writes_sources(fields: Iterable[str] | None) -> bool:
     return fields is None or not set(SOURCE_FIELDS).isdisjoint(fields)
 
 
-def refill(leads: QuerySet, *, chunk: int = 1000) -> int:
+def refill(leads: QuerySet, *, chunk: int = 2000) -> int:
     """Recompute the search text of `leads` where it differs; the number changed.
 
-    A data migration passes its historical Lead's queryset (no save() of ours there)."""
+    A data migration passes its historical Lead's queryset (no save() of ours there). One
+    UPDATE per changed row, sent as a batch (bulk_update's CASE over 50,000 rows spent
+    most of a migration building SQL)."""
     model = leads.model
+    connection = connections[leads.db]
+    table, pk = (
+        connection.ops.quote_name(n) for n in (model._meta.db_table, model._meta.pk.column)
+    )
+    update = f"UPDATE {table} SET search_text = %s WHERE {pk} = %s"  # noqa: S608 (names only)
     changed, last = 0, 0
     columns = ("pk", *SOURCE_FIELDS, "search_text")
     while rows := list(leads.filter(pk__gt=last).order_by("pk").values_list(*columns)[:chunk]):
@@ -123,8 +130,10 @@ def refill(leads: QuerySet, *, chunk: int = 1000) -> int:
         for pk, *values, stored in rows:
             text = search_text_of(dict(zip(SOURCE_FIELDS, values, strict=True)))
             if text != stored:
-                batch.append(model(pk=pk, search_text=text))
-        model._base_manager.bulk_update(batch, ["search_text"])
+                batch.append((text, pk))
+        if batch:
+            with connection.cursor() as cursor:
+                cursor.executemany(update, batch)
         changed += len(batch)
     return changed
 
