@@ -49,6 +49,7 @@ format: install
 bench: install
 	$(PY) bench/import_leads.py
 	$(PY) bench/pages.py
+	$(PY) bench/search.py
 	$(PY) bench/api.py
 	$(PY) bench/send_pipeline.py
 	$(PY) bench/webhooks.py

@@ -255,7 +255,7 @@ def test_leads_page_in_romanian(ro_client, tenant):
         [
             "<h1>Lead-uri</h1>",
             "1 lead<",
-            "Firmă, persoană de contact, CUI, telefon sau email",
+            "Firmă, contact, CUI, telefon sau email",
             "Orice etapă",
             "Orice canal",
             "Orice telefon",
