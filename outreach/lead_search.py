@@ -16,7 +16,7 @@ CUI: a CUI is an identifier, matched whole on its own (indexed) field by the sea
 contains it (12345678 in 123456789), and CUI digits would answer phone fragments.
 
 Kept in sync on every write: `Lead.save()` and the `LeadQuerySet` methods (`bulk_create`,
-`bulk_update`, `update`) call `lead_search_text` whenever a source field is written; the
+`bulk_update`, `update`) call `search_text_of` whenever a source field is written; the
 import's batched UPDATE writes the column itself. A change to the folding below needs a
 data migration that calls `refill` again.
 """
