@@ -85,8 +85,15 @@ primary key backwards filtering 35,000 of them (120 ms); migration 0014 sets the
 column's statistics to 1000 values, the estimate is then close (88 for 112) and the plan
 reads the matches from the index (under 1 ms, the second EXPLAIN below). A search of one
 or two letters gives the trigram index nothing to look up: it reads every lead either way
-(`two letters`), as any substring search must. Written by the script; the figures depend
-on the machine's load, printed with them.
+(`two letters`), as any substring search must.
+
+What writing it costs (bench/import_leads.py, 50,000 rows, this machine at load ~5, the
+commit before the search text vs after): first import 43.2 s → 34.6 s (one trigram index
+on the folded column instead of three on name, email and phone), re-import 14.4 s →
+12.9 s (nothing written), every company renamed 49.1 s → 76.0 s (each rename rewrites the
+search text too, in the same UPDATE; a separate UPDATE was slower still, 98.7 s, as it
+writes each row twice). Written by the script; the figures depend on the machine's load,
+printed with them.
 """
 
 
