@@ -122,6 +122,53 @@ def test_a_contact_is_found_by_any_spelling_in_any_order(tenant, first, last, da
         stored.delete()
 
 
+def _grouped(digits: str, separator: str, cuts: list[int]) -> str:
+    """`digits` split at `cuts` and joined by `separator` ("0722 345 678")."""
+    bounds = [0, *sorted(set(cuts)), len(digits)]
+    return separator.join(digits[a:b] for a, b in zip(bounds, bounds[1:], strict=False) if a < b)
+
+
+@settings(max_examples=40, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    prefix=st.sampled_from(["72", "73", "74", "75", "76", "77", "78"]),
+    rest=st.text(alphabet="0123456789", min_size=7, max_size=7),
+    form=st.sampled_from(["0", "+40", "+40 ", "0040", "0040 ", "40"]),
+    separator=st.sampled_from(["", " ", ".", "-", " - "]),
+    cuts=st.lists(st.integers(1, 8), max_size=3),
+)
+def test_a_phone_is_found_however_it_is_written(tenant, prefix, rest, form, separator, cuts):
+    national = prefix + rest  # 9 digits after the trunk 0
+    stored = make_lead(tenant, name="Ferma Kyk", phone=f"+40{national}", with_journey=False)
+    decoy = make_lead(tenant, name="Ferma Qwx", phone="+40799000000", with_journey=False)
+    try:
+        query = form + _grouped(national, separator, cuts)
+        found = _search(tenant, query)
+        assert stored in found and decoy not in found, query
+    finally:
+        Lead.objects.filter(pk__in=[stored.pk, decoy.pk]).delete()
+
+
+@settings(max_examples=40, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    base=st.integers(10_000, 99_999_999),
+    prefix=st.sampled_from(["", "RO", "ro", "Ro", "RO ", "ro "]),
+    separator=st.sampled_from(["", " ", "."]),
+    cuts=st.lists(st.integers(1, 8), max_size=2),
+)
+def test_a_cui_is_found_however_it_is_written(tenant, base, prefix, separator, cuts):
+    from stdnum.ro import cui
+
+    number = str(base) + cui.calc_check_digit(str(base))
+    # No phone: no digits in their search text, only the CUI can match.
+    stored = make_lead(tenant, name="Ferma Kyk", cui=number, phone="", with_journey=False)
+    longer = make_lead(tenant, name="Ferma Qwx", cui=number + "9", phone="", with_journey=False)
+    try:
+        query = prefix + _grouped(number, separator, cuts)
+        assert list(_search(tenant, query)) == [stored], query
+    finally:
+        Lead.objects.filter(pk__in=[stored.pk, longer.pk]).delete()
+
+
 @pytest.fixture
 def stirbei(tenant):
     return make_lead(
