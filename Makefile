@@ -58,6 +58,7 @@ format: install-dev
 bench: install-dev
 	$(PY) bench/import_leads.py
 	$(PY) bench/pages.py
+	$(PY) bench/search.py
 	$(PY) bench/api.py
 	$(PY) bench/send_pipeline.py
 	$(PY) bench/webhooks.py

@@ -62,7 +62,12 @@ class LeadFilter(django_filters.FilterSet):
         method="keep", help_text="Lead or journey changed at or after this time (ISO 8601)."
     )
     search = django_filters.CharFilter(
-        method="keep", help_text="Company name, email or phone contains; a CUI if digits."
+        method="keep",
+        help_text=(
+            "Every word in the company name, contact name, email or phone (any part; 'Stirbei' "
+            "finds 'Știrbei' and 'Ştirbei'); a CUI or phone number however written "
+            "(RO prefix, spaces, +40, 0040) finds its lead exactly."
+        ),
     )
 
     class Meta:

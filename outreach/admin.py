@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import Any
 
 from django.contrib import admin, messages
 from django.db import models
-from django.db.models import Model, QuerySet
+from django.db.models import Model, Q, QuerySet
 from django.forms import BaseInlineFormSet, ModelForm
 from django.http import HttpRequest
 from django.template.defaultfilters import pluralize
@@ -22,6 +21,7 @@ from cerniq.admin import pretty_payload, reason_column
 from cerniq.models import Tenant
 from outreach import deadletters, stages
 from outreach.analytics import DAILY_FIELDS
+from outreach.lead_filters import search_match
 from outreach.models import (
     DailyStats,
     Enrollment,
@@ -106,11 +106,12 @@ class LeadAdmin(admin.ModelAdmin):
     def get_search_results(
         self, request: HttpRequest, queryset: QuerySet[Lead], search_term: str
     ) -> tuple[QuerySet[Lead], bool]:
-        """Also accept a CUI written with its VAT prefix: "RO12345678", "RO 12345678"."""
-        term = search_term.strip()
-        if re.fullmatch(r"(?i)ro\s*[0-9]{2,10}", term):
-            search_term = re.sub(r"[^0-9]", "", term)
-        return super().get_search_results(request, queryset, search_term)
+        """The leads page's search (diacritics folded, a CUI or phone however written),
+        plus the locality."""
+        term = search_term.replace("\x00", "").strip()
+        if not term:
+            return queryset, False
+        return queryset.filter(search_match(term) | Q(locality__icontains=term)), False
 
     @admin.display(description="stage", ordering="journey__stage")
     def stage(self, obj: Lead) -> str:

@@ -4,7 +4,7 @@ Values as the page's query string carries them: stage, county, channel (the last
 phone (an id or "none"), sequence (an id or "none"), review ("1"/"0"), opted_out
 ("whatsapp", "email", "any", "none"), email_status, contactable ("true"/"false": can outreach
 reach the lead now, outreach.readiness), stalled ("true"/"false": its running enrollment is
-stalled, outreach.stalls), q (name, email, phone; a CUI if digits).
+stalled, outreach.stalls), q (the search box: `search_match`).
 """
 
 from __future__ import annotations
@@ -16,6 +16,8 @@ from django.db.models import Q, QuerySet
 
 from cerniq.params import parse_id, text_param
 from outreach import readiness, stalls
+from outreach.importing.cleaning import cui_in, phone_in
+from outreach.lead_search import search_words
 from outreach.models import Channel, Lead, Stage
 
 _YES, _NO = ("true", "1", "yes"), ("false", "0", "no")
@@ -72,8 +74,20 @@ def filter_leads(qs: QuerySet[Lead], params: Mapping[str, Any]) -> QuerySet[Lead
         qs = qs.filter(stalls.stalled_q() if stalled else ~stalls.stalled_q())
     q = text_param(params, "q")
     if q:
-        match = Q(name__icontains=q) | Q(email__icontains=q) | Q(phone__icontains=q)
-        if q.isdigit():
-            match |= Q(cui=q)
-        qs = qs.filter(match)
+        qs = qs.filter(search_match(q))
     return qs
+
+
+def search_match(text: str) -> Q:
+    """What the search box finds: leads whose folded name, contact, email or phone
+    (`Lead.search_text`, see outreach.lead_search) contains every folded word of `text`,
+    so "stirbei", "Ştirbei" and "Știrbei" find the same company; and, when `text` is a
+    phone number or a CUI however it is written, the lead with exactly that phone or CUI.
+    Text with no letter or digit finds nothing."""
+    words = search_words(text)
+    match = Q(*(Q(search_text__contains=word) for word in words)) if words else Q(pk__in=[])
+    if phone := phone_in(text):
+        match |= Q(phone=phone)
+    if cui := cui_in(text):
+        match |= Q(cui=cui)
+    return match

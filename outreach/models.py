@@ -9,6 +9,7 @@ from django.db.models.functions import Upper
 from django.utils.translation import gettext_lazy as _
 
 from cerniq.models import E164_REGEX, Tenant
+from outreach.lead_search import LeadQuerySet, search_text_of, writes_sources
 
 
 class Stage(models.TextChoices):
@@ -72,6 +73,10 @@ class Lead(models.Model):
     tags = models.JSONField(default=list, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+    # Folded name, contact, email and phone: what the leads search matches (lead_search).
+    search_text = models.TextField(editable=False, blank=True, default="")
+
+    objects = LeadQuerySet.as_manager()
 
     class Meta:
         ordering = ["name"]
@@ -91,9 +96,9 @@ class Lead(models.Model):
             models.Index(fields=["tenant", "email"], name="lead_tenant_email_idx"),
             models.Index(fields=["tenant", "county"], name="lead_tenant_county_idx"),
             # The leads page: its default order, newest-first order, county filter (iexact).
-            # Its search (icontains on name/email/phone) uses trigram GIN indexes on
-            # PostgreSQL, created in migration 0004_page_indexes (not declared here: SQLite
-            # has no GIN).
+            # Its search (LIKE on search_text) uses a trigram GIN index on PostgreSQL,
+            # created in migration 0014_lead_search_text (not declared here: SQLite has no
+            # GIN).
             models.Index(fields=["tenant", "name", "id"], name="lead_tenant_name_idx"),
             models.Index(fields=["tenant", "created_at", "id"], name="lead_tenant_created_idx"),
             models.Index(F("tenant"), Upper("county"), name="lead_tenant_county_upper_idx"),
@@ -101,6 +106,15 @@ class Lead(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    def save(self, *args, **kwargs) -> None:
+        """Every save that writes a source field rewrites the search text with it."""
+        update_fields = kwargs.get("update_fields")
+        if writes_sources(update_fields):
+            self.search_text = search_text_of(self)
+            if update_fields is not None:
+                kwargs["update_fields"] = {*update_fields, "search_text"}
+        super().save(*args, **kwargs)
 
 
 class Journey(models.Model):

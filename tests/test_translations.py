@@ -255,7 +255,7 @@ def test_leads_page_in_romanian(ro_client, tenant):
         [
             "<h1>Lead-uri</h1>",
             "1 lead<",
-            "Nume, CUI, telefon sau email",
+            "Firmă, contact, CUI, telefon sau email",
             "Orice etapă",
             "Orice canal",
             "Orice telefon",
@@ -276,7 +276,7 @@ def test_leads_page_in_romanian(ro_client, tenant):
         ],
         [
             "<h1>Leads</h1>",
-            "Name, CUI, phone or email",
+            "Company, contact, CUI, phone or email",
             "Any stage",
             "Any channel",
             "Review: any",

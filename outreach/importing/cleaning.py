@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from itertools import chain
@@ -99,6 +100,29 @@ def _clean_phone(value: str) -> str:
     if not phonenumbers.is_valid_number(number):
         raise _Invalid(reasons.code(codes.IMPORT_PHONE_INVALID, value=_cut(value), why="invalid"))
     return phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.E164)
+
+
+# What a search box may hold when it holds a phone number: digits and how people space them.
+_PHONE_LIKE = re.compile(r"[\d\s().+\-/]{6,32}")
+
+
+def phone_in(text: str) -> str | None:
+    """The E.164 number `text` is, written any way the import takes ("0722 345 678",
+    "0722.345.678", "+40 722...", "0040 722..."), or None when it is not a valid one."""
+    if not _PHONE_LIKE.fullmatch(text.strip()):
+        return None
+    try:
+        return _clean_phone(text.replace(".", " "))
+    except _Invalid:
+        return None
+
+
+def cui_in(text: str) -> str | None:
+    """The CUI digits `text` names ("RO 22732040", "ro22732040", "22 732 040"), or None.
+
+    No checksum: this finds a stored CUI (the import checked those), it does not admit one."""
+    digits = re.sub(r"[\s.\-]", "", text).upper().removeprefix("RO")
+    return digits if digits.isascii() and digits.isdigit() and 2 <= len(digits) <= 10 else None
 
 
 def _clean_email(value: str) -> str:

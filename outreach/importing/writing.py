@@ -20,6 +20,7 @@ from outreach import stalls
 from outreach.importing.cleaning import Progress, _Row, _validate
 from outreach.importing.reading import IMPORT_FIELDS, Record
 from outreach.importing.report import ImportReport, RowError
+from outreach.lead_search import search_text_of, writes_sources
 from outreach.models import Journey, Lead, Stage
 from outreach.suppression import flag_imported
 
@@ -179,18 +180,29 @@ def _create(tenant: Tenant, rows: list[_Row], source: str) -> list[int]:
 def _update(tenant: Tenant, updates: list[_Update]) -> None:
     """Write changed leads: one UPDATE per batch over the union of changed fields."""
     names = sorted({name for _, _, changes in updates for name in changes})
+    if writes_sources(names):  # computed here, so the queryset need not re-read the rows
+        names.append("search_text")
     now = timezone.now()
     size = _update_batch_size(len(names))
     for start in range(0, len(updates), size):
         batch = updates[start : start + size]
         columns = {
             name: _column(
-                name, [(lead_id, {**stored, **changes}[name]) for lead_id, stored, changes in batch]
+                name,
+                [
+                    (lead_id, _new_value(name, stored, changes))
+                    for lead_id, stored, changes in batch
+                ],
             )
             for name in names
         }
         ids = [lead_id for lead_id, _, _ in batch]
         Lead.objects.filter(tenant=tenant, pk__in=ids).update(updated_at=now, **columns)
+
+
+def _new_value(name: str, stored: dict[str, Any], changes: dict[str, Any]) -> Any:
+    values = {**stored, **changes}
+    return search_text_of(values) if name == "search_text" else values[name]
 
 
 def _update_batch_size(field_count: int) -> int:
