@@ -54,5 +54,6 @@ def test_a_real_webhook_is_counted_from_intake_to_review(client, settings, tenan
     assert counted(processed, provider="timelinesai", outcome="processed") == 1
     # The reply was triaged and is now in front of a person.
     assert counted("cerniq_triage_duration_seconds_count", backend="offline", fell_back="false")
-    assert value(after, "cerniq_review_open_items", tenant=tenant.slug, priority="high") == 1
+    # Interest with a price question: an urgent item (priority follows value and risk).
+    assert value(after, "cerniq_review_open_items", tenant=tenant.slug, priority="urgent") == 1
     assert value(after, "cerniq_review_sla_breaches", tenant=tenant.slug, priority="high") == 0
