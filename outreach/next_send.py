@@ -19,7 +19,7 @@ from django.utils import timezone
 from cerniq.models import Tenant
 from outreach import stages
 from outreach.hours import Closure, SendingWindow
-from outreach.models import Journey, Lead, Message
+from outreach.models import Enrollment, Journey, Lead, Message
 from whatsapp.models import Phone
 
 
@@ -36,6 +36,7 @@ class Reason(StrEnum):
     PHONE_BANNED = "phone_banned"
     SCHEDULED = "scheduled"  # the lead's next step is planned for later (a sequence delay)
     NOTHING_PLANNED = "nothing_planned"  # the lead has no next step
+    STALLED = "stalled"  # its running enrollment cannot move on (outreach.stalls says why)
     IN_REVIEW = "in_review"  # the lead waits for a person's review
     TAKEN_OVER = "taken_over"  # a person handles the conversation
     NOT_AUTOMATED = "not_automated"  # the lead's stage is outside automation
@@ -48,6 +49,7 @@ NEVER = frozenset(
         Reason.PHONE_OFFLINE,
         Reason.PHONE_BANNED,
         Reason.NOTHING_PLANNED,
+        Reason.STALLED,
         Reason.IN_REVIEW,
         Reason.TAKEN_OVER,
         Reason.NOT_AUTOMATED,
@@ -138,7 +140,10 @@ def _for_lead(lead: Lead, window: SendingWindow, now: datetime) -> NextSend:
         .first()
     )
     if queued is None:
-        return NextSend(None, Reason.NOTHING_PLANNED)
+        stalled = Enrollment.objects.filter(
+            lead=lead, status=Enrollment.Status.ACTIVE, stalled_since__isnull=False
+        ).exists()
+        return NextSend(None, Reason.STALLED if stalled else Reason.NOTHING_PLANNED)
     at = max(now, queued.scheduled_for or now)
     reason = Reason.SCHEDULED if at > now else Reason.NOW
     if queued.phone is not None:

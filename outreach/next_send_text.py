@@ -91,6 +91,7 @@ _REASONS = {
     Reason.PHONE_BANNED: translation.gettext_lazy("The number is banned."),
     Reason.SCHEDULED: translation.gettext_lazy("The next step of the sequence is due then."),
     Reason.NOTHING_PLANNED: translation.gettext_lazy("No next step is planned."),
+    Reason.STALLED: translation.gettext_lazy("Its sequence is stalled: see why under Stalled."),
     Reason.IN_REVIEW: translation.gettext_lazy("It waits for a person's review."),
     Reason.TAKEN_OVER: translation.gettext_lazy("A colleague has taken over the conversation."),
     Reason.NOT_AUTOMATED: translation.gettext_lazy("Its stage is outside automated outreach."),

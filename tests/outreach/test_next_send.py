@@ -179,3 +179,21 @@ def test_a_lead_in_review_or_taken_over_or_with_nothing_planned_will_not_send(te
     lead.journey.stage = "WARM_REPLY"
     answer = next_send_at(tenant, lead=lead, now=now)
     assert (answer.at, answer.reason) == (None, Reason.NOT_AUTOMATED)
+
+
+def test_a_stalled_lead_says_its_sequence_is_stalled_not_that_nothing_is_planned(tenant):
+    """The lead page's next send and its Stalled row must not contradict each other."""
+    from outreach.models import Enrollment
+    from tests.factories import make_sequence
+
+    now = local(2026, 11, 25, 10, 0)
+    lead = make_lead(tenant)
+    enrollment = Enrollment.objects.create(
+        tenant=tenant, lead=lead, sequence=make_sequence(tenant), stalled_since=now
+    )
+    answer = next_send_at(tenant, lead=lead, now=now)
+    assert (answer.at, answer.reason) == (None, Reason.STALLED)
+    with translation.override("en"):
+        assert "stalled" in reason_text(answer)
+    Enrollment.objects.filter(pk=enrollment.pk).update(stalled_since=None)
+    assert next_send_at(tenant, lead=lead, now=now).reason == Reason.NOTHING_PLANNED
