@@ -196,6 +196,14 @@ class Journey(models.Model):
 class StageTransition(models.Model):
     """Audit row for every stage change (written only by outreach.stages)."""
 
+    # Who changed the stage when no person did (`by_system`), in the reader's words.
+    SYSTEM_ACTORS = {
+        "send": _("automatic send"),
+        "inbound": _("the lead's reply"),
+        "instantly": _("Instantly"),
+        "api": _("API"),
+    }
+
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
     journey = models.ForeignKey(Journey, on_delete=models.CASCADE, related_name="transitions")
     from_stage = models.CharField(max_length=20, choices=Stage.choices)
@@ -217,6 +225,11 @@ class StageTransition(models.Model):
 
     def __str__(self) -> str:
         return f"{self.from_stage} → {self.to_stage}"
+
+    @property
+    def by_system_label(self) -> str:
+        """`by_system` in the reader's language (an unknown value as it is)."""
+        return str(self.SYSTEM_ACTORS.get(self.by_system, self.by_system))
 
 
 class Template(models.Model):

@@ -616,3 +616,28 @@ def test_an_email_without_a_subject_is_refused(logged_in, tenant):
     )
     assert "An email needs a subject." in response.content.decode()
     assert not Message.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("language", "shown", "hidden"),
+    [("en", "automatic send", ">send<"), ("ro", "trimitere automată", ">send<")],
+)
+def test_the_stage_history_names_the_system_in_the_readers_words(
+    operator, tenant, language, shown, hidden
+):
+    """A stage changed by the product, not a person, says who in words, not `send`."""
+    lead = make_lead(tenant)
+    StageTransition.objects.create(
+        tenant=tenant,
+        journey=lead.journey,
+        from_stage=Stage.COLD,
+        to_stage=Stage.CONTACTED_WA,
+        reason="x",
+        by_system="send",
+    )
+    client = Client(headers={"accept-language": language})
+    client.force_login(operator)
+    client.cookies["django_language"] = language
+    page = client.get(f"/outreach/leads/{lead.pk}/").content.decode()
+    assert f"<td>{shown}</td>" in page
+    assert hidden not in page
