@@ -3,18 +3,15 @@ the number in E.164, a provider of the registry, the provider's account id."""
 
 from __future__ import annotations
 
-import phonenumbers
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils.module_loading import import_string
 from django.utils.translation import gettext as _
 
-from cerniq import integrations
+from cerniq import integrations, phone_numbers
 from cerniq.checks import sandbox_permitted
 from cerniq.models import Tenant
 from whatsapp.models import Phone
-
-DEFAULT_REGION = "RO"  # a number written without +40 is Romanian
 
 
 class PhoneExists(ValueError):
@@ -30,16 +27,13 @@ class PhoneExists(ValueError):
 def to_e164(raw: str) -> str:
     """`0740 000 101`, `+40 740-000-101` → `+40740000101`; ValidationError otherwise."""
     try:
-        number = phonenumbers.parse(raw, DEFAULT_REGION)
-    except phonenumbers.NumberParseException:
-        number = None
-    if number is None or not phonenumbers.is_valid_number(number):
+        return phone_numbers.to_e164(raw)
+    except phone_numbers.NotAPhoneNumber:
         raise ValidationError(
             _("%(value)s is not a valid phone number; write it as +40 740 000 101 or 0740 000 101.")
             % {"value": raw.strip()[:32] or _("An empty value")},
             code="invalid",
-        )
-    return phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.E164)
+        ) from None
 
 
 def provider_choices() -> list[tuple[str, str]]:

@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from itertools import chain
 from typing import Any
 
-import phonenumbers
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 from stdnum.exceptions import InvalidChecksum, InvalidFormat, InvalidLength
@@ -16,13 +15,13 @@ from stdnum.exceptions import ValidationError as NumberValidationError
 from stdnum.ro import cui as ro_cui
 
 from cerniq import reasons
+from cerniq.phone_numbers import NotAPhoneNumber, to_e164
 from outreach import reasons as codes
 from outreach.importing.reading import Record, _Columns, _columns, normalise_header
 from outreach.importing.report import RowError, several
 from outreach.models import Lead
 
 PROGRESS_EVERY = 500
-DEFAULT_REGION = "RO"
 
 _TRUE = frozenset({"true", "1", "yes", "da", "y", "adevarat"})  # "ADEVĂRAT": Romanian Excel
 _FALSE = frozenset({"false", "0", "no", "nu", "n", "fals"})
@@ -72,13 +71,6 @@ _CUI_PROBLEMS = {
     InvalidFormat: "format",
     InvalidLength: "length",
 }
-_PHONE_PROBLEMS = {
-    phonenumbers.NumberParseException.NOT_A_NUMBER: "not_a_number",
-    phonenumbers.NumberParseException.INVALID_COUNTRY_CODE: "country_code",
-    phonenumbers.NumberParseException.TOO_SHORT_NSN: "too_short",
-    phonenumbers.NumberParseException.TOO_SHORT_AFTER_IDD: "too_short",
-    phonenumbers.NumberParseException.TOO_LONG: "too_long",
-}
 
 
 def _clean_cui(value: str) -> str:
@@ -91,15 +83,11 @@ def _clean_cui(value: str) -> str:
 
 def _clean_phone(value: str) -> str:
     try:
-        number = phonenumbers.parse(value, DEFAULT_REGION)
-    except phonenumbers.NumberParseException as exc:
-        why = _PHONE_PROBLEMS.get(exc.error_type, "invalid")
+        return to_e164(value)
+    except NotAPhoneNumber as exc:
         raise _Invalid(
-            reasons.code(codes.IMPORT_PHONE_INVALID, value=_cut(value), why=why)
+            reasons.code(codes.IMPORT_PHONE_INVALID, value=_cut(value), why=exc.why)
         ) from exc
-    if not phonenumbers.is_valid_number(number):
-        raise _Invalid(reasons.code(codes.IMPORT_PHONE_INVALID, value=_cut(value), why="invalid"))
-    return phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.E164)
 
 
 # What a search box may hold when it holds a phone number: digits and how people space them.
