@@ -30,6 +30,7 @@ from django.utils import timezone
 from django.utils.module_loading import autodiscover_modules
 from dramatiq.common import q_name
 
+from cerniq import platform_reasons, reasons
 from cerniq.alerts import raise_alert, resolve_alerts
 from cerniq.models import Alert
 
@@ -167,10 +168,13 @@ def watch_workers(now: datetime | None = None) -> dict[str, str]:
                 None,
                 Alert.Kind.WORKER_DOWN,
                 subject,
-                f"No worker has consumed queue group {beat_.group!r} for more than "
-                f"{settings.HEALTH_WORKER_STALE_SECONDS} s: {', '.join(quiet[:10])}"
-                + (f" and {len(quiet) - 10} more" if len(quiet) > 10 else "")
-                + ".",
+                reasons.code(
+                    platform_reasons.WORKER_DOWN,
+                    group=beat_.group,
+                    seconds=settings.HEALTH_WORKER_STALE_SECONDS,
+                    queues=", ".join(quiet[:10])
+                    + (f" (+{len(quiet) - 10})" if len(quiet) > 10 else ""),
+                ),
                 severity=Alert.Severity.CRITICAL,
             )
     return states

@@ -22,6 +22,7 @@ import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from importlib import import_module
 from typing import Any
 
 from django.db.models import TextChoices
@@ -73,6 +74,7 @@ def _load() -> None:
     if not _loaded:
         _loaded = True
         autodiscover_modules("reasons")
+        import_module("cerniq.platform_reasons")  # cerniq's own codes (this module is the tool)
 
 
 def catalogue() -> dict[str, Definition]:

@@ -24,6 +24,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.utils import timezone
 
+from cerniq import platform_reasons, reasons
 from cerniq.alerts import raise_alert, resolve_alerts
 from cerniq.models import Alert, Tenant, WebhookEvent
 
@@ -55,9 +56,12 @@ def note_failure(tenant: Tenant | None, provider: str, error: str) -> None:
         if failing < threshold:
             return
         last = error.strip().splitlines()[0][:200] if error.strip() else ""
-        message = (
-            f"{failing} {provider} webhook events failed to process in the last "
-            f"{_window_minutes()} minutes and wait for a retry. Last error: {last}"
+        message = reasons.code(
+            platform_reasons.WEBHOOK_EVENTS_FAILING,
+            count=failing,
+            provider=provider,
+            minutes=_window_minutes(),
+            error=last,
         )
         severity = Alert.Severity.CRITICAL if failing >= 4 * threshold else Alert.Severity.WARNING
         raise_alert(
@@ -103,9 +107,12 @@ def check() -> None:
                 None,
                 Alert.Kind.WEBHOOK_FAILURE,
                 REJECTED_PREFIX + provider,
-                f"{refused} requests to /webhooks/{provider}/ were refused (wrong token or "
-                f"signature) in the last {_window_minutes()} minutes. Check the secret "
-                "configured at the provider, or whether someone is probing the endpoint.",
+                reasons.code(
+                    platform_reasons.WEBHOOK_REQUESTS_REFUSED,
+                    count=refused,
+                    provider=provider,
+                    minutes=_window_minutes(),
+                ),
             )
         elif refused == 0:
             resolve_alerts(None, Alert.Kind.WEBHOOK_FAILURE, REJECTED_PREFIX + provider)

@@ -10,8 +10,9 @@ from datetime import UTC, datetime, timedelta
 import pytest
 import time_machine
 from django.core.cache import cache
+from django.utils import translation
 
-from cerniq import webhook_alerts, webhooks
+from cerniq import reasons, webhook_alerts, webhooks
 from cerniq.models import Alert, WebhookEvent
 from cerniq.webhooks import Receiver, process_event, tenant_for_url_token
 
@@ -88,11 +89,15 @@ def test_failing_events_raise_the_alert_at_the_threshold(tenant, clock):
     fail(events[2])
     alert = failure_alerts().get()
     assert (alert.tenant, alert.subject, alert.severity) == (tenant, "webhooks:sandbox", "WARNING")
-    assert alert.message.startswith("3 sandbox webhook events failed to process in the last 15")
-    assert alert.message.endswith("Last error: RuntimeError: lead store unavailable")
+    with translation.override("en"):
+        said = reasons.render(alert.message)
+    assert said.startswith("3 sandbox webhook events failed to process in the last 15")
+    assert said.endswith("Last error: RuntimeError: lead store unavailable")
+    with translation.override("ro"):
+        assert "Last error" not in reasons.render(alert.message)  # stored as a code
     fail(events[3])
     alert.refresh_from_db()
-    assert alert.occurrences == 2 and alert.message.startswith("4 sandbox")
+    assert alert.occurrences == 2 and _said(alert).startswith("4 sandbox")
 
 
 def test_one_event_failing_again_and_again_counts_once(tenant, clock):
@@ -162,7 +167,7 @@ def test_a_burst_of_refused_requests_raises_a_platform_alert_then_resolves(clien
     webhook_alerts.check()
     alert = failure_alerts().get()
     assert (alert.tenant, alert.subject) == (None, "webhooks-rejected:sandbox")
-    assert alert.message.startswith("4 requests to /webhooks/sandbox/ were refused")
+    assert _said(alert).startswith("4 requests to /webhooks/sandbox/ were refused")
 
     clock.shift(timedelta(minutes=10))
     webhook_alerts.check()  # still within the window: stays open
@@ -177,3 +182,8 @@ def test_accepted_requests_are_not_counted(client, tenant, clock):
     for _ in range(5):
         client.post(f"/webhooks/sandbox/{tenant.webhook_token}/", raw, "application/json")
     assert webhook_alerts.rejected_recently("sandbox") == 0
+
+
+def _said(alert: Alert) -> str:
+    with translation.override("en"):
+        return reasons.render(alert.message)
