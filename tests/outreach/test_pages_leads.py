@@ -489,6 +489,9 @@ def test_detail_query_count_does_not_grow_with_messages(logged_in, tenant):
     lead = make_lead(tenant)
     journey = Journey.objects.get(lead=lead)
     make_message(lead, phone=phone)
+    # The same state both times (the pause cancels the queued message), only more messages.
+    stages.pause(journey, reason="x")
+    stages.resume(journey, reason="y")
     with CaptureQueriesContext(connection) as small:
         assert logged_in.get(f"/outreach/leads/{lead.pk}/").status_code == 200
     for _ in range(30):
