@@ -212,8 +212,21 @@ class JourneyAdmin(admin.ModelAdmin):
         _move_journeys(self, request, rows, stages.resume, "resumed")
 
 
+class AuditRowAdmin(admin.ModelAdmin):
+    """An audit row: written only by the service that owns it, never by hand here."""
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
 @admin.register(StageTransition)
-class StageTransitionAdmin(admin.ModelAdmin):
+class StageTransitionAdmin(AuditRowAdmin):
     """Audit trail: view only."""
 
     list_display = (
@@ -235,15 +248,6 @@ class StageTransitionAdmin(admin.ModelAdmin):
     @admin.display(description="Reason", ordering="reason")
     def reason_text(self, row: StageTransition) -> str:
         return reasons.render(row.reason)
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
 
 @admin.register(Message)
@@ -589,7 +593,7 @@ class MessageAttachmentAdmin(admin.ModelAdmin):
 
 
 @admin.register(OptOutRecord)
-class OptOutRecordAdmin(admin.ModelAdmin):
+class OptOutRecordAdmin(AuditRowAdmin):
     """Who recorded which opt-out, where the lead asked, and why. Written only by
     optout_manual.record_opt_out (the lead page, the leads list, the API)."""
 
@@ -598,30 +602,12 @@ class OptOutRecordAdmin(admin.ModelAdmin):
     list_filter = ("tenant", "asked_on")
     search_fields = ("lead__name", "reason")
 
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
 
 @admin.register(OptOutLift)
-class OptOutLiftAdmin(admin.ModelAdmin):
+class OptOutLiftAdmin(AuditRowAdmin):
     """Who lifted which opt-out, and why. Written only by optout_manual.lift_opt_out."""
 
     list_display = ("lead", "by_user", "created_at", "tenant")
     list_select_related = ("lead", "by_user", "tenant")
     list_filter = ("tenant",)
     search_fields = ("lead__name", "reason")
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
