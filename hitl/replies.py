@@ -32,6 +32,7 @@ from outreach import optout, sequences, stages
 from outreach.hours import SendingWindow
 from outreach.manual import SendRefused, answer, queue_reply
 from outreach.models import Channel, Enrollment, Journey, Lead, Message, Stage
+from outreach.reasons import STOP_COMPANY_REPLIED, STOP_REPLY
 from outreach.sequences import OPT_OUT_CONFIRMATION_PREFIX
 from outreach.suppression import channel_address, suppress
 
@@ -107,7 +108,9 @@ def process_reply(lead: Lead, message: Message) -> str:
                 reason=reasons.code(said, channel=message.channel),
                 by_system="inbound",
             )
-        sequences.stop(lead.pk, "reply")  # idempotent; also cancels anything still queued
+        sequences.stop(
+            lead.pk, reasons.code(STOP_REPLY)
+        )  # idempotent; also cancels anything still queued
         stopped = stop_company(lead)
         decision = _route(lead, message, result)
         _remember(message, result, decision, company_stopped=stopped)
@@ -194,7 +197,7 @@ def stop_company(lead: Lead) -> int:
     others = Lead.objects.filter(tenant_id=lead.tenant_id, cui=lead.cui).exclude(pk=lead.pk)
     count = 0
     for other_id in others.values_list("pk", flat=True):
-        count += sequences.stop(other_id, "company replied")
+        count += sequences.stop(other_id, reasons.code(STOP_COMPANY_REPLIED))
     return count
 
 

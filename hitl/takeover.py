@@ -1,8 +1,8 @@
 """Operator takeover: a person owns the conversation and automation keeps out of it.
 
 take_over(lead, user)
-    Sets journey.taken_over_by/at and stops the lead's sequence (sequences.stop with reason
-    "takeover"), which also cancels what is still queued for the lead. From then on no
+    Sets journey.taken_over_by/at and stops the lead's sequence (sequences.stop with the
+    reason code STOP_TAKEOVER), which also cancels what is still queued for the lead. From then on no
     automated message reaches the lead by any path: dispatch skips taken-over journeys and
     the send path cancels any automated message queued later (e.g. an AI auto reply).
     Taking over a lead someone else holds is refused, naming them.
@@ -37,9 +37,9 @@ from hitl.review import ReviewError, check_member
 from outreach import sequences, stages, stalls
 from outreach.manual import SendRefused, held_by_message, send_manual
 from outreach.models import Enrollment, Journey, Lead, Message
-from outreach.reasons import STAGE_HANDED_BACK
+from outreach.reasons import STAGE_HANDED_BACK, STOP_TAKEOVER
 
-STOP_REASON = "takeover"
+LEGACY_STOP_REASON = "takeover"  # what rows written before stop reasons were codes hold
 
 
 class TakeoverError(ReviewError):
@@ -68,7 +68,7 @@ def take_over(lead: Lead, user: AbstractBaseUser) -> Journey:
         raise _held_by_someone_else(journey)
     journey.taken_over_by, journey.taken_over_at = user, timezone.now()
     journey.save(update_fields=["taken_over_by", "taken_over_at", "updated_at"])
-    sequences.stop(lead.pk, STOP_REASON)
+    sequences.stop(lead.pk, reasons.code(STOP_TAKEOVER))
     journey.refresh_from_db()
     return journey
 
@@ -138,7 +138,10 @@ def _resume(journey: Journey) -> bool:
     if (
         last is None
         or last.status != Enrollment.Status.STOPPED
-        or last.stop_reason != STOP_REASON
+        or not (
+            reasons.is_code(last.stop_reason, STOP_TAKEOVER)
+            or last.stop_reason == LEGACY_STOP_REASON
+        )
         or not last.sequence.is_active
         or sequences.step_after(last, last.current_step) is None
     ):

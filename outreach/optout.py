@@ -259,7 +259,7 @@ def opt_out(lead: Lead, channel: str, *, trigger: Message | None = None) -> bool
         journey.email_opted_out, journey.email_opted_out_at = True, now
         fields += ["email_opted_out", "email_opted_out_at"]
     journey.save(update_fields=fields)
-    sequences.stop(lead.pk, "opt-out")
+    sequences.stop(lead.pk, reasons.code(codes.STOP_OPT_OUT))
     if len(fields) > 1:  # newly out somewhere: providers that write on their own must stop
         integrations.notify("opted_out", lead_id=lead.pk)
         emit(lead.tenant_id, "lead.opted_out", {"lead_id": lead.pk, "channel": channel})

@@ -281,3 +281,14 @@ IMPORT_NO_NAME_COLUMN = reasons.define(
 IMPORT_CRASHED = reasons.define(
     "import.crashed", _("The import stopped on an unexpected error; nothing was saved.")
 )
+
+# --- why an enrollment stopped, and why its queued messages were cancelled
+# (Enrollment.stop_reason holds 64 characters: keep these short, few parameters) --------
+STOP_REPLY = reasons.define("stop.reply", _("the lead replied"))
+STOP_STAGE = reasons.define("stop.stage", _("the lead moved to %(stage)s"), stage=Stage)
+STOP_OPT_OUT = reasons.define("stop.opt_out", _("the lead opted out"))
+STOP_TAKEOVER = reasons.define("stop.takeover", _("a colleague took the conversation over"))
+STOP_COMPANY_REPLIED = reasons.define(
+    "stop.company_replied", _("another contact of the company replied")
+)
+STOP_PAUSED = reasons.define("stop.paused", _("the lead was paused"))

@@ -36,12 +36,14 @@ from outreach.template_versions import VersionSpec, save_versions  # noqa: F401 
 from whatsapp.quota import quota_day, release
 
 # Stage changes that end automation for the lead, with the stop reason recorded.
-STOPPING_STAGES = {
-    Stage.WARM_REPLY: "reply",
-    Stage.NEGOTIATION: "negotiation",
-    Stage.CONVERTED: "converted",
-    Stage.DEAD: "dead",
-}
+STOPPING_STAGES = frozenset({Stage.WARM_REPLY, Stage.NEGOTIATION, Stage.CONVERTED, Stage.DEAD})
+
+
+def _stopped_by_stage(stage: str) -> str:
+    """The stop reason (a code) of an enrollment ended by a move to `stage`."""
+    if stage == Stage.WARM_REPLY:
+        return reasons.code(codes.STOP_REPLY)
+    return reasons.code(codes.STOP_STAGE, stage=stage)
 
 
 class EnrollmentError(ValueError):
@@ -371,12 +373,12 @@ def stop_sequence(
 def on_stage_changed(journey: Journey, old: str, new: str) -> None:
     """Keep automation in step with the stage machine (called by outreach.stages)."""
     if new in STOPPING_STAGES:
-        stop(journey.lead_id, STOPPING_STAGES[new])
+        stop(journey.lead_id, _stopped_by_stage(new))
     elif new == Stage.PAUSED:
         Enrollment.objects.filter(lead_id=journey.lead_id, status=Enrollment.Status.ACTIVE).update(
             status=Enrollment.Status.PAUSED
         )
-        cancel_queued([journey.lead_id], "paused")
+        cancel_queued([journey.lead_id], reasons.code(codes.STOP_PAUSED))
     elif old == Stage.PAUSED:
         resumed = Enrollment.objects.filter(
             lead_id=journey.lead_id, status=Enrollment.Status.PAUSED

@@ -17,6 +17,7 @@ from hitl.takeover import TakeoverError, hand_back, send_as_operator, take_over
 from outreach.dispatch import dispatch_due
 from outreach.manual import SendRefused, queue_reply, send_manual
 from outreach.models import Enrollment, Journey, Message, Priority, Stage, StageTransition
+from outreach.reasons import STOP_TAKEOVER
 from outreach.sending import send_message
 from tests.factories import make_message, make_outreach_world, make_user
 
@@ -71,9 +72,11 @@ def test_take_over_sets_the_holder_and_stops_the_sequence(tenant, lead, operator
     assert journey.next_action_at is None
     enrollment = Enrollment.objects.get(lead=lead)
     assert enrollment.status == Enrollment.Status.STOPPED
-    assert enrollment.stop_reason == "takeover" and enrollment.next_run_at is None
+    assert reasons.is_code(enrollment.stop_reason, STOP_TAKEOVER)
+    assert enrollment.next_run_at is None
     queued.refresh_from_db()
-    assert queued.status == Message.Status.CANCELLED and queued.error == "takeover"
+    assert queued.status == Message.Status.CANCELLED
+    assert reasons.is_code(queued.error, STOP_TAKEOVER)
     assert take_over(lead, operator).taken_over_by == operator  # same user: no-op
 
 

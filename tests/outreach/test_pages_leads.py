@@ -12,7 +12,7 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from outreach import stages
+from outreach import sequences, stages
 from outreach.models import Channel, Enrollment, Journey, Lead, Message, Stage, StageTransition
 from tests.factories import make_lead, make_message, make_phone, make_sequence, make_user
 
@@ -644,3 +644,18 @@ def test_the_stage_history_names_the_system_in_the_readers_words(
     page = client.get(f"/outreach/leads/{lead.pk}/").content.decode()
     assert f"<td>{shown}</td>" in page
     assert hidden not in page
+
+
+@pytest.mark.parametrize(
+    ("language", "shown"), [("en", "the lead replied"), ("ro", "lead-ul a răspuns")]
+)
+def test_a_stopped_enrollment_says_why_in_the_readers_language(operator, tenant, language, shown):
+    """A reply stops the sequence; the lead page says so in words, not `reply`."""
+    lead = make_lead(tenant)
+    sequences.enroll(lead, make_sequence(tenant))
+    stages.transition(lead.journey, Stage.WARM_REPLY, reason="x", by_system="inbound")
+    client = Client()
+    client.force_login(operator)
+    client.cookies["django_language"] = language
+    page = client.get(f"/outreach/leads/{lead.pk}/").content.decode()
+    assert f"({shown})" in page

@@ -6,6 +6,8 @@ from zoneinfo import ZoneInfo
 import pytest
 import time_machine
 
+from cerniq import reasons
+from outreach import reasons as codes
 from outreach import sequences, stages
 from outreach.models import Enrollment, Journey, Message, Stage
 from outreach.sequences import (
@@ -99,7 +101,7 @@ def test_final_stages_stop_the_sequence_and_cancel_queued_work(world, tenant, st
     stages.transition(journey, stage, reason="operator")
     enrollment = Enrollment.objects.get(lead=lead)
     assert enrollment.status == "STOPPED"
-    assert enrollment.stop_reason in {"dead", "reply"}
+    assert reasons.is_code(enrollment.stop_reason, codes.STOP_STAGE, codes.STOP_REPLY)
     queued.refresh_from_db()
     assert queued.status == Message.Status.CANCELLED
     assert QuotaUsage.objects.get().used == 0
