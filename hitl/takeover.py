@@ -2,9 +2,10 @@
 
 take_over(lead, user)
     Sets journey.taken_over_by/at and stops the lead's sequence (sequences.stop with the
-    reason code STOP_TAKEOVER), which also cancels what is still queued for the lead. From then on no
-    automated message reaches the lead by any path: dispatch skips taken-over journeys and
-    the send path cancels any automated message queued later (e.g. an AI auto reply).
+    reason code STOP_TAKEOVER), which also cancels what is still queued for the lead. From
+    then on no automated message reaches the lead by any path: dispatch skips taken-over
+    journeys and the send path cancels any automated message queued later (e.g. an AI auto
+    reply).
     Taking over a lead someone else holds is refused, naming them.
 
 send_as_operator(lead, user, text)
