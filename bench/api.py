@@ -49,22 +49,23 @@ PAGE_SIZE = 50  # REST_FRAMEWORK["PAGE_SIZE"]
 BARE = "bare DRF list"
 
 
-def api_client():
-    """A test client sending a fresh read key of the bench tenant, made by cerniq.api_keys."""
+def api_client(tenant_slug: str = TENANT_SLUG, admin_name: str = ADMIN, key_name: str = KEY_NAME):
+    """A test client sending a fresh read key of a bench tenant, made by cerniq.api_keys as
+    a tenant admin (earlier keys of that name revoked). bench/search.py uses it too."""
     from django.contrib.auth import get_user_model
     from django.test import Client
 
     from cerniq.api_keys import create_key, list_keys, revoke_key
     from cerniq.models import Membership, Tenant, TenantAPIKey
 
-    tenant = Tenant.objects.get(slug=TENANT_SLUG)
-    admin, _ = get_user_model().objects.get_or_create(username=ADMIN)
+    tenant = Tenant.objects.get(slug=tenant_slug)
+    admin, _ = get_user_model().objects.get_or_create(username=admin_name)
     Membership.objects.get_or_create(
         tenant=tenant, user=admin, defaults={"role": Membership.Role.ADMIN}
     )
-    for old in list_keys(tenant).filter(name=KEY_NAME, revoked=False):
+    for old in list_keys(tenant).filter(name=key_name, revoked=False):
         revoke_key(tenant, old.prefix, user=admin)
-    _key, secret = create_key(tenant, name=KEY_NAME, scope=TenantAPIKey.Scope.READ, user=admin)
+    _key, secret = create_key(tenant, name=key_name, scope=TenantAPIKey.Scope.READ, user=admin)
     return Client(
         HTTP_HOST="localhost",
         HTTP_ACCEPT="application/json",

@@ -42,6 +42,7 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from bench import api as bench_api  # noqa: E402
 from bench.import_leads import (  # noqa: E402
     COUNTIES,
     FIRST_NAMES,
@@ -210,23 +211,7 @@ def searches() -> list[tuple[str, str]]:
 
 
 def api_client():
-    from django.contrib.auth import get_user_model
-    from django.test import Client
-
-    from cerniq.api_keys import create_key, list_keys, revoke_key
-    from cerniq.models import Tenant, TenantAPIKey
-
-    tenant = Tenant.objects.get(slug=TENANT_SLUG)
-    admin = get_user_model().objects.get(username=USERNAME)
-    for old in list_keys(tenant).filter(name=KEY_NAME, revoked=False):
-        revoke_key(tenant, old.prefix, user=admin)
-    _key, secret = create_key(tenant, name=KEY_NAME, scope=TenantAPIKey.Scope.READ, user=admin)
-    return Client(
-        HTTP_HOST="localhost",
-        HTTP_ACCEPT="application/json",
-        HTTP_ACCEPT_LANGUAGE="en",
-        HTTP_AUTHORIZATION=f"Api-Key {secret}",
-    )
+    return bench_api.api_client(TENANT_SLUG, f"{USERNAME}-admin", KEY_NAME)
 
 
 def sql_ms(queryset, runs: int, *, without_index: bool) -> tuple[float, int]:
