@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 DEV    := DEBUG=true
 ADDR   ?= 127.0.0.1:8000
 
-.PHONY: run test lint format install install-dev migrate seed bench messages clean
+.PHONY: run test test-api-deep lint format install install-dev migrate seed bench messages clean
 
 # Two installs: running needs only the app's dependencies (`-e .`); tests, lint, benchmarks
 # and the catalogue add the dev tools (`-e '.[dev]'`, several hundred MB more).
@@ -44,6 +44,12 @@ run: seed
 TEST_WORKERS ?= auto
 test: install-dev
 	$(PY) -m pytest -n $(TEST_WORKERS) --maxprocesses 4 --dist loadgroup
+
+## The REST API's property-based runs (schemathesis) with their deep example budget (CI runs
+## the suite this way); `make test` uses the quick budget.
+test-api-deep: install-dev
+	SCHEMATHESIS_BUDGET=deep $(PY) -m pytest -n $(TEST_WORKERS) --maxprocesses 4 --dist loadgroup \
+		tests/api/test_schemathesis.py
 
 ## ruff, and the one-way dependencies between the apps (.importlinter, docs/architecture.md).
 lint: install-dev

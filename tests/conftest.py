@@ -11,31 +11,60 @@ from tests.factories import make_tenant, make_user
 
 # A moment to run the tests at (ISO 8601 with its offset), e.g. a Saturday noon:
 #   CERNIQ_TEST_MOMENT=2026-11-28T11:00:00+02:00 pytest -m clock
-# CI (.ci/run) runs the tests marked `clock` (tests/clock.py) at a few fixed moments
-# (docs/testing-clock.md).
+# CI (.ci/run) runs the tests marked `clock` (tests/clock.py) at a few fixed moments, all in
+# one session: CERNIQ_TEST_MOMENTS=<moment>,<moment>,… (docs/testing-clock.md).
 MOMENT_VARIABLE = "CERNIQ_TEST_MOMENT"
+# Several moments, comma-separated: each `clock` test runs once per moment in one session
+# (CI: one collection and one set of test databases instead of one per moment).
+MOMENTS_VARIABLE = "CERNIQ_TEST_MOMENTS"
+
+
+def parse_moment(raw: str, variable: str = MOMENT_VARIABLE) -> datetime:
+    try:
+        moment = datetime.fromisoformat(raw)
+    except ValueError as error:
+        raise pytest.UsageError(f"{variable}={raw!r}: not an ISO 8601 moment") from error
+    if moment.utcoffset() is None:
+        raise pytest.UsageError(
+            f"{variable}={raw!r}: give the offset (+02:00), a wall time is ambiguous"
+        )
+    return moment
 
 
 def moment_from_environment() -> datetime | None:
     """The moment CERNIQ_TEST_MOMENT names, or None (the real clock)."""
     raw = os.environ.get(MOMENT_VARIABLE, "").strip()
-    if not raw:
-        return None
-    try:
-        moment = datetime.fromisoformat(raw)
-    except ValueError as error:
-        raise pytest.UsageError(f"{MOMENT_VARIABLE}={raw!r}: not an ISO 8601 moment") from error
-    if moment.utcoffset() is None:
-        raise pytest.UsageError(
-            f"{MOMENT_VARIABLE}={raw!r}: give the offset (+02:00), a wall time is ambiguous"
+    return parse_moment(raw) if raw else None
+
+
+def moments_from_environment() -> list[datetime]:
+    """The moments CERNIQ_TEST_MOMENTS names (none when unset)."""
+    raw = os.environ.get(MOMENTS_VARIABLE, "")
+    return [parse_moment(one.strip(), MOMENTS_VARIABLE) for one in raw.split(",") if one.strip()]
+
+
+def is_clock_test(config: pytest.Config, path) -> bool:  # noqa: ANN001 - a pathlib.Path
+    return path.relative_to(config.rootpath).as_posix() in CLOCK_MODULES
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """With CERNIQ_TEST_MOMENTS, a `clock` test is one test per moment (its id names it)."""
+    moments = moments_from_environment()
+    clock = is_clock_test(metafunc.config, metafunc.definition.path) or (
+        metafunc.definition.get_closest_marker("clock") is not None
+    )
+    if moments and clock and "at_the_test_moment" in metafunc.fixturenames:
+        metafunc.parametrize(
+            "at_the_test_moment",
+            moments,
+            indirect=True,
+            ids=[f"at-{moment.isoformat()}" for moment in moments],
         )
-    return moment
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    root = config.rootpath
     for item in items:
-        if item.path.relative_to(root).as_posix() in CLOCK_MODULES:
+        if is_clock_test(config, item.path):
             item.add_marker(pytest.mark.clock)
 
 
@@ -46,14 +75,16 @@ def pytest_configure(config: pytest.Config) -> None:
         f"it again at fixed moments (a Saturday, a holiday, a DST night) via {MOMENT_VARIABLE}",
     )
     moment_from_environment()  # a malformed moment stops the run before any test
+    moments_from_environment()
 
 
 @pytest.fixture(autouse=True)
-def at_the_test_moment():
+def at_the_test_moment(request: pytest.FixtureRequest):
     """With CERNIQ_TEST_MOMENT set, every test runs from that moment on (the clock ticks):
     a test that reads the real clock where it should travel fails on the day it names.
-    Without it, nothing changes."""
-    moment = moment_from_environment()
+    With CERNIQ_TEST_MOMENTS, each `clock` test runs from each moment (its parameter).
+    Without either, nothing changes."""
+    moment = getattr(request, "param", None) or moment_from_environment()
     if moment is None:
         yield None
         return

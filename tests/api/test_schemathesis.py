@@ -6,8 +6,9 @@ data that breaks the schema (each must be refused in the one error shape, never 
 and stateful
 sequences that follow OpenAPI links (create a lead, then read, patch, move, pause it;
 register a webhook, then rotate, test, disable and delete it; ...), so operations are also
-tried on the rows the API itself just made. Derandomized and small so CI stays quick; run
-with `--hypothesis-show-statistics` to see the number of generated cases.
+tried on the rows the API itself just made. Derandomized; the budget (SCHEMATHESIS_BUDGET,
+quick by default, deep in `make test-api-deep` and CI) sets the cases per run; run with
+`--hypothesis-show-statistics` to see the number of generated cases.
 
 Receivers of the webhooks' test events are faked at the HTTP boundary (`responses`): the
 generated URLs are arbitrary hosts.
@@ -16,6 +17,7 @@ generated URLs are arbitrary hosts.
 from __future__ import annotations
 
 import copy
+import os
 import re
 import zlib
 from collections import Counter
@@ -36,9 +38,19 @@ from cerniq.wsgi import application
 from outreach.models import ImportJob, Template
 from tests.factories import make_lead, make_message, make_sequence, make_template, make_user
 
-MAX_EXAMPLES = 25
-NEGATIVE_EXAMPLES = 15  # per operation
-STATEFUL_EXAMPLES = 50  # sequences of up to STATEFUL_STEPS calls, chained by links
+# The example budget: small in `make test` (every operation, every run, a few cases each),
+# larger in `make test-api-deep` (CI runs both). SCHEMATHESIS_BUDGET=deep selects the larger.
+BUDGETS = {
+    "quick": {"max": 8, "negative": 5, "stateful": 20},
+    "deep": {"max": 25, "negative": 15, "stateful": 50},
+}
+BUDGET_NAME = os.environ.get("SCHEMATHESIS_BUDGET", "quick")
+if BUDGET_NAME not in BUDGETS:
+    raise pytest.UsageError(f"SCHEMATHESIS_BUDGET={BUDGET_NAME!r}: use one of {sorted(BUDGETS)}")
+BUDGET = BUDGETS[BUDGET_NAME]
+MAX_EXAMPLES = BUDGET["max"]
+NEGATIVE_EXAMPLES = BUDGET["negative"]  # per operation
+STATEFUL_EXAMPLES = BUDGET["stateful"]  # sequences of up to STATEFUL_STEPS calls, by links
 STATEFUL_STEPS = 8
 
 
@@ -149,7 +161,11 @@ def json_bodies_only(raw: dict) -> dict:
     return schema
 
 
-def test_invalid_input_is_refused_in_the_error_shape_never_a_5xx(raw_schema, world):
+NEGATIVE_SHARDS = 4  # the operations split four ways, so parallel workers share the run
+
+
+@pytest.mark.parametrize("shard", range(NEGATIVE_SHARDS))
+def test_invalid_input_is_refused_in_the_error_shape_never_a_5xx(raw_schema, world, shard):
     """Negative data (wrong types, missing fields, out-of-range and junk query values) for
     every operation that has any input: a 4xx with {"error": {code, message, fields}}."""
     headers, ids = world
@@ -171,16 +187,18 @@ def test_invalid_input_is_refused_in_the_error_shape_never_a_5xx(raw_schema, wor
             assert error["message"], where
         answered.append(response.status_code)
 
-    for result in schema.get_all_operations():
+    for number, result in enumerate(schema.get_all_operations()):
         operation = result.ok() if isinstance(result, Ok) else None
+        if number % NEGATIVE_SHARDS != shard:
+            continue
         if operation is None or not has_input(operation.definition.raw):
             continue
         strategy = operation.as_strategy(data_generation_method=DataGenerationMethod.negative)
         run = given(case=strategy)(lambda case: check(case))  # a new test per operation
         negative_settings(run)()
         tried += 1
-    print(f"{tried} operations, {len(answered)} negative cases")  # noqa: T201 - for the note
-    assert tried >= 50 and len(answered) >= tried * NEGATIVE_EXAMPLES // 2
+    print(f"shard {shard}: {tried} operations, {len(answered)} negative cases")  # noqa: T201
+    assert tried >= 50 // NEGATIVE_SHARDS and len(answered) >= tried * NEGATIVE_EXAMPLES // 2
 
 
 def has_input(operation: dict) -> bool:
