@@ -63,21 +63,23 @@ def test_concurrent_workers_never_overlap_sends_of_a_phone_and_keep_the_gap(sett
         window_start=wall(0, 0),
         window_end=wall(23, 59, 59, 999999),
     )
-    world = make_outreach_world(tenant, phones=2, leads=30, steps=1)
+    # 12 leads, 6 per phone: enough sends to interleave 12 worker threads, and each phone's
+    # gaps add up to some 6 s (30 leads took 15 s for no more evidence).
+    world = make_outreach_world(tenant, phones=2, leads=12, steps=1)
     Tenant.objects.filter(pk=tenant.pk).update(
         pacing_min_seconds=MIN_GAP_SECONDS, pacing_jitter_seconds=0
     )
     Phone.objects.filter(pk__in=[p.pk for p in world["phones"]]).update(provider="sandbox")
     tenant.refresh_from_db()
     with running_workers(count=3, threads=4):
-        assert dispatch_due(tenant).dispatched["WHATSAPP"] == 30
+        assert dispatch_due(tenant).dispatched["WHATSAPP"] == 12
         wait_until(
-            lambda: Message.objects.filter(status="SENT").count() == 30, timeout=90, what="30 sends"
+            lambda: Message.objects.filter(status="SENT").count() == 12, timeout=90, what="12 sends"
         )
     by_phone = defaultdict(list)
     for send in TimingWhatsApp.sends:
         by_phone[send.account_phone].append(send)
-    assert sorted(len(v) for v in by_phone.values()) == [15, 15]
+    assert sorted(len(v) for v in by_phone.values()) == [6, 6]
     for sends in by_phone.values():
         sends.sort(key=lambda s: s.started)
         for before, after in zip(sends, sends[1:], strict=False):
