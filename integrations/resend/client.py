@@ -74,7 +74,9 @@ _RECEIVED_ID = re.compile(r"[A-Za-z0-9_-]{1,100}")
 
 
 class ResendEmail(EmailBackend):
-    required_options = ("from_address",)  # no email goes out without its sender
+    # No email goes out without its sender; without an inbound domain emails go out, but
+    # the replies to them never reach us (cerniq.checks warns at start-up for both).
+    required_options = ("from_address", "inbound_domain")
 
     def __init__(
         self,

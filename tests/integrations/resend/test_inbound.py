@@ -8,6 +8,7 @@ import pytest
 import responses
 
 from cerniq.models import WebhookEvent
+from cerniq.provider_errors import AuthenticationFailed, RejectedRequest
 from cerniq.webhooks import process_event
 from email_channels.backends import OutgoingEmail
 from email_channels.reply_text import reply_text, without_quote
@@ -96,6 +97,27 @@ def test_an_answer_in_a_thread_carries_in_reply_to_and_references():
     assert body["headers"]["References"] == "<CAF=abc123@mail.gmail.com>"
     plain = client.request_body(_email(in_reply_to="not-a-message-id\r\nBcc: x@y.ro"))
     assert "In-Reply-To" not in plain.get("headers", {})
+
+
+def test_a_received_email_is_fetched_with_a_get_and_errors_are_classified():
+    client = ResendEmail(api_key=API_KEY, from_address=SENDER)
+    email_id = api_fixture("received_email")["id"]
+    with responses.RequestsMock() as rsps:
+        rsps.get(f"{RESEND}/emails/receiving/{email_id}", json=api_fixture("received_email"))
+        rsps.get(
+            f"{RESEND}/emails/receiving/{email_id}",
+            status=401,
+            json=api_fixture("error_401_restricted_api_key"),
+        )
+        assert client.received_email(email_id)["text"].startswith("Bună ziua")
+        request = rsps.calls[0].request
+        assert request.method == "GET" and request.headers["User-Agent"].startswith("cerniq")
+        assert "Idempotency-Key" not in request.headers
+        with pytest.raises(AuthenticationFailed):
+            client.received_email(email_id)
+        with pytest.raises(RejectedRequest):
+            client.received_email("../emails")  # never reaches HTTP
+        assert len(rsps.calls) == 2
 
 
 # --- whose reply it is ------------------------------------------------------------------
