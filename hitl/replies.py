@@ -156,14 +156,16 @@ def receive_email_reply(
     thread_id: str = "",
     sent_at: datetime | None = None,
     raw: dict | None = None,
+    lead: Lead | None = None,
 ) -> Message | None:
-    """An email reply (any email integration): stored once as an inbound message of the lead
-    that has this address, or of nobody (an unknown sender, whose "stop" suppresses the
-    address), then the same path as a WhatsApp reply. None when already stored (a
-    redelivery)."""
+    """An email reply (any email integration): stored once as an inbound message of `lead`
+    when the integration threaded it (a routed reply address), else of the lead that has
+    this address, or of nobody (an unknown sender, whose "stop" suppresses the address),
+    then the same path as a WhatsApp reply. None when already stored (a redelivery)."""
     from outreach.email_events import leads_with_email, normal_email
 
-    lead = leads_with_email(tenant, email).order_by("pk").first()
+    if lead is None:
+        lead = leads_with_email(tenant, email).order_by("pk").first()
     try:
         with transaction.atomic():
             message = Message.objects.create(

@@ -25,6 +25,7 @@ CLOCK_MODULES = frozenset(
         "tests/integrations/instantly/test_analytics.py",
         "tests/integrations/instantly/test_campaigns.py",
         "tests/integrations/instantly/test_shield.py",
+        "tests/integrations/resend/test_inbound_e2e.py",
         "tests/integrations/timelinesai/test_status_sync.py",
         "tests/outreach/test_analytics.py",
         "tests/outreach/test_commands.py",

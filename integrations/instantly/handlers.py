@@ -22,9 +22,7 @@ yet: an event for a campaign or lead we do not know is logged and left as it is.
 from __future__ import annotations
 
 import logging
-import re
 from datetime import date
-from html import unescape
 from zoneinfo import ZoneInfo
 
 from django.utils import timezone
@@ -34,6 +32,7 @@ from cerniq.alerts import raise_alert
 from cerniq.models import Alert, Tenant
 from email_channels import reasons as campaign_reasons
 from email_channels.models import EmailCampaign, SenderAccount
+from email_channels.reply_text import html_to_text
 from email_channels.shield import count_bounce, count_send
 from hitl.replies import receive_email_reply
 from integrations.instantly import analytics, shield
@@ -57,19 +56,6 @@ STAGE_MOVES: dict[str, tuple[str, frozenset[str]]] = {
     "lead_meeting_completed": (Stage.NEGOTIATION, frozenset({Stage.WARM_REPLY})),
     "lead_closed": (Stage.CONVERTED, stages.CONVERSING),
 }
-
-_BREAKS = re.compile(r"(?i)<br\s*/?>|</p\s*>|</div\s*>|</li\s*>|</tr\s*>")
-_TAGS = re.compile(r"<[^>]*>")
-_DROP = re.compile(r"(?is)<(script|style|head)\b.*?</\1\s*>")
-
-
-def html_to_text(html: str) -> str:
-    """A readable text version of an HTML reply (line breaks kept, tags dropped)."""
-    text = _DROP.sub("", html)
-    text = _BREAKS.sub("\n", text)
-    text = unescape(_TAGS.sub("", text)).replace("\xa0", " ")
-    lines = [line.strip() for line in text.splitlines()]
-    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
 
 
 def campaign_of(tenant: Tenant, event: InstantlyEvent) -> EmailCampaign | None:

@@ -10,8 +10,11 @@ Pydantic v2 in strict mode: a JSON string is never read as a number ("1") or a b
 ("true"). Instantly adds the workspace's own lead columns as extra top-level keys, so
 unknown keys are allowed, but bounded: at most MAX_EXTRA_KEYS of them, names of at most
 100 characters, values scalars or small objects (depth ≤ 3, strings ≤ 10,000 characters).
-What we read is typed and bounded: ids are UUIDs, addresses look like addresses (≤ 254),
-the timestamp is ISO 8601 with its zone, texts are ≤ 1,000,000 characters.
+What we read is typed and bounded: ids are UUIDs, addresses are addresses
+(email_channels.addresses: internationalised ones included), the timestamp is ISO 8601 with
+its zone, texts are ≤ 1,000,000 characters. What we never read is accepted whatever it holds
+and kept in the stored body: `workspace`, `unibox_url`, `variant`, `is_first` and the sent
+email (`email_subject`, `email_text`, `email_html`).
 
 Required per event (`REQUIRED`): what we need to act on it. A payload that breaks this
 raises `MalformedPayload(field=..., problem=...)`: answered 400 naming the field, stored
@@ -29,17 +32,16 @@ from pydantic_core import PydanticCustomError
 
 from cerniq.schema_errors import malformed
 from cerniq.webhooks import MalformedPayload
+from email_channels.addresses import is_email
 
 TEXT_MAX = 1_000_000
 SHORT_MAX = 2_000
-URL_MAX = 2_048
 MAX_EXTRA_KEYS = 200
 EXTRA_KEY_MAX = 100
 EXTRA_STRING_MAX = 10_000
 EXTRA_DEPTH = 3
 
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
-_EMAIL = re.compile(r"[^@\s<>]{1,64}@[^@\s<>]{1,253}")
 _ISO = re.compile(
     r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?(Z|[+-][0-9]{2}:[0-9]{2})"
 )
@@ -73,24 +75,18 @@ def _uuid(value: str) -> str:
 
 
 def _email(value: str) -> str:
-    if not _EMAIL.fullmatch(value):
+    if not is_email(value):
         raise PydanticCustomError("email", "not an email address")
-    return value
-
-
-def _https(value: str) -> str:
-    if not value.startswith("https://") or any(ch.isspace() for ch in value):
-        raise PydanticCustomError("https", "not an https URL")
     return value
 
 
 Timestamp = Annotated[str, Field(max_length=40), AfterValidator(_timestamp)]
 Uuid = Annotated[str, Field(max_length=36), AfterValidator(_uuid)]
 Email = Annotated[str, Field(max_length=254), AfterValidator(_email)]
-Url = Annotated[str, Field(max_length=URL_MAX), AfterValidator(_https)]
 Short = Annotated[str, Field(max_length=SHORT_MAX)]
 Text = Annotated[str, Field(max_length=TEXT_MAX)]
 Count = Annotated[int, Field(ge=0, le=10_000)]
+Unread = Any  # never read: accepted whatever it holds, kept in the stored body
 
 
 class InstantlyEvent(BaseModel):
@@ -100,19 +96,19 @@ class InstantlyEvent(BaseModel):
 
     event_type: Annotated[str, Field(min_length=1, max_length=100)]
     timestamp: Timestamp
-    workspace: Uuid
+    workspace: Unread = None
     campaign_id: Uuid | None = None
     campaign_name: Short | None = None
     lead_email: Email | None = None
     email_account: Email | None = None
-    unibox_url: Url | None = None
+    unibox_url: Unread = None
     step: Count | None = None
-    variant: Count | None = None
-    is_first: bool | None = None
+    variant: Unread = None
+    is_first: Unread = None
     email_id: Uuid | None = None
-    email_subject: Short | None = None
-    email_text: Text | None = None
-    email_html: Text | None = None
+    email_subject: Unread = None
+    email_text: Unread = None
+    email_html: Unread = None
     reply_text_snippet: Text | None = None
     reply_subject: Short | None = None
     reply_text: Text | None = None

@@ -1,4 +1,5 @@
-"""Resend email backend — the real API (docs/providers.md §3): `POST /emails`, one email a call.
+"""Resend email backend — the real API (docs/providers.md §3): `POST /emails`, one email a call,
+and `GET /emails/receiving/{id}` for the body of a reply we received (inbound.py).
 
 `Authorization: Bearer <key>`, a `User-Agent` (without one Resend's WAF answers 403
 "error 1010"), JSON in and out, explicit (connect, read) timeouts, no redirects followed.
@@ -18,6 +19,11 @@ Resend has said "0 remaining" or answered 429, raises `RateLimited` before any H
 The client makes exactly one HTTP call per send and never retries itself: it raises the
 `cerniq.provider_errors` class that tells the send path what to do (errors.py). Arguments
 are checked first; a bad one raises a permanent error with `status_code=None`.
+
+Replies: with RESEND_INBOUND_DOMAIN set, every email says `Reply-To:` the routed address of
+its message (reply_address.py), so the lead's answer comes back as `email.received`. An
+answer in a thread (`in_reply_to` = the Message-ID of the email answered) carries
+`In-Reply-To` and `References`, so the lead's mail client threads it.
 """
 
 from __future__ import annotations
@@ -47,6 +53,7 @@ from cerniq.provider_errors import (
 from cerniq.provider_http import failed_before_sending, json_object
 from email_channels.backends import MAX_ATTACHMENT_BYTES, EmailBackend, OutgoingEmail
 from integrations.resend import errors
+from integrations.resend.reply_address import reply_address
 from integrations.resend.schemas import is_email
 
 logger = logging.getLogger(__name__)
@@ -62,10 +69,14 @@ SUBJECT_MAX = 998  # RFC 5322 line length: a longer subject is folded or refused
 MAX_TAGS = 50
 TAG_MAX = 256
 _TAG = re.compile(r"[A-Za-z0-9_-]{1,256}")
+_MESSAGE_ID = re.compile(r"<[^\s<>]{1,994}>")
+_RECEIVED_ID = re.compile(r"[A-Za-z0-9_-]{1,100}")
 
 
 class ResendEmail(EmailBackend):
-    required_options = ("from_address",)  # no email goes out without its sender
+    # No email goes out without its sender; without an inbound domain emails go out, but
+    # the replies to them never reach us (cerniq.checks warns at start-up for both).
+    required_options = ("from_address", "inbound_domain")
 
     def __init__(
         self,
@@ -74,12 +85,16 @@ class ResendEmail(EmailBackend):
         base_url: str = API_BASE,
         from_address: str = "",
         max_per_second: int | str = DEFAULT_MAX_PER_SECOND,
+        inbound_domain: str = "",
         timeout: tuple[float, float] = DEFAULT_TIMEOUT,
         **_: Any,  # webhook_secret: the receiver's
     ) -> None:
         self._key = (api_key or "").strip()
         self.base_url = (base_url or API_BASE).rstrip("/")
         self.from_address = (from_address or "").strip()
+        self.inbound_domain = (inbound_domain or "").strip().lower()
+        if self.inbound_domain and not is_email(f"reply@{self.inbound_domain}"):
+            raise ValueError(f"RESEND_INBOUND_DOMAIN is not a domain: {self.inbound_domain!r}")
         self.max_per_second = int(max_per_second or DEFAULT_MAX_PER_SECOND)
         connect, read = timeout
         if connect <= 0 or read <= 0 or self.max_per_second < 1:
@@ -98,7 +113,7 @@ class ResendEmail(EmailBackend):
         if not self._key:
             raise AuthenticationFailed("Resend API key is not configured (RESEND_API_KEY)")
         self._take_a_slot()
-        payload = self._post("/emails", body, idempotency_key)
+        payload = self._request("POST", "/emails", body, idempotency_key)
         email_id = payload.get("id")
         if not isinstance(email_id, str) or not email_id:
             # 2xx without an id: it may have been accepted; the retry's key settles it.
@@ -154,12 +169,16 @@ class ResendEmail(EmailBackend):
         }
         if email.html:
             body["html"] = email.html
-        if email.reply_to:
-            if not is_email(email.reply_to):
-                raise RejectedRequest(f"reply_to is not an email address: {email.reply_to!r}")
-            body["reply_to"] = email.reply_to
-        if email.headers:
-            body["headers"] = _headers(email.headers)
+        reply_to = email.reply_to or self.routed_reply_to(email)
+        if reply_to:
+            if not is_email(reply_to):
+                raise RejectedRequest(f"reply_to is not an email address: {reply_to!r}")
+            body["reply_to"] = reply_to
+        headers = dict(email.headers or {})
+        if email.in_reply_to and _MESSAGE_ID.fullmatch(email.in_reply_to):
+            headers.update({"In-Reply-To": email.in_reply_to, "References": email.in_reply_to})
+        if headers:
+            body["headers"] = _headers(headers)
         if email.attachments:
             body["attachments"] = [
                 {
@@ -172,6 +191,32 @@ class ResendEmail(EmailBackend):
         if email.tags:
             body["tags"] = _tags(email.tags)
         return body
+
+    def routed_reply_to(self, email: OutgoingEmail) -> str:
+        """The reply address of the message the tags name, when an inbound domain is set
+        ("" otherwise: replies then go to the sender address)."""
+        tags = email.tags or {}
+        tenant_id, message_id = str(tags.get("tenant_id", "")), str(tags.get("message_id", ""))
+        if not (self.inbound_domain and tenant_id.isdigit() and message_id.isdigit()):
+            return ""
+        return reply_address(
+            self.inbound_domain, tenant_id=int(tenant_id), message_id=int(message_id)
+        )
+
+    # --- received mail -------------------------------------------------------------------
+
+    def received_email(self, email_id: str) -> dict[str, Any]:
+        """`GET /emails/receiving/{email_id}`: a received email with its `text`, `html` and
+        `headers` (the webhook carries none of them). Raises a `cerniq.provider_errors`
+        class on any failure; the webhook's processing then fails and is retried."""
+        if not isinstance(email_id, str) or not _RECEIVED_ID.fullmatch(email_id):
+            raise RejectedRequest(f"not a received email id: {str(email_id)[:40]!r}")
+        if not self._key:
+            raise AuthenticationFailed("Resend API key is not configured (RESEND_API_KEY)")
+        wait = errors.paused_for()
+        if wait:
+            raise RateLimited(f"Resend asked us to wait {wait} s", retry_after=wait)
+        return self._request("GET", f"/emails/receiving/{email_id}")
 
     # --- rate limits ---------------------------------------------------------------------
 
@@ -192,19 +237,29 @@ class ResendEmail(EmailBackend):
 
     # --- HTTP ----------------------------------------------------------------------------
 
-    def _post(self, path: str, body: dict[str, Any], idempotency_key: str) -> dict[str, Any]:
+    def _request(
+        self,
+        method: str,
+        path: str,
+        body: dict[str, Any] | None = None,
+        idempotency_key: str = "",
+    ) -> dict[str, Any]:
         headers = {
             "Authorization": f"Bearer {self._key}",
             "User-Agent": USER_AGENT,
             "Accept": "application/json",
-            "Content-Type": "application/json; charset=utf-8",
-            "Idempotency-Key": idempotency_key,
         }
-        data = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
-        where = f"POST {path}"
+        data = None
+        if body is not None:
+            headers["Content-Type"] = "application/json; charset=utf-8"
+            data = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
+        if idempotency_key:
+            headers["Idempotency-Key"] = idempotency_key
+        where = f"{method} {path}"
         started = time.monotonic()
         try:
-            response = requests.post(
+            response = requests.request(
+                method,
                 self.base_url + path,
                 data=data,
                 headers=headers,

@@ -1,4 +1,5 @@
-"""Resend webhooks (docs/providers.md §3.4): Svix-signed email events → our messages and leads.
+"""Resend webhooks (docs/providers.md §3.4, §3.5): Svix-signed email events → our messages and
+leads; `email.received` (a lead's reply) → the reply path (inbound.py).
 
 The URL registered with Resend is `/webhooks/resend/<Tenant.webhook_token>/`, and every
 request must also carry a valid Svix signature over the raw body, made with the
@@ -11,9 +12,10 @@ message, scoped by the tenant: one Resend account posts the same message to ever
 registered endpoint, so the same id reaching two tenants' URLs is two deliveries, not a
 duplicate.
 
-Events are checked against a strict schema at the door (schemas.py): a payload that breaks
-it is answered 400 naming the field, kept MALFORMED and never processed. Handling calls
-outreach.email_events, the one place that says what a bounce or a complaint means.
+Events are checked at the door (schemas.py: strict on what we read, tolerant on the rest): a
+payload that breaks it is answered 400 naming the field, kept MALFORMED and never processed.
+Handling calls outreach.email_events, the one place that says what a bounce or a complaint
+means.
 
 Whose event is it: we tag every send with the tenant's id (`TENANT_TAG`). An event tagged
 for another tenant is taken in (2xx) and ignored in `handle`, with a warning: with one
@@ -38,7 +40,8 @@ from cerniq.models import Tenant, WebhookEvent
 from cerniq.providers import provider_config
 from cerniq.signatures import verify_svix
 from cerniq.webhooks import MalformedPayload, Receiver, tenant_for_url_token
-from integrations.resend import schemas
+from integrations.resend import inbound, schemas
+from integrations.resend.inbound import ALIAS
 from outreach import email_events
 from outreach.models import Message
 
@@ -47,7 +50,6 @@ if TYPE_CHECKING:  # DRF's request: workers importing this need none of DRF
 
 log = logging.getLogger(__name__)
 
-ALIAS = "email.resend"
 TENANT_TAG = "tenant_id"  # set by the send path on every email (OutgoingEmail.tags)
 SVIX_ID_MAX = 200  # Svix ids are "msg_" + 27 characters; the stored key adds the tenant
 MAX_BODY_BYTES = 256 * 1024  # an event carries addresses, a subject, tags, never a body
@@ -86,9 +88,9 @@ class ResendReceiver(Receiver):
     provider = "resend"
     MAX_BODY_BYTES = MAX_BODY_BYTES
     HANDLED_EVENTS = HANDLED
-    # Known, deliberately unused: scheduled sends (we send at once), inbound mail (we do
-    # not receive mail through Resend), and the account's contacts and domains.
-    IGNORED_EVENTS = frozenset({"email.scheduled", "email.received"})
+    # Known, deliberately unused: scheduled sends (we send at once), and the account's
+    # contacts and domains.
+    IGNORED_EVENTS = frozenset({"email.scheduled"})
     IGNORED_PREFIXES = ("contact.", "domain.")
 
     # --- at the door ----------------------------------------------------------------------
@@ -135,8 +137,12 @@ class ResendReceiver(Receiver):
         if tenant is None:
             raise ValueError(f"webhook event {event.pk} has no tenant")
         envelope, data = schemas.validate(payload)
+        if isinstance(data, schemas.ReceivedData):
+            return inbound.receive(tenant, envelope, data)
         if not self._is_ours(tenant, event, data):
             return False
+        if data.message_id:
+            inbound.remember_message_id(tenant, data.email_id, data.message_id)
         at = schemas.parse_time(envelope.created_at)
         email_id, address = data.email_id, data.to[0]
         if event_type == "email.delivered":

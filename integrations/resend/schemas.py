@@ -1,62 +1,61 @@
-"""Strict schemas of the Resend webhooks we act on (docs/providers.md §3.4; Resend's OpenAPI,
-`OutboundEmailEventData`).
+"""Schemas of the Resend webhooks we act on (docs/providers.md §3.4, §3.5; Resend's OpenAPI,
+`OutboundEmailEventData`, `EmailReceivedEventData`).
 
 Checked at the door (`ResendReceiver.identify`) before anything is stored as accepted.
-Pydantic v2 in strict mode: nothing is coerced (a number is never read as a string, a
-string never as a list). Unknown keys are allowed and not read (Resend adds fields); every
-field we read is typed and bounded:
+Strict where the product reads and acts, tolerant elsewhere:
 
-- the envelope is `{"type", "created_at", "data"}`; `created_at` is ISO 8601 with a time
-  zone (`2026-08-01T10:00:00.000Z`, `2026-08-01T10:00:00.123456+00:00`) and a real date;
-- `data.email_id` is a UUID (what `POST /emails` answered and we stored), compared lowercase;
-- `data.to` holds 1 to 50 valid addresses (Resend's own limit), `data.from` is
-  `Name <address>` or an address;
-- `data.tags` is an object of strings (a map here, unlike the list we send), at most 50,
-  names and values at most 256 characters;
-- the event's own object: `bounce.type` is Permanent / Transient / Undetermined (we decide
-  hard or soft on it), `suppressed.reason` previous_bounce / previous_complaint (we decide
-  bounce or complaint on it), `failed.reason` a string, `click.link` a URL.
+- read and acted on, typed in pydantic's strict mode (nothing coerced) and bounded: the
+  envelope's `created_at` (when a delivery or an open happened; ISO 8601 with a zone in any
+  of the forms Resend's docs show), `data.email_id` (a UUID for our sends, an id safe in a
+  URL path for received mail), `data.to` (addresses: internationalised ones included,
+  email_channels.addresses), `data.tags` (the tenant tag), `data.message_id` (threading),
+  the sender of received mail, `bounce.type` / `subType` / `message` / `diagnosticCode`,
+  `failed.reason`, `suppressed.reason` / `message`. A new value of a field we decide on
+  (`bounce.type`, `suppressed.reason`) is refused (400, MALFORMED, never processed) rather
+  than guessed: the row keeps it for whoever adds it.
+- never read, accepted whatever they hold and kept in the stored body: `data.created_at`
+  of our sends, `from`, `subject`, `broadcast_id`, `template_id`, `headers`, the whole
+  `click` object (its `link` is inert data: nothing renders it as a link, so a
+  `javascript:` one is stored, not refused), `suppressed.type`, attachments' metadata.
 
-A new value of a field we decide on is refused (400, MALFORMED, never processed) rather
-than guessed: the row keeps it for whoever adds it. Other strings are bounded only.
+Unknown keys are allowed and not read (Resend adds fields).
 """
 
 from __future__ import annotations
 
-import ipaddress
 import re
 from datetime import datetime
-from email.utils import parseaddr
 from typing import Annotated, Any, Literal
 
-from django.core.exceptions import ValidationError as DjangoValidationError
-from django.core.validators import validate_email
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 from pydantic_core import PydanticCustomError
 
 from cerniq.schema_errors import malformed
 from cerniq.webhooks import MalformedPayload
+from email_channels.addresses import EMAIL_MAX, address_in
+from email_channels.addresses import is_email as is_email
 
 STRING_MAX = 1_024
-SUBJECT_MAX = 2_048
-TEXT_MAX = 10_000  # a bounce's diagnostic text, a user agent
-URL_MAX = 8_192  # a clicked link keeps its tracking query
-EMAIL_MAX = 254  # RFC 5321 path limit
+TEXT_MAX = 10_000  # a bounce's diagnostic text
 TAG_MAX = 256  # Resend's own limit for a tag's name and value
 MAX_TAGS = 50
-MAX_RECIPIENTS = 50  # Resend's `to` limit
+MAX_RECIPIENTS = 50  # Resend's `to` limit for our sends
 MAX_LIST = 50
+MAX_INBOUND_RECIPIENTS = 1_000  # mail we receive may be copied to many
+MESSAGE_ID_MAX = 998  # an RFC 5322 header line
 
 _ISO = re.compile(
     r"[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?"
     r"(Z|[+-][0-9]{2}(:?[0-9]{2})?)"
 )
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+_RECEIVED_ID = re.compile(r"[A-Za-z0-9_-]{1,100}")  # goes into GET /emails/receiving/{id}
+_MESSAGE_ID = re.compile(r"[^\s\x00-\x1f\x7f]{3,998}")
 
 
-def parse_time(value: str) -> datetime | None:
+def parse_time(value: object) -> datetime | None:
     """ISO 8601 with a time zone, as an aware datetime; None unless it is that and real."""
-    if not _ISO.fullmatch(value):
+    if not isinstance(value, str) or not _ISO.fullmatch(value):
         return None
     try:
         parsed = datetime.fromisoformat(value)
@@ -78,14 +77,10 @@ def _uuid(value: str) -> str:
     return value
 
 
-def is_email(value: str) -> bool:
-    if len(value) > EMAIL_MAX or value != value.strip():
-        return False
-    try:
-        validate_email(value)
-    except DjangoValidationError:
-        return False
-    return True
+def _received_id(value: str) -> str:
+    if not _RECEIVED_ID.fullmatch(value):
+        raise PydanticCustomError("email_id", "not an id (letters, digits, '-', '_')")
+    return value
 
 
 def _email(value: str) -> str:
@@ -95,59 +90,57 @@ def _email(value: str) -> str:
 
 
 def _sender(value: str) -> str:
-    """`Name <address>` or a bare address (what we sent as `from`)."""
-    _, address = parseaddr(value)
-    if not address or not is_email(address):
+    """`Name <address>` or a bare address."""
+    if not address_in(value):
         raise PydanticCustomError("sender", "not an address or 'Name <address>'")
     return value
 
 
-def _url(value: str) -> str:
-    if not value.startswith(("https://", "http://")) or any(ch.isspace() for ch in value):
-        raise PydanticCustomError("url", "not an http(s) URL")
-    return value
-
-
-def _ip(value: str) -> str:
-    try:
-        ipaddress.ip_address(value)
-    except ValueError:
-        raise PydanticCustomError("ip", "not an IP address") from None
+def _message_id(value: str) -> str:
+    """A Message-ID header value: one line without spaces (it may go into an In-Reply-To
+    header of our answer, so nothing that could break a header block)."""
+    if not _MESSAGE_ID.fullmatch(value):
+        raise PydanticCustomError("message_id", "not a Message-ID (one word, no spaces)")
     return value
 
 
 Timestamp = Annotated[str, Field(max_length=40), AfterValidator(_timestamp)]
 Uuid = Annotated[str, Field(max_length=36), AfterValidator(_uuid)]
+ReceivedId = Annotated[str, Field(max_length=100), AfterValidator(_received_id)]
 Email = Annotated[str, Field(max_length=EMAIL_MAX), AfterValidator(_email)]
 Sender = Annotated[str, Field(max_length=STRING_MAX), AfterValidator(_sender)]
-Url = Annotated[str, Field(max_length=URL_MAX), AfterValidator(_url)]
-Ip = Annotated[str, Field(max_length=45), AfterValidator(_ip)]
+MessageId = Annotated[str, Field(max_length=MESSAGE_ID_MAX), AfterValidator(_message_id)]
 Short = Annotated[str, Field(max_length=STRING_MAX)]
 Text = Annotated[str, Field(max_length=TEXT_MAX)]
 TagText = Annotated[str, Field(max_length=TAG_MAX)]
+Unread = Any  # never read: accepted whatever it holds, kept in the stored body
 
 
 class _Strict(BaseModel):
     model_config = ConfigDict(strict=True, extra="ignore", frozen=True)
 
 
-class Header(_Strict):
-    name: Short
-    value: Text
+class EventData(_Strict):
+    """What every `data` we act on has: the email's id at Resend."""
+
+    email_id: str
 
 
-class EmailData(_Strict):
+class EmailData(EventData):
     """`data` of every outbound email event (`OutboundEmailEventData`)."""
 
     email_id: Uuid
-    created_at: Timestamp
-    from_: Sender = Field(alias="from")
     to: Annotated[list[Email], Field(min_length=1, max_length=MAX_RECIPIENTS)]
-    subject: Annotated[str, Field(max_length=SUBJECT_MAX)]
-    broadcast_id: Short | None = None
-    template_id: Short | None = None
     tags: Annotated[dict[TagText, TagText], Field(max_length=MAX_TAGS)] | None = None
-    headers: Annotated[list[Header], Field(max_length=MAX_LIST)] | None = None
+    # Our email's own Message-ID: in newer payloads only (Resend's Node types), then kept
+    # as the thread a reply's In-Reply-To / References can name (receiver.py).
+    message_id: MessageId | None = None
+    created_at: Unread = None
+    from_: Unread = Field(default=None, alias="from")
+    subject: Unread = None
+    broadcast_id: Unread = None
+    template_id: Unread = None
+    headers: Unread = None
 
 
 class Bounce(_Strict):
@@ -161,15 +154,10 @@ class BouncedData(EmailData):
     bounce: Bounce
 
 
-class Click(_Strict):
-    link: Url
-    timestamp: Timestamp
-    ipAddress: Ip | None = None  # noqa: N815
-    userAgent: Text | None = None  # noqa: N815
-
-
 class ClickedData(EmailData):
-    click: Click
+    # A click only moves the email to READ. The object, its `link` included, is inert data:
+    # stored with the event, never rendered as a link, so any value is accepted.
+    click: Unread = None
 
 
 class Failed(_Strict):
@@ -181,17 +169,36 @@ class FailedData(EmailData):
 
 
 class Suppressed(_Strict):
-    type: Short  # "Suppressed" | "OnAccountSuppressionList": where, not what we do
     reason: Literal["previous_bounce", "previous_complaint"]
     message: Text | None = None
-    diagnosticCode: Annotated[list[Text], Field(max_length=MAX_LIST)] | None = None  # noqa: N815
+    type: Unread = None  # "Suppressed" | "OnAccountSuppressionList": where, not what we do
+    diagnosticCode: Unread = None  # noqa: N815
 
 
 class SuppressedData(EmailData):
     suppressed: Suppressed
 
 
-DATA_MODELS: dict[str, type[EmailData]] = {
+class ReceivedData(EventData):
+    """`data` of `email.received`: metadata only, the body is fetched (inbound.py)."""
+
+    email_id: ReceivedId
+    from_: Sender = Field(alias="from")
+    to: Annotated[list[Short], Field(max_length=MAX_INBOUND_RECIPIENTS)]
+    cc: Annotated[list[Short], Field(max_length=MAX_INBOUND_RECIPIENTS)] | None = None
+    bcc: Annotated[list[Short], Field(max_length=MAX_INBOUND_RECIPIENTS)] | None = None
+    received_for: Annotated[list[Short], Field(max_length=MAX_INBOUND_RECIPIENTS)] | None = None
+    message_id: MessageId
+    subject: str = ""  # stored (cut to the column), never decided on
+    created_at: Unread = None  # read leniently: a time we cannot read falls back
+    attachments: Unread = None
+
+    @property
+    def recipients(self) -> list[str]:
+        return [*self.to, *(self.cc or ()), *(self.bcc or ()), *(self.received_for or ())]
+
+
+DATA_MODELS: dict[str, type[EventData]] = {
     "email.sent": EmailData,
     "email.delivered": EmailData,
     "email.delivery_delayed": EmailData,
@@ -201,6 +208,7 @@ DATA_MODELS: dict[str, type[EmailData]] = {
     "email.clicked": ClickedData,
     "email.failed": FailedData,
     "email.suppressed": SuppressedData,
+    "email.received": ReceivedData,
 }
 
 
@@ -227,7 +235,7 @@ def event_type_of(payload: dict[str, Any]) -> str:
     return event_type
 
 
-def validate(payload: dict[str, Any]) -> tuple[Envelope, EmailData]:
+def validate(payload: dict[str, Any]) -> tuple[Envelope, Any]:
     """The envelope and its `data` for a handled event type, or MalformedPayload naming
     the first bad field (`data.bounce.type`)."""
     event_type = event_type_of(payload)

@@ -8,7 +8,8 @@ read (TimelinesAI adds fields); every field we read is typed and bounded:
 
 - ids are JSON integers from 1 to 2^53 - 1 (what every JSON reader holds exactly);
 - `message_uid` is a UUID (8-4-4-4-12 hex), compared lowercase;
-- times are the documented `YYYY-MM-DD HH:MM:SS ±ZZZZ`, and a real date and time;
+- times we read are the documented `YYYY-MM-DD HH:MM:SS ±ZZZZ`, and a real date and time
+  (`message.received_timestamp` is never read: whatever it holds is accepted and stored);
 - phones are E.164 (`+` and 7 to 15 digits), account ids WhatsApp JIDs
   (`<digits>@s.whatsapp.net`);
 - a text is at most 65,536 characters (WhatsApp's own limit), names and other strings at
@@ -171,7 +172,7 @@ class MessageInfo(_Strict):
     timestamp: Timestamp  # WhatsApp time
     text: Text | None = None  # None for an attachment without caption
     origin: Short | None = None  # free text: "WhatsApp", "Public API", ...
-    received_timestamp: Timestamp | None = None
+    received_timestamp: Any = None  # never read: any value is kept in the stored body
     reply_to_uid: Uuid | None = None
     sender: Party | None = None
     recipient: Party | None = None

@@ -153,11 +153,8 @@ def test_a_malformed_secret_refuses_everything(client, tenant, settings):
         (lambda b: b["data"].update(tags={"tenant_id": 7}), "data.tags.tenant_id"),
         (lambda b: b.update(created_at="2026-08-01 10:00:00"), "created_at"),
         (lambda b: b.update(created_at="2026-02-30T10:00:00Z"), "created_at"),
-        (lambda b: b["data"].update(created_at=1785578400), "data.created_at"),
         (lambda b: b.update(data="x"), "data"),
         (lambda b: b.pop("data"), "data"),
-        (lambda b: b["data"].update(subject="x" * 5000), "data.subject"),
-        (lambda b: b["data"].update({"from": "nobody"}), "data.from"),
     ],
 )
 def test_a_payload_breaking_the_schema_is_400_naming_the_field(client, tenant, change, field):
@@ -173,16 +170,6 @@ def test_a_payload_breaking_the_schema_is_400_naming_the_field(client, tenant, c
 @pytest.mark.parametrize(
     ("fixture", "change", "field"),
     [
-        (
-            "email_clicked",
-            lambda b: b["data"]["click"].update(link="javascript:x"),
-            "data.click.link",
-        ),
-        (
-            "email_clicked",
-            lambda b: b["data"]["click"].update(ipAddress="1.2.3"),
-            "data.click.ipAddress",
-        ),
         ("email_failed", lambda b: b["data"]["failed"].pop("reason"), "data.failed.reason"),
         (
             "email_suppressed",
@@ -198,9 +185,7 @@ def test_event_objects_are_checked_too(client, tenant, fixture, change, field):
     assert response.status_code == 400 and response.json()["field"] == field
 
 
-@pytest.mark.parametrize(
-    "name", ["email_scheduled", "email_received", "contact_created", "domain_updated"]
-)
+@pytest.mark.parametrize("name", ["email_scheduled", "contact_created", "domain_updated"])
 def test_known_events_we_do_not_act_on_are_ignored(client, tenant, name):
     response = post_webhook(client, tenant, webhook_fixture(name))
     assert response.status_code == 200 and response.json()["status"] == "ignored"
