@@ -30,6 +30,8 @@ _PHONE = re.compile(r"(?<![\w-])(\+?\d{3})\d{4,}(\d{3})(?![\w-])")
 _WEBHOOK_TOKEN = re.compile(r"(/webhooks/[-\w]+/)([^/\s?#\"'<>]+)", re.IGNORECASE)
 # A query string in a logged URL or request line: `?` up to whitespace or a quote.
 _QUERY = re.compile(r"\?([^\s\"'<>#]+)")
+# A bare query string (gunicorn's `q` atom) is query to its end, whatever it starts with.
+_BARE_QUERY = re.compile(r"\?(.+)", re.DOTALL)
 # In a query value (a search box): the part before an @, any run of 6+ digits (part of a
 # phone, spaced or not). Company CUIs are masked too; they are not worth the special case.
 _EMAIL_LOCAL = re.compile(r"(?<![^\s@*])([^\s@*])[^\s@]*@")
@@ -70,7 +72,8 @@ def _mask_query(match: re.Match) -> str:
 
 def mask_query_string(query: str) -> str:
     """A bare query string (`q=%2B40722999888&sort=name`) with its values masked."""
-    return _mask_query(_QUERY.match("?" + query))[1:] if query else query
+    match = _BARE_QUERY.match("?" + query)
+    return _mask_query(match)[1:] if match else query
 
 
 def mask_log_text(text: str) -> str:

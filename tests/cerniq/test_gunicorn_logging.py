@@ -148,3 +148,21 @@ def test_with_json_logs_both_logs_write_masked_json(tmp_path, monkeypatch):
     failure = json.loads(error.read_text().splitlines()[-1])
     assert failure["level"] == "ERROR" and "ValueError: lead +407***888" in failure["exception"]
     assert TOKEN not in access.read_text() + error.read_text()
+
+
+
+@pytest.mark.parametrize("query", ['"a=1&q=%2B40722999888', "<x>&q=%2B40722999888"])
+def test_a_bare_query_string_starting_with_a_quote_or_bracket_is_masked(tmp_path, query):
+    # gunicorn passes such a query string on as it came; masking the `q` atom failed on it.
+    access = tmp_path / "access.log"
+    cfg = _ShippedConfig(accesslog=str(access), access_log_format="%(U)s %(q)s").cfg
+    logger = cfg.logger_class(cfg)
+    try:
+        _access(logger, f"/outreach/leads/?{query}")
+    finally:
+        for handler in logger.access_log.handlers[:]:
+            handler.close()
+            logger.access_log.removeHandler(handler)
+    (line,) = access.read_text().splitlines()
+    assert line.startswith("/outreach/leads/ ") and "q=+407***888" in line
+    assert "40722999888" not in line
