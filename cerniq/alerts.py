@@ -10,7 +10,7 @@ import functools
 import logging
 from datetime import datetime
 
-from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.db.models import F, QuerySet
 from django.utils import timezone
@@ -20,7 +20,11 @@ from cerniq.models import Alert, Tenant
 
 log = logging.getLogger(__name__)
 
-SEVERITY_RANK = {Alert.Severity.INFO: 0, Alert.Severity.WARNING: 1, Alert.Severity.CRITICAL: 2}
+SEVERITY_RANK: dict[str, int] = {
+    Alert.Severity.INFO: 0,
+    Alert.Severity.WARNING: 1,
+    Alert.Severity.CRITICAL: 2,
+}
 
 
 def _notify_on_commit(alert_id: int | None = None) -> None:
@@ -79,18 +83,14 @@ def resolve_alerts(tenant: Tenant | None, kind: str, subject: str) -> int:
     return resolved
 
 
-def acknowledge(
-    alerts: QuerySet[Alert], user: AbstractBaseUser, now: datetime | None = None
-) -> int:
+def acknowledge(alerts: QuerySet[Alert], user: User, now: datetime | None = None) -> int:
     """Someone is on it: no more reminders. Open, unacknowledged alerts only; the count."""
     return alerts.filter(resolved_at__isnull=True, acknowledged_at__isnull=True).update(
         acknowledged_at=now or timezone.now(), acknowledged_by=user
     )
 
 
-def resolve_by_hand(
-    alerts: QuerySet[Alert], user: AbstractBaseUser, now: datetime | None = None
-) -> int:
+def resolve_by_hand(alerts: QuerySet[Alert], user: User, now: datetime | None = None) -> int:
     """An operator says it is over. If the condition comes back, its raiser opens a new
     alert (and a new notice goes out). Open alerts only; the count."""
     resolved = alerts.filter(resolved_at__isnull=True).update(

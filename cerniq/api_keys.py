@@ -6,26 +6,27 @@ The operator page (console) and Django admin manage keys through these functions
 
 from __future__ import annotations
 
-from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db.models import QuerySet
 from django.utils.translation import gettext as _
 
+from cerniq.model_fields import max_length
 from cerniq.models import Membership, Tenant, TenantAPIKey
 
-NAME_MAX_LENGTH = TenantAPIKey._meta.get_field("name").max_length or 50
+NAME_MAX_LENGTH = max_length(TenantAPIKey, "name")
 
 
 class KeyRefused(ValueError):
     """The key cannot be created or revoked; the text says why, for the operator."""
 
 
-def is_tenant_admin(user: AbstractBaseUser, tenant: Tenant) -> bool:
+def is_tenant_admin(user: User, tenant: Tenant) -> bool:
     return Membership.objects.filter(
         tenant=tenant, user_id=user.pk, role=Membership.Role.ADMIN
     ).exists()
 
 
-def _check_admin(user: AbstractBaseUser, tenant: Tenant) -> None:
+def _check_admin(user: User, tenant: Tenant) -> None:
     if not is_tenant_admin(user, tenant):
         raise KeyRefused(_("Only an admin of this workspace can manage its API keys."))
 
@@ -34,9 +35,7 @@ def list_keys(tenant: Tenant) -> QuerySet[TenantAPIKey]:
     return TenantAPIKey.objects.filter(tenant=tenant).select_related("created_by")
 
 
-def create_key(
-    tenant: Tenant, *, name: str, scope: str, user: AbstractBaseUser
-) -> tuple[TenantAPIKey, str]:
+def create_key(tenant: Tenant, *, name: str, scope: str, user: User) -> tuple[TenantAPIKey, str]:
     """A new key and its full text, which is never stored and cannot be shown again."""
     _check_admin(user, tenant)
     name = name.strip()
@@ -48,10 +47,13 @@ def create_key(
         )
     if scope not in TenantAPIKey.Scope.values:
         raise KeyRefused(_("Choose a scope: read or write."))
-    return TenantAPIKey.objects.create_key(tenant=tenant, name=name, scope=scope, created_by=user)
+    # The library types create_key for its abstract base; it creates the manager's model.
+    return TenantAPIKey.objects.create_key(  # type: ignore[return-value]
+        tenant=tenant, name=name, scope=scope, created_by=user
+    )
 
 
-def revoke_key(tenant: Tenant, prefix: str, *, user: AbstractBaseUser) -> TenantAPIKey:
+def revoke_key(tenant: Tenant, prefix: str, *, user: User) -> TenantAPIKey:
     """Revoke for good (the library refuses to un-revoke); another tenant's key is not found.
 
     Keys are named by their prefix (unique, and not part of the secret)."""

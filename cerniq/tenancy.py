@@ -10,8 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TypeVar
 
-from django.contrib.auth.base_user import AbstractBaseUser
-from django.contrib.auth.models import AnonymousUser
+from django.contrib.auth.models import AnonymousUser, User
 from django.db.models import Model, QuerySet
 from django.http import Http404, HttpRequest
 from django.shortcuts import get_object_or_404
@@ -28,7 +27,15 @@ class NoTenant(Http404):
     """The user belongs to no (active) tenant."""
 
 
-def tenants_of(user: AbstractBaseUser | AnonymousUser) -> QuerySet[Tenant]:
+class AuthenticatedHttpRequest(HttpRequest):
+    """The request of a view behind login_required, or of the admin site: its user signed
+    in. Only for the type checker (Django passes an HttpRequest); such views annotate
+    `request` with it so `request.user` is a User, never AnonymousUser."""
+
+    user: User
+
+
+def tenants_of(user: User | AnonymousUser) -> QuerySet[Tenant]:
     if not user.is_authenticated:
         return Tenant.objects.none()
     return Tenant.objects.filter(memberships__user=user, is_active=True).order_by("name", "pk")
@@ -59,8 +66,10 @@ def scope_for(request: HttpRequest) -> TenantScope:
     cached = getattr(request, "_tenant_scope", None)
     if cached is not None:
         return cached
+    if not request.user.is_authenticated:
+        raise NoTenant("You are not a member of any workspace.")
     memberships = Membership.objects.select_related("tenant").filter(
-        user_id=getattr(request.user, "pk", None), tenant__is_active=True
+        user_id=request.user.pk, tenant__is_active=True
     )
     chosen = request.session.get(SESSION_KEY) if hasattr(request, "session") else None
     membership = None
@@ -83,7 +92,7 @@ def switch_tenant(request: HttpRequest, tenant_id: int) -> Tenant:
     return tenant
 
 
-def display_name(user: AbstractBaseUser | None) -> str:
+def display_name(user: User | None) -> str:
     """How a person is named to their colleagues: full name, else username."""
     if user is None:
         return _("someone")

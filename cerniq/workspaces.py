@@ -5,15 +5,20 @@ refused call changes nothing."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email, validate_slug
 from django.db import transaction
+from django.db.models import Field
 
+from cerniq.model_fields import max_length
 from cerniq.models import Membership, Tenant
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import User
 
 
 class WorkspaceRefused(ValueError):
@@ -28,7 +33,7 @@ class WorkspaceRefused(ValueError):
 @dataclass(frozen=True)
 class NewWorkspace:
     tenant: Tenant
-    admin: AbstractBaseUser
+    admin: User
     admin_created: bool  # False: an existing account became the admin, its password unchanged
 
 
@@ -40,19 +45,21 @@ def check_new_workspace(name: str, slug: str, username: str, email: str) -> None
     """Raise WorkspaceRefused for the first option at fault (before a password is asked)."""
     if not name.strip():
         raise WorkspaceRefused("name", "give the workspace a name.")
-    if len(name) > Tenant._meta.get_field("name").max_length:
+    if len(name) > max_length(Tenant, "name"):
         raise WorkspaceRefused("name", "at most 200 characters.")
     try:
         validate_slug(slug)
     except ValidationError as error:
         raise WorkspaceRefused("slug", _messages(error)) from None
-    if len(slug) > Tenant._meta.get_field("slug").max_length:
+    if len(slug) > max_length(Tenant, "slug"):
         raise WorkspaceRefused("slug", "at most 64 characters.")
     if Tenant.objects.filter(slug=slug).exists():
         raise WorkspaceRefused("slug", f"a workspace '{slug}' already exists; nothing was changed.")
     user_model = get_user_model()
+    username_field = user_model._meta.get_field(user_model.USERNAME_FIELD)
+    assert isinstance(username_field, Field), "Django's auth checks: USERNAME_FIELD is a column"
     try:
-        user_model._meta.get_field(user_model.USERNAME_FIELD).run_validators(username)
+        username_field.run_validators(username)
     except ValidationError as error:
         raise WorkspaceRefused("admin-username", _messages(error)) from None
     if not username:
@@ -63,7 +70,7 @@ def check_new_workspace(name: str, slug: str, username: str, email: str) -> None
         raise WorkspaceRefused("admin-email", _messages(error)) from None
 
 
-def existing_admin(username: str) -> AbstractBaseUser | None:
+def existing_admin(username: str) -> User | None:
     user_model = get_user_model()
     return user_model._default_manager.filter(**{user_model.USERNAME_FIELD: username}).first()
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import datetime
 
-from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.db.models import Count, F, Q
 from django.utils import timezone
@@ -69,7 +69,7 @@ def sla_due(tenant: Tenant, priority: str, start: datetime | None = None) -> dat
     return SendingWindow.for_tenant(tenant).add_delay(start, minutes, "MINUTES")
 
 
-def check_member(tenant_id: int, user: AbstractBaseUser) -> None:
+def check_member(tenant_id: int, user: User) -> None:
     """Only people in the lead's workspace (or superusers) act on it."""
     if user is None or not user.is_authenticated:
         raise ReviewError(_("You must be signed in to do this."))
@@ -151,7 +151,7 @@ def _lock(item: ReviewItem) -> tuple[ReviewItem, Journey]:
     return locked, journey
 
 
-def _check_actor(item: ReviewItem, user: AbstractBaseUser) -> None:
+def _check_actor(item: ReviewItem, user: User) -> None:
     check_member(item.tenant_id, user)
     if item.status == ReviewItem.Status.ASSIGNED and item.assignee_id != user.pk:
         raise ReviewError(
@@ -163,7 +163,7 @@ def _check_actor(item: ReviewItem, user: AbstractBaseUser) -> None:
 def _close(
     item: ReviewItem,
     journey: Journey,
-    user: AbstractBaseUser,
+    user: User,
     *,
     status: str,
     resolution: str,
@@ -278,7 +278,7 @@ def _review_event(item: ReviewItem) -> dict:
 
 
 @transaction.atomic
-def assign(item: ReviewItem, user: AbstractBaseUser) -> ReviewItem:
+def assign(item: ReviewItem, user: User) -> ReviewItem:
     """Give the item to `user` (taking it from its current assignee, if any)."""
     locked, _journey = _lock(item)
     check_member(locked.tenant_id, user)
@@ -293,7 +293,7 @@ def assign(item: ReviewItem, user: AbstractBaseUser) -> ReviewItem:
 
 
 @transaction.atomic
-def approve_draft(item: ReviewItem, user: AbstractBaseUser, text: str | None = None) -> Message:
+def approve_draft(item: ReviewItem, user: User, text: str | None = None) -> Message:
     """Send the AI draft (or `text`, the operator's edit of it) and resolve the item."""
     locked, journey = _lock(item)
     _check_actor(locked, user)
@@ -327,7 +327,7 @@ def approve_draft(item: ReviewItem, user: AbstractBaseUser, text: str | None = N
 
 
 @transaction.atomic
-def reject(item: ReviewItem, user: AbstractBaseUser, note: str) -> ReviewItem:
+def reject(item: ReviewItem, user: User, note: str) -> ReviewItem:
     """Close the item without sending anything (the draft is discarded), saying why."""
     note = (note or "").strip()
     if not note:
@@ -340,7 +340,7 @@ def reject(item: ReviewItem, user: AbstractBaseUser, note: str) -> ReviewItem:
 
 @transaction.atomic
 def resolve(
-    item: ReviewItem, user: AbstractBaseUser, *, stage: str | None = None, note: str = ""
+    item: ReviewItem, user: User, *, stage: str | None = None, note: str = ""
 ) -> ReviewItem:
     """Close the item, optionally moving the lead to NEGOTIATION, CONVERTED or DEAD."""
     if stage is not None and stage not in RESOLVE_STAGES:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.utils.translation import gettext as _
 
 from cerniq.models import Tenant
@@ -87,7 +87,7 @@ def check(minutes: dict[str, int]) -> dict[str, str]:
     return errors
 
 
-def save(tenant: Tenant, minutes: dict[str, int], *, by: AbstractBaseUser | None) -> ReviewSLA:
+def save(tenant: Tenant, minutes: dict[str, int], *, by: User | None) -> ReviewSLA:
     """Store the tenant's minutes (all four), or raise SLAError and change nothing. Items
     already open keep their due time; new items and escalations use the new minutes."""
     errors = check(minutes)

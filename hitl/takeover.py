@@ -27,7 +27,7 @@ hand_back(lead, user, *, stage=None, resume=True)
 
 from __future__ import annotations
 
-from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -59,7 +59,7 @@ def _held_by_someone_else(journey: Journey) -> TakeoverError:
 
 
 @transaction.atomic
-def take_over(lead: Lead, user: AbstractBaseUser) -> Journey:
+def take_over(lead: Lead, user: User) -> Journey:
     """Give the conversation to `user` and stop all automation for the lead."""
     journey = _journey(lead)
     check_member(journey.tenant_id, user)
@@ -75,7 +75,7 @@ def take_over(lead: Lead, user: AbstractBaseUser) -> Journey:
 
 
 @transaction.atomic
-def send_as_operator(lead: Lead, user: AbstractBaseUser, text: str) -> Message:
+def send_as_operator(lead: Lead, user: User, text: str) -> Message:
     """Queue `text` to the lead as `user`, who must hold the takeover."""
     journey = _journey(lead)
     check_member(journey.tenant_id, user)
@@ -96,7 +96,7 @@ def send_as_operator(lead: Lead, user: AbstractBaseUser, text: str) -> Message:
 
 @transaction.atomic
 def hand_back(
-    lead: Lead, user: AbstractBaseUser, *, stage: str | None = None, resume: bool = True
+    lead: Lead, user: User, *, stage: str | None = None, resume: bool = True
 ) -> Journey:
     """End the takeover; optionally move the stage and resume the stopped sequence."""
     journey = _journey(lead)

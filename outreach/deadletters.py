@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import Count, QuerySet
 from django.utils import timezone
@@ -149,7 +149,7 @@ def discard(
     ids: Iterable[int],
     *,
     pause: bool = False,
-    by_user: AbstractBaseUser | None = None,
+    by_user: User | None = None,
     why: str = "",
 ) -> Result:
     """Cancel the tenant's dead letters among `ids`; re-plan their leads, or pause them.
@@ -192,7 +192,7 @@ def replan(messages: list[Message]) -> None:
 
 
 def _pause_leads(
-    tenant: Tenant, messages: list[Message], by_user: AbstractBaseUser | None, result: Result
+    tenant: Tenant, messages: list[Message], by_user: User | None, result: Result
 ) -> None:
     """Pause each lead (stage PAUSED: resuming makes it due). A lead that cannot be paused
     (already paused, dead, converted) has no automation to stall: it is re-planned."""

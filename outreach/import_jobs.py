@@ -12,7 +12,7 @@ import io
 import logging
 from datetime import timedelta
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import F
 from django.db.models.functions import Least
@@ -54,7 +54,7 @@ def start_import(
     file_name: str,
     content: bytes,
     dry_run: bool = False,
-    user: AbstractBaseUser | None = None,
+    user: User | None = None,
     idempotency_key: str = "",
 ) -> ImportJob:
     """Store the upload as a job and queue it for a worker once the row is committed."""
@@ -92,7 +92,7 @@ def start_or_reuse_import(
     file_name: str,
     content: bytes,
     dry_run: bool = False,
-    user: AbstractBaseUser | None = None,
+    user: User | None = None,
     idempotency_key: str = "",
 ) -> tuple[ImportJob, bool]:
     """A new job (True), or the one a repeat of this request made within the window (False).

@@ -7,7 +7,7 @@ import uuid
 from functools import partial
 from zoneinfo import ZoneInfo
 
-from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 from django.utils.formats import date_format
@@ -47,7 +47,7 @@ def held_by_message(journey: Journey) -> str:
     ) % {"user": who, "day": date_format(at, "d M"), "time": f"{at:%H:%M}"}
 
 
-def check_takeover(journey: Journey, user: AbstractBaseUser | None) -> None:
+def check_takeover(journey: Journey, user: User | None) -> None:
     """The takeover guard (the one place): while a person holds the conversation only
     they write to the lead; automation (`user` None) never does."""
     if not journey.taken_over_by_id:
@@ -89,7 +89,7 @@ def send_manual(
     lead: Lead,
     text: str,
     *,
-    user: AbstractBaseUser | None = None,
+    user: User | None = None,
     reason: str = "manual message",
     channel: str = Channel.WHATSAPP,
     subject: str = "",
@@ -128,7 +128,7 @@ def answer(
     text: str,
     *,
     to: Message | None,
-    user: AbstractBaseUser | None = None,
+    user: User | None = None,
     reason: str,
     is_manual: bool,
     idempotency_key: str | None = None,
@@ -172,7 +172,7 @@ def queue_email(
     subject: str,
     text: str,
     *,
-    user: AbstractBaseUser | None = None,
+    user: User | None = None,
     reason: str,
     is_manual: bool,
     idempotency_key: str | None = None,
@@ -247,7 +247,7 @@ def queue_reply(
     lead: Lead,
     text: str,
     *,
-    user: AbstractBaseUser | None = None,
+    user: User | None = None,
     reason: str,
     is_manual: bool,
     idempotency_key: str | None = None,

@@ -5,7 +5,7 @@ Every move is checked against ALLOWED and leaves a StageTransition row.
 
 from __future__ import annotations
 
-from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -71,7 +71,7 @@ def transition(
     to: str,
     *,
     reason: str,
-    by_user: AbstractBaseUser | None = None,
+    by_user: User | None = None,
     by_system: str = "",
 ) -> StageTransition:
     """Move `journey` to stage `to`, or raise IllegalTransition saying why not."""
@@ -123,11 +123,11 @@ def _stage_event(journey: Journey, current: str, to: str, reason: str, by_system
     }
 
 
-def pause(journey: Journey, *, reason: str, by_user: AbstractBaseUser | None = None) -> None:
+def pause(journey: Journey, *, reason: str, by_user: User | None = None) -> None:
     transition(journey, Stage.PAUSED, reason=reason, by_user=by_user)
 
 
-def resume(journey: Journey, *, reason: str, by_user: AbstractBaseUser | None = None) -> None:
+def resume(journey: Journey, *, reason: str, by_user: User | None = None) -> None:
     if journey.stage != Stage.PAUSED:
         raise IllegalTransition(_("Only a paused lead can be resumed."))
     transition(journey, journey.previous_stage or Stage.COLD, reason=reason, by_user=by_user)
