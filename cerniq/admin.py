@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
@@ -12,6 +13,7 @@ from django.http import HttpRequest
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 from rest_framework_api_key.admin import APIKeyModelAdmin
+from rest_framework_api_key.models import AbstractAPIKey
 
 from cerniq import alert_channels, alerts, notifications, reasons, webhooks
 from cerniq.forms import AlertChannelForm
@@ -29,6 +31,7 @@ from cerniq.models import (
 from cerniq.outbound import delivery as outbound_delivery
 from cerniq.outbound import endpoints as outbound_endpoints
 from cerniq.outbound.forms import WebhookEndpointForm
+from cerniq.tenancy import AuthenticatedHttpRequest
 
 PAYLOAD_DISPLAY_LIMIT = 100_000  # characters; bigger payloads are cut in the admin page
 _SECRET_HEADER_PARTS = ("authorization", "cookie", "token", "secret", "api-key", "apikey")
@@ -53,11 +56,11 @@ def pretty_payload(value: object) -> SafeString | str:
         value = bytes(value).decode("utf-8", errors="replace")
     if isinstance(value, str):
         try:
-            value = json.loads(value)
+            parsed = json.loads(value)
         except (ValueError, RecursionError):
             text = value
         else:
-            text = json.dumps(value, indent=2, ensure_ascii=False, sort_keys=True)
+            text = json.dumps(parsed, indent=2, ensure_ascii=False, sort_keys=True)
     else:
         text = json.dumps(value, indent=2, ensure_ascii=False, sort_keys=True, default=str)
     if len(text) > PAYLOAD_DISPLAY_LIMIT:
@@ -269,12 +272,12 @@ class AlertAdmin(admin.ModelAdmin):
     actions = ("acknowledge", "resolve")
 
     @admin.action(description="Acknowledge (no more reminders)")
-    def acknowledge(self, request: HttpRequest, queryset: QuerySet[Alert]) -> None:
+    def acknowledge(self, request: AuthenticatedHttpRequest, queryset: QuerySet[Alert]) -> None:
         done = alerts.acknowledge(queryset, request.user)
         self.message_user(request, f"{done} alert(s) acknowledged.", messages.SUCCESS)
 
     @admin.action(description="Resolve")
-    def resolve(self, request: HttpRequest, queryset: QuerySet[Alert]) -> None:
+    def resolve(self, request: AuthenticatedHttpRequest, queryset: QuerySet[Alert]) -> None:
         done = alerts.resolve_by_hand(queryset, request.user)
         self.message_user(request, f"{done} alert(s) resolved.", messages.SUCCESS)
 
@@ -323,17 +326,21 @@ class AlertChannelAdmin(admin.ModelAdmin):
 class TenantAPIKeyAdmin(APIKeyModelAdmin):
     """Create (the key is shown once, in a message) and revoke API keys of any tenant."""
 
-    list_display = ("prefix", "name", "tenant", "scope", "created", "last_used_at", "revoked")
-    list_filter = ("tenant", "scope", "revoked")
+    # The library's own columns are inferred as tuples of their exact length.
+    list_display = ("prefix", "name", "tenant", "scope", "created", "last_used_at", "revoked")  # type: ignore[assignment]
+    list_filter = ("tenant", "scope", "revoked")  # type: ignore[assignment]
     list_select_related = ("tenant",)
     raw_id_fields = ("created_by",)
 
     def get_readonly_fields(self, request: HttpRequest, obj=None) -> tuple[str, ...]:
         return (*super().get_readonly_fields(request, obj), "last_used_at")
 
-    def save_model(self, request: HttpRequest, obj, form, change: bool) -> None:
-        if not change and obj.created_by_id is None:
-            obj.created_by = request.user
+    def save_model(
+        self, request: HttpRequest, obj: AbstractAPIKey, form: Any = None, change: bool = False
+    ) -> None:
+        user = request.user  # the admin site lets only signed-in staff in
+        if not change and isinstance(obj, TenantAPIKey) and obj.created_by_id is None:
+            obj.created_by = user if user.is_authenticated else None
         super().save_model(request, obj, form, change)
 
 

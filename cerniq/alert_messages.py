@@ -18,7 +18,7 @@ Notice = Alert.Notice
 
 
 def _local(moment: datetime, alert: Alert) -> str:
-    zone_name = alert.tenant.time_zone if alert.tenant_id else settings.TIME_ZONE
+    zone_name = alert.tenant.time_zone if alert.tenant else settings.TIME_ZONE
     try:
         zone = zoneinfo.ZoneInfo(zone_name)
     except (zoneinfo.ZoneInfoNotFoundError, ValueError):
@@ -43,7 +43,7 @@ def compose(alert: Alert, notice: str, language: str, link: str) -> tuple[str, s
         lines = [reasons.render(alert.message), ""]  # a reason code reads in the channel's language
         lines.append(_("Severity: %(severity)s · Kind: %(kind)s") % said)
         lines.append(_("About: %(subject)s") % said)
-        if alert.tenant_id:
+        if alert.tenant:
             lines.append(_("Workspace: %(name)s") % {"name": alert.tenant.name})
         lines.append(
             ngettext(

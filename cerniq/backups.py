@@ -288,13 +288,14 @@ def _restore_media(files: BackupFiles, name: str, *, replace: bool) -> int:
     try:
         with files.read_file(name) as raw, tarfile.open(fileobj=raw, mode="r:gz") as tar:
             for member in tar:
-                if not member.isfile():
+                content = tar.extractfile(member)  # also for a link; None for a folder
+                if content is None or not member.isfile():
                     continue
                 if default_storage.exists(member.name):
                     if not replace:
                         continue
                     default_storage.delete(member.name)
-                default_storage.save(member.name, tar.extractfile(member))
+                default_storage.save(member.name, content)
                 written += 1
     except (OSError, EOFError, zlib.error, tarfile.TarError) as exc:
         raise BackupError(

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import secrets
 from datetime import time
+from typing import ClassVar
 
 from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
-from rest_framework_api_key.models import AbstractAPIKey, BaseAPIKeyManager
+from rest_framework_api_key.models import AbstractAPIKey, APIKeyManager
 
 from cerniq import integrations
 
@@ -306,7 +307,7 @@ class AlertChannel(models.Model):
         return self.name
 
 
-class TenantAPIKeyManager(BaseAPIKeyManager):
+class TenantAPIKeyManager(APIKeyManager):
     def get_usable_keys(self) -> models.QuerySet:
         return super().get_usable_keys().select_related("tenant", "created_by")
 
@@ -323,7 +324,7 @@ class TenantAPIKey(AbstractAPIKey):
         READ = "read", _("Read only")
         WRITE = "write", _("Read and write")
 
-    objects = TenantAPIKeyManager()
+    objects: ClassVar[TenantAPIKeyManager] = TenantAPIKeyManager()
 
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="api_keys")
     scope = models.CharField(_("scope"), max_length=8, choices=Scope.choices, default=Scope.READ)

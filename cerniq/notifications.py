@@ -73,7 +73,7 @@ def owes_notice(now: datetime) -> Q:
     return owed & (Q(notify_after__isnull=True) | Q(notify_after__lte=now))
 
 
-def _has_somewhere_to_go() -> Q:
+def _has_somewhere_to_go() -> Q | Exists:
     """Alerts with a channel to go to: an enabled channel of the tenant, or the
     deployment's ALERT_URLS for platform-wide alerts. Others wait (and are sent once a
     channel is added) instead of being claimed every minute."""
@@ -248,7 +248,7 @@ def _record_channel_outcome(target: Target, problem: str, now: datetime) -> None
 # --- Sending ----------------------------------------------------------------------------
 
 # apprise's notification types (apprise.NotifyType values: the colour and icon of a notice).
-NOTIFY_TYPES = {
+NOTIFY_TYPES: dict[str, str] = {
     Alert.Severity.INFO: "info",
     Alert.Severity.WARNING: "warning",
     Alert.Severity.CRITICAL: "failure",

@@ -158,4 +158,5 @@ def _label(labeller: Labeller | None, value: Any) -> Any:
             return labeller(value).label
         except ValueError:
             return value
-    return labeller(value)
+    function: Callable[[Any], Any] = labeller  # any other class is called like a function
+    return function(value)

@@ -5,9 +5,8 @@ integration's strict schemas."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import ValidationError
+from pydantic_core import ErrorDetails
 
 from cerniq.webhooks import MalformedPayload
 
@@ -37,7 +36,7 @@ def field_path(loc: tuple[str | int, ...]) -> str:
     return text or "(body)"
 
 
-def problem_of(error: dict[str, Any]) -> str:
+def problem_of(error: ErrorDetails) -> str:
     problem = PROBLEMS.get(error["type"])
     if problem is None:
         text = str(error.get("msg") or "")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import environ
 from django.core.exceptions import ImproperlyConfigured
@@ -140,7 +141,7 @@ DRAMATIQ_MIDDLEWARE = [
     "cerniq.log_context.TaskContextMiddleware",
 ]
 if REDIS_URL:
-    DRAMATIQ_BROKER = {
+    DRAMATIQ_BROKER: dict[str, Any] = {
         "BROKER": "dramatiq.brokers.redis.RedisBroker",
         "OPTIONS": {
             "url": REDIS_URL,
@@ -326,7 +327,7 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 # Uploaded files (email attachments): var/media in embedded mode; production points the
 # default storage at object storage (django-storages) through the environment.
 MEDIA_ROOT = env.path("MEDIA_ROOT", default=str(VAR_DIR / "media"))
-STORAGES = {
+STORAGES: dict[str, dict[str, Any]] = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
         "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"

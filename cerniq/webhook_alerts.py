@@ -131,7 +131,7 @@ def resolve_recovered() -> int:
     for alert in open_alerts:
         provider = alert.subject.removeprefix(FAILING_PREFIX)
         recovered = WebhookEvent.objects.filter(
-            tenant_id=alert.tenant_id,
+            tenant=alert.tenant,
             provider=provider,
             status=WebhookEvent.Status.PROCESSED,
             processed_at__gt=alert.last_seen_at,

@@ -10,14 +10,16 @@ from __future__ import annotations
 
 import ipaddress
 import logging
+from collections.abc import Iterable
 from typing import Any
 
 from django.core.exceptions import RequestDataTooBig
 from django.db import transaction
 from django.utils import timezone
 from rest_framework.negotiation import BaseContentNegotiation
+from rest_framework.parsers import BaseParser
 from rest_framework.permissions import AllowAny
-from rest_framework.renderers import JSONRenderer
+from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -33,13 +35,14 @@ Status = WebhookEvent.Status
 class _JSONOnly(BaseContentNegotiation):
     """Providers send odd Accept headers; never answer 406 to a webhook."""
 
-    def select_parser(self, request: Request, parsers: list) -> Any:
-        return parsers[0] if parsers else None
+    def select_parser(self, request: Request, parsers: Iterable[BaseParser]) -> Any:
+        return next(iter(parsers), None)
 
     def select_renderer(
-        self, request: Request, renderers: list, format_suffix: str | None = None
+        self, request: Request, renderers: Iterable[BaseRenderer], format_suffix: str | None = None
     ) -> tuple[Any, str]:
-        return renderers[0], renderers[0].media_type
+        renderer = next(iter(renderers))  # the view's renderer_classes: never empty
+        return renderer, renderer.media_type
 
 
 def _selected_headers(request: Request) -> dict[str, str]:
@@ -110,8 +113,8 @@ class WebhookIntakeView(APIView):
                 "webhook %s: authentication failed from %s", provider, _remote_addr(request)
             )
             webhook_alerts.note_rejected(receiver.provider)
-            status = receiver.auth_failure_status
-            return Response({"error": "not found" if status == 404 else "unauthorized"}, status)
+            refused = receiver.auth_failure_status
+            return Response({"error": "not found" if refused == 404 else "unauthorized"}, refused)
 
         row = {
             "tenant": tenant,
@@ -143,8 +146,8 @@ class WebhookIntakeView(APIView):
                 )
             log.warning("webhook %s: %s (event %s)", provider, message, event.pk)
             if exc.field:
-                answer = {"error": "invalid payload", "field": exc.field, "problem": exc.problem}
-                return Response(answer, status=400)
+                problem = {"error": "invalid payload", "field": exc.field, "problem": exc.problem}
+                return Response(problem, status=400)
             return Response({"error": message}, status=400)
 
         if receiver.is_handled(event_type):

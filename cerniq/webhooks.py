@@ -42,6 +42,7 @@ from django.utils.module_loading import import_string
 
 from cerniq import integrations, webhook_alerts
 from cerniq.metrics import webhooks as metrics
+from cerniq.model_fields import max_length
 from cerniq.models import Tenant, WebhookEvent
 from cerniq.relay import relay
 from cerniq.signatures import verify_hmac, verify_svix  # noqa: F401 (part of the framework)
@@ -57,9 +58,9 @@ Status = WebhookEvent.Status
 # Only these request headers are kept (never Authorization or Cookie).
 STORED_HEADERS = ("Content-Type", "User-Agent", "X-Forwarded-For")
 ERROR_TEXT_LIMIT = 4000
-_EVENT_TYPE_MAX = WebhookEvent._meta.get_field("event_type").max_length
-_EVENT_ID_MAX = WebhookEvent._meta.get_field("provider_event_id").max_length
-_TOKEN_MAX = Tenant._meta.get_field("webhook_token").max_length
+_EVENT_TYPE_MAX = max_length(WebhookEvent, "event_type")
+_EVENT_ID_MAX = max_length(WebhookEvent, "provider_event_id")
+_TOKEN_MAX = max_length(Tenant, "webhook_token")
 
 
 class MalformedPayload(ValueError):
@@ -409,9 +410,9 @@ def process_event(event_id: int) -> str:
         payload = parse_payload(bytes(event.raw_body), max_depth=receiver.MAX_DEPTH)
         with transaction.atomic():
             handled = receiver.handle(event, payload)
-            outcome = Status.PROCESSED if handled else Status.IGNORED
+            status = Status.PROCESSED if handled else Status.IGNORED
             WebhookEvent.objects.filter(pk=event_id).update(
-                status=outcome, processed_at=timezone.now(), error=""
+                status=status, processed_at=timezone.now(), error=""
             )
     except BaseException as exc:  # also Dramatiq's TimeLimitExceeded/Shutdown interrupts,
         # which would otherwise leave the row PROCESSING, where no retry can claim it

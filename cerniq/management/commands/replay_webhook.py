@@ -71,7 +71,10 @@ class Command(BaseCommand):
         path = resolve_fixture(fixture, provider)
         body = path.read_bytes()
         # Delivered as the provider would: its URL token and/or its signature headers.
-        token, headers = get_receiver(provider).delivery(tenant_row, body)
+        receiver = get_receiver(provider)
+        if receiver is None:
+            raise CommandError(f"No webhook receiver for {provider!r} in this deployment.")
+        token, headers = receiver.delivery(tenant_row, body)
         intake = f"{url.rstrip('/')}/webhooks/{provider}/"
         endpoint = f"{intake}{token}/" if token else intake
         shown = f"{intake}{token[:4]}…/" if token else intake  # the token is a secret
