@@ -16,12 +16,15 @@ from django.utils import timezone
 from outreach import pacing
 from outreach.models import Channel, Message
 
-EMAIL_QUEUES = {Channel.EMAIL_COLD: "email.cold", Channel.EMAIL_WARM: "email.warm"}
+EMAIL_QUEUES: dict[str, str] = {Channel.EMAIL_COLD: "email.cold", Channel.EMAIL_WARM: "email.warm"}
 
 
 def queue_for(message: Message) -> str:
     if message.channel == Channel.WHATSAPP:
-        assert message.phone_id, "a WhatsApp message needs its phone"
+        if message.phone_id is None:
+            # Its phone was deleted: any send queue runs it, and the send path cancels it
+            # saying why (no phone is assigned) instead of leaving it queued.
+            return EMAIL_QUEUES[Channel.EMAIL_WARM]
         return pacing.phone_queue_for(message.phone_id)
     return EMAIL_QUEUES[message.channel]
 
@@ -29,7 +32,7 @@ def queue_for(message: Message) -> str:
 def enqueue_message(message: Message, *, at: datetime | None = None) -> None:
     """Have `message` sent no earlier than `at` (its `scheduled_for` by default)."""
     at = at or message.scheduled_for
-    if message.channel == Channel.WHATSAPP:
+    if message.channel == Channel.WHATSAPP and message.phone_id is not None:
         pacing.wake(message.phone_id, at)
         return
     if is_pushed(message):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import dramatiq
 import pytest
 import time_machine
 
@@ -84,3 +85,27 @@ def test_a_phone_waiting_for_the_window_is_not_woken_and_a_lost_run_is_replanned
         clock.shift(timedelta(minutes=1))
         assert delivery.requeue_stale(GRACE) == (0, 0)
     assert enqueued == [("phone", phone.pk)]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_whatsapp_message_whose_phone_was_deleted_is_cancelled_not_recovered_forever():
+    broker = dramatiq.get_broker()
+    with time_machine.travel(MONDAY_10, tick=False) as clock:
+        tenant = make_tenant()
+        make_outreach_world(tenant, leads=1, phones=1, steps=1)
+        dispatch_due(tenant)
+        Phone.objects.all().delete()  # its messages keep no phone (SET_NULL)
+        message = Message.objects.get(status=Message.Status.QUEUED, phone__isnull=True)
+        broker.flush_all()
+        clock.shift(timedelta(minutes=10))
+        assert delivery.requeue_stale(GRACE) == (1, 0)
+        # Handed to the send path (no phone queue is left to run it), which says why not.
+        (queued,) = [m for queue in broker.queues.values() for m in queue.queue]
+        assert b'"actor_name":"send_message"' in queued and f"[{message.pk}]".encode() in queued
+        broker.flush_all()
+        assert send_message(message.pk).kind == "cancelled"
+        clock.shift(timedelta(minutes=10))
+        assert delivery.requeue_stale(GRACE) == (0, 0)
+    message.refresh_from_db()
+    assert message.status == Message.Status.CANCELLED
+    assert message.error.startswith("send.no_phone")
