@@ -87,6 +87,7 @@ def email(message_id: int, user_id: int, intent: str) -> bool:
     message = Message.objects.select_related("lead__tenant").get(pk=message_id)
     user = get_user_model().objects.get(pk=user_id)
     lead = message.lead
+    assert lead is not None, "announce() is called with the reply of a lead"
     link = settings.PUBLIC_BASE_URL.rstrip("/") + reverse("outreach:lead", args=[lead.pk])
     with translation.override(settings.LANGUAGE_CODE):
         said = {

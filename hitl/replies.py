@@ -55,7 +55,7 @@ def analyse(lead: Lead, text: str, *, today: date | None = None):
 def _triage_within_budget(lead: Lead, text: str, *, today: date | None):
     from hitl.triage import OfflineTriage, triage
 
-    kwargs = {"contact_name": lead.contact_name, "company_name": lead.name, "today": today}
+    names = {"contact_name": lead.contact_name, "company_name": lead.name}
     backend = django_dramatiq_apps.RATE_LIMITER_BACKEND
     limiter = WindowRateLimiter(
         backend,
@@ -65,8 +65,8 @@ def _triage_within_budget(lead: Lead, text: str, *, today: date | None):
     )
     with limiter.acquire(raise_on_failure=False) as acquired:
         if acquired:
-            return triage(text, **kwargs)
-    result = OfflineTriage().analyse(text, **kwargs)
+            return triage(text, **names, today=today)
+    result = OfflineTriage().analyse(text, **names, today=today)
     return type(result)(
         **{
             **asdict(result),

@@ -298,7 +298,7 @@ def approve_draft(item: ReviewItem, user: User, text: str | None = None) -> Mess
     locked, journey = _lock(item)
     _check_actor(locked, user)
     edited = text is not None
-    body = (text if edited else locked.ai_draft).strip()
+    body = (text if text is not None else locked.ai_draft).strip()
     if not body:
         raise ReviewError(
             _("The reply is empty.") if edited else _("There is no AI draft; write the reply.")

@@ -37,7 +37,7 @@ AUTO_REPLY_THRESHOLD = POSITIVE_SENTIMENT
 # when the offline triage's rules and model disagree ("uncertain"): in cross-validation
 # that kept 247 of 276 automatic answers and removed the last wrong one.
 AUTO_REPLY_MIN_CONFIDENCE = 0.6
-RANK = {Priority.LOW: 0, Priority.MEDIUM: 1, Priority.HIGH: 2, Priority.URGENT: 3}
+RANK: dict[str, int] = {Priority.LOW: 0, Priority.MEDIUM: 1, Priority.HIGH: 2, Priority.URGENT: 3}
 
 # What a reply is worth: its intent's priority and the reason a person reads.
 VALUE: dict[str, tuple[str, str]] = {

@@ -95,9 +95,7 @@ def send_as_operator(lead: Lead, user: User, text: str) -> Message:
 
 
 @transaction.atomic
-def hand_back(
-    lead: Lead, user: User, *, stage: str | None = None, resume: bool = True
-) -> Journey:
+def hand_back(lead: Lead, user: User, *, stage: str | None = None, resume: bool = True) -> Journey:
     """End the takeover; optionally move the stage and resume the stopped sequence."""
     journey = _journey(lead)
     check_member(journey.tenant_id, user)

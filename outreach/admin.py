@@ -19,6 +19,7 @@ from django.utils.translation import gettext_lazy as _
 from cerniq import reasons
 from cerniq.admin import pretty_payload, reason_column
 from cerniq.models import Tenant
+from cerniq.tenancy import AuthenticatedHttpRequest
 from outreach import deadletters, stages
 from outreach.analytics import DAILY_FIELDS
 from outreach.lead_filters import search_match
@@ -310,7 +311,9 @@ class MessageAdmin(admin.ModelAdmin):
         self._on_dead_letters(request, queryset, deadletters.retry, "queued to be sent again")
 
     @admin.action(description="Discard dead letters (re-plan their leads)", permissions=["change"])
-    def discard_dead_letters(self, request: HttpRequest, queryset: QuerySet[Message]) -> None:
+    def discard_dead_letters(
+        self, request: AuthenticatedHttpRequest, queryset: QuerySet[Message]
+    ) -> None:
         def discard(tenant: Tenant, ids: list[int]) -> deadletters.Result:
             return deadletters.discard(tenant, ids, by_user=request.user)
 
@@ -349,8 +352,11 @@ class SequenceStepInline(admin.TabularInline):
     def get_queryset(self, request: HttpRequest) -> QuerySet[SequenceStep]:
         return super().get_queryset(request).select_related("sequence", "template")
 
-    def _in_use(self, obj: Sequence | None) -> bool:
-        return bool(obj and obj.enrollments.filter(sequence_version=obj.version).exists())
+    def _in_use(self, obj: Model | None) -> bool:
+        """`obj` (the inline's parent, a sequence) runs leads on its current version."""
+        return isinstance(obj, Sequence) and (
+            obj.enrollments.filter(sequence_version=obj.version).exists()
+        )
 
     def has_change_permission(self, request: HttpRequest, obj: Model | None = None) -> bool:
         return not self._in_use(obj) and super().has_change_permission(request, obj)

@@ -54,16 +54,17 @@ def check(files: list[UploadedFile]) -> list[tuple[UploadedFile, str]]:
                 _("%(file)s: send a PDF, a Word or Excel document or a picture.")
                 % {"file": name or "?"}
             )
-        if upload.size > MAX_FILE_BYTES:
+        size = _size(upload)
+        if size > MAX_FILE_BYTES:
             raise AttachmentRefused(
                 _("%(file)s is larger than %(max)s.")
                 % {"file": name, "max": _megabytes(MAX_FILE_BYTES)}
             )
-        if upload.size == 0:
+        if size == 0:
             raise AttachmentRefused(_("%(file)s is empty.") % {"file": name})
         if kind == "application/pdf":
             _check_pdf(upload, name)
-        total += upload.size
+        total += size
         checked.append((upload, kind))
     if total > MAX_ATTACHMENT_BYTES:
         raise AttachmentRefused(
@@ -71,6 +72,11 @@ def check(files: list[UploadedFile]) -> list[tuple[UploadedFile, str]]:
             % {"max": _megabytes(MAX_ATTACHMENT_BYTES)}
         )
     return checked
+
+
+def _size(upload: UploadedFile) -> int:
+    assert upload.size is not None, "Django's upload handlers measure every file they take"
+    return upload.size
 
 
 def _check_pdf(upload: UploadedFile, name: str) -> None:
@@ -92,8 +98,10 @@ def store(message: Message, files: list[tuple[UploadedFile, str]]) -> list[Messa
     """Keep the checked files with `message` (in the default storage)."""
     stored = []
     for upload, kind in files:
-        name = PurePath(upload.name).name
-        row = MessageAttachment(message=message, filename=name, content_type=kind, size=upload.size)
+        name = PurePath(upload.name or "").name  # check() refused a file without a name
+        row = MessageAttachment(
+            message=message, filename=name, content_type=kind, size=_size(upload)
+        )
         row.file.save(name, upload, save=True)
         stored.append(row)
     return stored

@@ -119,7 +119,7 @@ def _requeue(tenant: Tenant, message: Message, now: datetime) -> None:
     )
     if not requeued:
         raise _NotRetried(_("no longer a dead letter"))
-    if message.quota_cost and message.phone_id and not message.needs_reconcile:
+    if message.quota_cost and not message.needs_reconcile and message.phone is not None:
         day = quota_day(tenant, now)
         if not reserve_new_contact(message.phone, day):
             raise _NotRetried(

@@ -9,6 +9,7 @@ from __future__ import annotations
 import random
 import unicodedata
 from collections.abc import Iterator
+from typing import TypedDict
 
 from stdnum.ro import cui as ro_cui
 
@@ -206,7 +207,14 @@ DEMO_TEMPLATES: list[dict[str, str]] = [
     },
 ]
 
-DEMO_SEQUENCES: list[dict[str, object]] = [
+
+class DemoSequence(TypedDict):
+    name: str
+    description: str
+    steps: list[tuple[str, int, str, str]]  # channel, delay, delay unit, template name
+
+
+DEMO_SEQUENCES: list[DemoSequence] = [
     {
         "name": "WhatsApp — două atingeri",
         "description": "Primul mesaj pe WhatsApp, revenire după 2 zile lucrătoare.",

@@ -147,7 +147,8 @@ def _plan(
     for journey in journeys:
         reason = _plan_one(journey, batch, window, now, plans)
         if reason:
-            code = reasons.parse(reason)[0]
+            parsed = reasons.parse(reason)
+            code = parsed[0] if parsed else reason
             result.skipped[code] += 1
             enrollment = batch.enrollments.get(journey.lead_id)
             if enrollment is not None and code in stalls.STALLING:
@@ -273,11 +274,12 @@ def _write(
             result.skipped[codes.ALREADY_QUEUED] += 1
         else:
             fresh.append(plan)
-    wanted = Counter(p.phone_id for p in fresh if p.new_contact)
+    # A new contact always has its phone (_allocate_phone): its quota is that phone's.
+    wanted = Counter(p.phone_id for p in fresh if p.new_contact and p.phone_id is not None)
     granted = quota.reserve_many(dict(wanted), quota.quota_day(tenant, now))
     messages, keep = [], []
     for plan in fresh:
-        if plan.new_contact:
+        if plan.new_contact and plan.phone_id is not None:
             if granted.get(plan.phone_id, 0) <= 0:
                 result.skipped[codes.QUOTA_EXHAUSTED] += 1
                 continue

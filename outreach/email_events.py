@@ -37,7 +37,7 @@ EmailStatus = Lead.EmailStatus
 
 # How far each status has come; a status never moves to a lower rank. BOUNCED/FAILED are
 # final: nothing after them changes the message.
-_RANK = {
+_RANK: dict[str, int] = {
     Status.QUEUED: 0,
     Status.SENDING: 1,
     Status.SENT: 2,
@@ -48,7 +48,7 @@ _RANK = {
 }
 # The email status of an address only gets worse: a bounce is not undone by an open of an
 # older email, an unsubscribe not by a later delivery.
-_EMAIL_RANK = {
+_EMAIL_RANK: dict[str, int] = {
     EmailStatus.UNKNOWN: 0,
     EmailStatus.VALID: 0,
     EmailStatus.RISKY: 0,

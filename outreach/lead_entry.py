@@ -18,6 +18,7 @@ from django.db.models import Q
 from django.utils.translation import gettext as _
 
 from cerniq import reasons
+from cerniq.model_fields import column
 from cerniq.models import Tenant
 from outreach import reasons as codes
 from outreach import stalls
@@ -168,5 +169,5 @@ def update_lead(lead: Lead, data: Mapping[str, Any]) -> Lead:
 
 def default_for(name: str) -> Any:
     """What a cleared field holds (the model's default, else empty text)."""
-    field = Lead._meta.get_field(name)
+    field = column(Lead, name)
     return field.get_default() if field.has_default() else ""

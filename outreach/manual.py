@@ -11,9 +11,11 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 from django.utils.formats import date_format
+from django.utils.functional import Promise
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from cerniq.model_fields import max_length
 from cerniq.tenancy import display_name
 from outreach import attachments
 from outreach.delivery import enqueue_message
@@ -26,7 +28,7 @@ from whatsapp.models import Phone
 
 MAX_WHATSAPP_TEXT = CHANNEL_LIMITS[Channel.WHATSAPP]
 MAX_EMAIL_TEXT = CHANNEL_LIMITS[Channel.EMAIL_WARM]
-MAX_EMAIL_SUBJECT = Message._meta.get_field("subject").max_length
+MAX_EMAIL_SUBJECT = max_length(Message, "subject")
 
 
 class SendRefused(ValueError):
@@ -152,7 +154,7 @@ def answer(
 
 
 # An address the providers told us not to write to (outreach.email_events).
-UNSENDABLE_EMAIL = {
+UNSENDABLE_EMAIL: dict[str, Promise] = {
     Lead.EmailStatus.INVALID: gettext_lazy("This lead's email address is invalid."),
     Lead.EmailStatus.BOUNCED: gettext_lazy(
         "Emails to this address bounce; nothing can be sent to it."
@@ -184,7 +186,8 @@ def queue_email(
     status, and the email's own limits. `in_reply_to` (an inbound email) answers in its
     thread, on its channel: a cold email's reply goes back through Instantly's reply
     endpoint from the account it reached, a warm one through Resend."""
-    channel, thread, sender = Channel.EMAIL_WARM, "", ""
+    channel: str = Channel.EMAIL_WARM
+    thread, sender = "", ""
     if in_reply_to is not None:
         channel = in_reply_to.channel
         thread = in_reply_to.provider_thread_id

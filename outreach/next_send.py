@@ -56,7 +56,7 @@ NEVER = frozenset(
     }
 )
 
-_PHONE_DOWN = {
+_PHONE_DOWN: dict[str, Reason] = {
     Phone.Status.PAUSED: Reason.PHONE_PAUSED,
     Phone.Status.OFFLINE: Reason.PHONE_OFFLINE,
     Phone.Status.BANNED: Reason.PHONE_BANNED,

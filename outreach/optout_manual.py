@@ -55,7 +55,7 @@ def _stated_reason(reason: str, refused: type[OptOutRefused], ask: str) -> str:
 
 # Where an operator says the lead asked, as opt_out's `channel` (the webhook's `channel`):
 # ALL when it was asked outside our channels (a phone call, in person).
-RECORDED_CHANNEL = {
+RECORDED_CHANNEL: dict[str, str] = {
     OptOutRecord.AskedOn.WHATSAPP: Channel.WHATSAPP,
     OptOutRecord.AskedOn.EMAIL: Channel.EMAIL_WARM,
     OptOutRecord.AskedOn.ALL: "ALL",

@@ -72,7 +72,7 @@ def due_cold_messages(tenant_id: int, now: datetime) -> list[Message]:
 def hourly_room(tenant_id: int, sequence_ids: set[int | None], now: datetime) -> dict:
     """How many more leads each sequence's campaign takes this hour (its hourly limit less
     what was handed over in the last 60 minutes)."""
-    limits = dict(
+    limits: dict[int | None, int] = dict(
         EmailCampaign.objects.filter(tenant_id=tenant_id, sequence_id__in=sequence_ids)
         .exclude(status=EmailCampaign.Status.COMPLETED)
         .values_list("sequence_id", "hourly_limit")

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, TypedDict
 
 from django.db import models
 from django.db.models import Case, Exists, OuterRef, Q, QuerySet, Value, When
@@ -35,6 +36,9 @@ from outreach import reasons as codes
 from outreach import stages
 from outreach.models import Journey, Lead, Suppression
 from outreach.suppression import suppressed as find_suppressed
+
+if TYPE_CHECKING:
+    from django_stubs_ext import WithAnnotations
 
 
 class State(models.TextChoices):
@@ -370,7 +374,17 @@ def _usable(channel: str) -> Q:
     return Q(**{state: State.READY}) | Q(**{state: State.UNCHECKED, policy_field: True})
 
 
-def with_readiness(leads: QuerySet[Lead]) -> QuerySet[Lead]:
+class ReadinessColumns(TypedDict):
+    """What with_readiness adds to each lead (for the type checker's lookups)."""
+
+    whatsapp_state: str
+    whatsapp_reason: str
+    email_state: str
+    email_reason: str
+    contactable: bool
+
+
+def with_readiness(leads: QuerySet[Lead]) -> QuerySet[WithAnnotations[Lead, ReadinessColumns]]:
     """Annotate `whatsapp_state`, `whatsapp_reason`, `email_state`, `email_reason` (the
     reason *code*, without parameters) and `contactable` under each lead's tenant policy."""
     wa_state, wa_code = _cases(WHATSAPP)

@@ -112,15 +112,15 @@ def seed_demo(companies: int = 300) -> SeedResult:
         templates[spec["name"]] = template
 
     sequences: dict[str, tuple[Sequence, bool]] = {}
-    for spec in DEMO_SEQUENCES:
+    for plan in DEMO_SEQUENCES:
         sequence, was_created = Sequence.objects.get_or_create(
-            tenant=tenant, name=spec["name"], defaults={"description": spec["description"]}
+            tenant=tenant, name=plan["name"], defaults={"description": plan["description"]}
         )
         created["sequences"] += was_created
-        sequences[spec["name"]] = (sequence, was_created)
+        sequences[plan["name"]] = (sequence, was_created)
         if not was_created:
             continue  # its steps are the operator's now
-        for position, (channel, delay, unit, template_name) in enumerate(spec["steps"], 1):
+        for position, (channel, delay, unit, template_name) in enumerate(plan["steps"], 1):
             SequenceStep.objects.create(
                 tenant=tenant,
                 sequence=sequence,

@@ -45,7 +45,7 @@ from outreach.metrics import count_message
 from outreach.models import Enrollment, Journey, Message, TemplateVersion
 from outreach.reasons import STAGE_SENT
 from outreach.sequences import cancel_message, is_opt_out_confirmation
-from outreach.transports import Transport, transport_for
+from outreach.transports import Transport, recipient_id, transport_for
 from whatsapp.quota import release
 
 log = logging.getLogger(__name__)
@@ -128,6 +128,8 @@ def why_not_send(message: Message, transport: Transport | None = None) -> str:
     confirmation is the one message that still reaches someone who opted out.
     """
     transport = transport or transport_for(message.channel)
+    if message.lead_id is None:  # an inbound row from an unknown sender: nobody to send to
+        return reasons.code(codes.NOT_SENT_NO_JOURNEY)
     journey = Journey.objects.filter(lead_id=message.lead_id).first()
     if journey is None:
         return reasons.code(codes.NOT_SENT_NO_JOURNEY)
@@ -144,6 +146,8 @@ def why_not_send(message: Message, transport: Transport | None = None) -> str:
         if message.step_id:
             if journey.stage not in stages.AUTOMATED:
                 return reasons.code(codes.NOT_SENT_STAGE, stage=journey.stage)
+            if message.sequence_id is None:  # its sequence was deleted
+                return reasons.code(codes.NOT_SENT_ENROLLMENT)
             if not Enrollment.objects.filter(
                 lead_id=message.lead_id,
                 sequence_id=message.sequence_id,
@@ -175,7 +179,7 @@ def record_sent(message: Message, transport: Transport, result: SendResult) -> N
     message.status = Message.Status.SENT
     count_message(message.channel, "sent")
     transport.recipient_confirmed(message)
-    journey = Journey.objects.select_for_update().get(lead_id=message.lead_id)
+    journey = Journey.objects.select_for_update().get(lead_id=recipient_id(message))
     contacted = transport.contacted_stage
     if journey.stage in stages.AUTOMATED and journey.stage != contacted:
         sent = reasons.code(STAGE_SENT, channel=message.channel)
@@ -190,13 +194,13 @@ def record_sent(message: Message, transport: Transport, result: SendResult) -> N
         TemplateVersion.objects.filter(pk=message.template_version_id).update(
             sent_count=F("sent_count") + 1
         )
-    if message.step_id:
+    if message.step_id and message.sequence_id:
         enrollment = Enrollment.objects.filter(
-            lead_id=message.lead_id,
+            lead_id=journey.lead_id,
             sequence_id=message.sequence_id,
             status=Enrollment.Status.ACTIVE,
         ).first()
-        if enrollment:
+        if enrollment and message.step:
             sequences.advance_after_send(enrollment, message.step, now, journey)
 
 
@@ -335,6 +339,7 @@ def record_failure(message: Message, transport: Transport, error: ProviderError)
     elif decision.next_day:
         at = SendingWindow.for_tenant(message.tenant).next_day_opening(now)
     else:
+        assert decision.retry_in is not None, "Decision.give_up: neither a delay nor a next day"
         at = now + decision.retry_in
     Message.objects.filter(pk=message.pk, status=Message.Status.SENDING).update(
         status=Message.Status.QUEUED,
@@ -363,7 +368,8 @@ def _give_up(
         with transaction.atomic():
             cancel_message(message, f"re-planned: {detail}", status=message.status)
             transport.account_down(message, error)
-            Journey.objects.filter(lead_id=message.lead_id).update(next_action_at=timezone.now())
+            replan_now = Journey.objects.filter(lead_id=recipient_id(message))
+            replan_now.update(next_action_at=timezone.now())
         return Outcome("cancelled", f"{transport.label} account down, re-planned: {detail}")
     invalid = isinstance(error, InvalidRecipient)
     final = Message.Status.FAILED if invalid else Message.Status.DEAD_LETTER
@@ -383,7 +389,8 @@ def _give_up(
         if invalid:
             transport.recipient_invalid(message)
             # Due again now: dispatch can try the lead's other channel.
-            Journey.objects.filter(lead_id=message.lead_id).update(next_action_at=timezone.now())
+            replan_now = Journey.objects.filter(lead_id=recipient_id(message))
+            replan_now.update(next_action_at=timezone.now())
         elif isinstance(error, AuthenticationFailed):
             provider = transport.provider_name(message)
             raise_alert(

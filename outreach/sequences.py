@@ -47,7 +47,7 @@ def _stopped_by_stage(stage: str) -> str:
 
 
 class EnrollmentError(ValueError):
-    pass
+    reason = ""  # enroll(): the stored reason code the lead was refused for
 
 
 @dataclass
@@ -186,11 +186,10 @@ def enroll_many(
     new, touched = [], []
     for lead_id in lead_ids:
         journey = journeys.get(lead_id)
-        refused = (
-            reasons.code(codes.ENROLL_OTHER_TENANT)
-            if journey is None
-            else _refusal(journey, ready[lead_id], lead_id in busy)
-        )
+        if journey is None:
+            result.skip(lead_id, reasons.code(codes.ENROLL_OTHER_TENANT))
+            continue
+        refused = _refusal(journey, ready[lead_id], lead_id in busy)
         if refused:
             result.skip(lead_id, refused)
         else:

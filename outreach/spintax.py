@@ -324,8 +324,8 @@ def _link_problems(source: str, tree: Seq, enumerate_variants: bool) -> list[str
             )
     if not problems and enumerate_variants and _count(tree) <= LINK_ENUMERATE_LIMIT:
         for parts in _expand(tree, {}):
-            if m := _LINK_RE.search(_join(parts)):
-                problems.append(_("'%(link)s' (in a rendered variant)") % {"link": m[0]})
+            if rendered := _LINK_RE.search(_join(parts)):
+                problems.append(_("'%(link)s' (in a rendered variant)") % {"link": rendered[0]})
                 break
     head = _("links are not allowed in a first WhatsApp message (anti-spam): %(link)s")
     return [head % {"link": p} for p in problems]

@@ -113,6 +113,7 @@ def transition(
 
 
 def _stage_event(journey: Journey, current: str, to: str, reason: str, by_system: str) -> dict:
+    assert journey.stage_changed_at is not None, "transition() sets it before the event"
     return {
         "lead_id": journey.lead_id,
         "from_stage": current,

@@ -33,10 +33,43 @@ from whatsapp.models import Phone
 LOOKBACK_SKEW = timedelta(minutes=1)
 
 
+class MissingRecipient(ValueError):
+    """An outbound message without its lead or (WhatsApp) its phone reached a step that
+    needs it. The send path drops such a message first (why_not_send), so this is a bug."""
+
+
+def recipient_id(message: Message) -> int:
+    """The lead an outbound message goes to (only an inbound row may have none)."""
+    if message.lead_id is None:
+        raise MissingRecipient(f"message {message.pk} has no lead")
+    return message.lead_id
+
+
+def recipient(message: Message) -> Lead:
+    lead = message.lead
+    if lead is None:
+        raise MissingRecipient(f"message {message.pk} has no lead")
+    return lead
+
+
+def sending_phone_id(message: Message) -> int:
+    """The phone a WhatsApp message goes out on (WhatsAppTransport.blocker checks it)."""
+    if message.phone_id is None:
+        raise MissingRecipient(f"WhatsApp message {message.pk} has no phone")
+    return message.phone_id
+
+
+def sending_phone(message: Message) -> Phone:
+    phone = message.phone
+    if phone is None:
+        raise MissingRecipient(f"WhatsApp message {message.pk} has no phone")
+    return phone
+
+
 class Transport:
     """The channel-specific half of a send. Subclasses fill in every hook."""
 
-    channel: ClassVar[str] = ""
+    channel: str = ""  # EmailTransport's is per instance (cold or warm)
     label: ClassVar[str] = ""  # in reasons shown to operators: "lead opted out of WhatsApp"
     contacted_stage: ClassVar[str] = ""
     busy_reason: ClassVar[str] = ""
@@ -113,18 +146,21 @@ class WhatsAppTransport(Transport):
         return ""
 
     def acquire(self, message: Message, now: datetime) -> datetime | None:
-        return pacing.claim_phone(message.phone_id, now)
+        return pacing.claim_phone(sending_phone_id(message), now)
 
     def release(self, message: Message, *, called: bool, sent: bool) -> None:
         if called:
             pacing.finish_send(
-                message.phone_id, message.tenant, sent=sent, new_contact=bool(message.quota_cost)
+                sending_phone_id(message),
+                message.tenant,
+                sent=sent,
+                new_contact=bool(message.quota_cost),
             )
         else:
-            pacing.release_unused(message.phone_id)
+            pacing.release_unused(sending_phone_id(message))
 
     def deliver(self, message: Message) -> SendResult:
-        phone = message.phone
+        phone = sending_phone(message)
         backend = self.backend(phone)
         chat_id = message.provider_thread_id or self._known_chat(message, backend)
         if chat_id and not message.quota_cost:
@@ -139,8 +175,8 @@ class WhatsAppTransport(Transport):
             return ""
         earlier = (
             Message.objects.filter(
-                lead_id=message.lead_id,
-                phone_id=message.phone_id,
+                lead_id=recipient_id(message),
+                phone_id=sending_phone_id(message),
                 channel=Channel.WHATSAPP,
                 direction=Message.Direction.OUTBOUND,
             )
@@ -150,31 +186,33 @@ class WhatsAppTransport(Transport):
         )
         if earlier:
             return earlier
-        chat = backend.find_chat(to=message.counterpart, account_id=message.phone.account_id)
+        account_id = sending_phone(message).account_id
+        chat = backend.find_chat(to=message.counterpart, account_id=account_id)
         return str(chat["id"]) if chat else ""
 
     def find_earlier(self, message: Message) -> SendResult | None:
         started = message.attempt_started_at or message.updated_at
-        return self.backend(message.phone).find_sent(
+        phone = sending_phone(message)
+        return self.backend(phone).find_sent(
             to=message.counterpart,
             text=message.body,
             since=started - LOOKBACK_SKEW,
-            account_id=message.phone.account_id,
+            account_id=phone.account_id,
         )
 
     def count_found(self, message: Message) -> None:
-        pacing.count_send(message.phone_id, new_contact=bool(message.quota_cost))
+        pacing.count_send(sending_phone_id(message), new_contact=bool(message.quota_cost))
 
     def journey_changes(self, message: Message) -> dict[str, Any]:
         return {"assigned_phone_id": message.phone_id}
 
     def recipient_invalid(self, message: Message) -> None:
         # "Not on WhatsApp": the number is marked; dispatch falls back to email.
-        Lead.objects.filter(pk=message.lead_id).update(phone_reachable=False)
+        Lead.objects.filter(pk=recipient_id(message)).update(phone_reachable=False)
 
     def recipient_confirmed(self, message: Message) -> None:
         # The provider's answer is the check of an unchecked number (never a bulk lookup).
-        Lead.objects.filter(pk=message.lead_id, phone=message.counterpart).exclude(
+        Lead.objects.filter(pk=recipient_id(message), phone=message.counterpart).exclude(
             phone_reachable=True
         ).update(phone_reachable=True)
 
@@ -182,10 +220,11 @@ class WhatsAppTransport(Transport):
         """A ban makes the number BANNED, a restriction makes the health guard pause it,
         anything else is a disconnection (OFFLINE); its queued work is re-planned."""
         if isinstance(error, AccountRestricted):
-            phone_health.restricted(message.phone, str(error))
+            phone_health.restricted(sending_phone(message), str(error))
         else:
             said = reasons.code(phone_reasons.SEND_FAILED, detail=str(error))
-            take_phone_offline(message.phone, said, banned=isinstance(error, AccountBanned))
+            banned = isinstance(error, AccountBanned)
+            take_phone_offline(sending_phone(message), said, banned=banned)
 
     def provider_name(self, message: Message) -> str:
         return message.phone.provider if message.phone else "whatsapp"
@@ -215,12 +254,13 @@ class EmailTransport(Transport):
     def blocker(self, message: Message, journey: Journey) -> str:
         """A person writes to any address that is not known bad; automation also needs the
         lead's email readiness (an unchecked address only under the tenant's policy)."""
-        status = message.lead.email_status
+        lead = recipient(message)
+        status = lead.email_status
         if message.is_manual or is_opt_out_confirmation(message):
             if status in (Lead.EmailStatus.VALID, Lead.EmailStatus.RISKY):
                 return ""
             return reasons.code(codes.NOT_SENT_EMAIL_STATUS, status=status)
-        ready = email_readiness(message.lead, journey, message.tenant)
+        ready = email_readiness(lead, journey, message.tenant)
         return "" if ready.usable else ready.reason
 
     def deliver(self, message: Message) -> SendResult:
@@ -247,7 +287,7 @@ class EmailTransport(Transport):
         )
 
     def recipient_invalid(self, message: Message) -> None:
-        Lead.objects.filter(pk=message.lead_id).update(email_status=Lead.EmailStatus.INVALID)
+        Lead.objects.filter(pk=recipient_id(message)).update(email_status=Lead.EmailStatus.INVALID)
 
     def provider_name(self, message: Message) -> str:
         return self.ALIASES[self.channel].split(".", 1)[1]
@@ -262,7 +302,7 @@ def outgoing_email(message: Message) -> OutgoingEmail:
         subject=message.subject,
         text=message.body,
         html=linebreaks(message.body, autoescape=True),
-        headers=unsubscribe.headers_for(message.lead),
+        headers=unsubscribe.headers_for(recipient(message)),
         tags={"tenant_id": str(message.tenant_id), "message_id": str(message.pk)},
         campaign=campaign_key(message),
         in_reply_to=message.provider_thread_id,

@@ -128,6 +128,7 @@ def replan_window(
     Journey.objects.bulk_update(journeys, ["next_action_at"], batch_size=500)
     leads_by_time: dict[datetime, list[int]] = defaultdict(list)
     for journey in journeys:
+        assert journey.next_action_at is not None, "selected by next_action_at__gt, then moved"
         leads_by_time[journey.next_action_at].append(journey.lead_id)
     for at, lead_ids in leads_by_time.items():  # the enrollment mirrors the journey
         Enrollment.objects.filter(lead_id__in=lead_ids, status=Enrollment.Status.ACTIVE).update(
@@ -165,6 +166,7 @@ def _hand_over(messages: list[Message]) -> None:
     push_at: datetime | None = None
     for message in messages:
         at = message.scheduled_for
+        assert at is not None, "selected by scheduled_for__gt, then moved"
         if message.phone_id:
             phone_runs[message.phone_id] = min(at, phone_runs.get(message.phone_id, at))
         elif is_pushed(message):

@@ -10,6 +10,7 @@ from django.utils.translation import gettext as _
 
 from cerniq import integrations, phone_numbers
 from cerniq.checks import sandbox_permitted
+from cerniq.model_fields import max_length
 from cerniq.models import Tenant
 from whatsapp.models import Phone
 
@@ -67,7 +68,7 @@ def add_phone(
         errors["provider"] = [_("Choose one of the providers offered.")]
     account_id, label = account_id.strip(), label.strip()
     for field, value in (("account_id", account_id), ("label", label)):
-        limit = Phone._meta.get_field(field).max_length
+        limit = max_length(Phone, field)
         if len(value) > limit:
             errors[field] = [_("At most %(n)d characters.") % {"n": limit}]
     if errors:

@@ -45,6 +45,7 @@ def _set_status(phone: Phone, status: str, reason: str = "") -> None:
 
 
 def _status_event(phone: Phone, previous: str) -> dict:
+    assert phone.status_changed_at is not None, "the status change sets it before the event"
     return {
         "phone_id": phone.pk,
         "number": phone.number,

@@ -148,9 +148,9 @@ def save_ramp(tenant_id: int, ramp: Ramp) -> None:
 
 def stored_ramp(stored: object) -> Ramp:
     """A stored plan, or the default when there is none (or it no longer validates)."""
-    if not stored:
+    if not stored or not isinstance(stored, list):
         return Ramp()
     try:
-        return validate([tuple(step) for step in stored])  # type: ignore[union-attr]
+        return validate([tuple(step) for step in stored])
     except (ValidationError, TypeError, ValueError):
         return Ramp()

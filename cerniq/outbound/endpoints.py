@@ -64,7 +64,7 @@ def check_destination(url: str) -> None:
         raise EndpointURLError(
             _("The host %(host)s cannot be resolved.") % {"host": parts.hostname}
         ) from None
-    if not all(_is_public(info[4][0]) for info in found):
+    if not all(_is_public(str(info[4][0])) for info in found):
         raise EndpointURLError(
             _("The host %(host)s resolves to a private or local address: refused.")
             % {"host": parts.hostname}

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 from django.db.models import BooleanField, Count, ExpressionWrapper, Q
+from django.utils.functional import Promise
 
 from cerniq.models import Tenant
 from outreach.analytics.definitions import (
@@ -31,7 +32,7 @@ class Period:
 @dataclass(frozen=True)
 class ChannelRate:
     channel: str
-    label: str
+    label: str | Promise  # lazy: in the language of whoever reads it
     sent: int
     replies: int
 
@@ -105,8 +106,8 @@ def message_stats(tenant: Tenant, today_start: datetime, week_start: datetime) -
         ChannelRate(
             channel=value,
             label=label,
-            sent=by_channel.get(value, {}).get("sent_week", 0),
-            replies=by_channel.get(value, {}).get("replies_week", 0),
+            sent=by_channel.get(value, Counter()).get("sent_week", 0),
+            replies=by_channel.get(value, Counter()).get("replies_week", 0),
         )
         for value, label in Channel.choices
     ]

@@ -234,5 +234,8 @@ def _validate(
         if columns is None:
             columns = cache[keys] = _columns(keys, require_name=not cache)
         result = _clean_row(line, record, columns)
-        (errors if isinstance(result, RowError) else rows).append(result)
+        if isinstance(result, RowError):
+            errors.append(result)
+        else:
+            rows.append(result)
     return rows, errors, processed

@@ -48,7 +48,7 @@ def normalise_header(raw: str) -> str:
 
 def _decoded_lines(fileobj: IO[str] | IO[bytes]) -> Iterator[str]:
     """Decode line by line so an encoding error can name its physical line."""
-    iterator = iter(fileobj)
+    iterator: Iterator[str | bytes] = iter(fileobj)
     number = 0
     while True:
         try:

@@ -14,6 +14,7 @@ from django.db.models.functions import Cast
 from django.utils import timezone
 
 from cerniq import reasons
+from cerniq.model_fields import column
 from cerniq.models import Tenant
 from outreach import reasons as codes
 from outreach import stalls
@@ -220,7 +221,7 @@ def _column(name: str, values: list[tuple[int, Any]]) -> Any:
 
     Unlike bulk_update's WHEN per row, this keeps re-imports that change a few columns to a
     few values (email_status, county, updated_at) cheap."""
-    model_field = Lead._meta.get_field(name)
+    model_field = column(Lead, name)
     groups: dict[str, tuple[Any, list[int]]] = {}
     for lead_id, value in values:
         key = json.dumps(value, sort_keys=True)
