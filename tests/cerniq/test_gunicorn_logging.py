@@ -150,7 +150,6 @@ def test_with_json_logs_both_logs_write_masked_json(tmp_path, monkeypatch):
     assert TOKEN not in access.read_text() + error.read_text()
 
 
-
 @pytest.mark.parametrize("query", ['"a=1&q=%2B40722999888', "<x>&q=%2B40722999888"])
 def test_a_bare_query_string_starting_with_a_quote_or_bracket_is_masked(tmp_path, query):
     # gunicorn passes such a query string on as it came; masking the `q` atom failed on it.
