@@ -11,7 +11,15 @@ may have reached the provider, so a send must be reconciled before it is retried
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
+
+
+class ErrorDetails(TypedDict, total=False):
+    """What a backend passes on to any ProviderError besides its text (`**details`)."""
+
+    status_code: int | None
+    provider_message: str
+    error_code: str
 
 
 class ProviderError(Exception):

@@ -10,7 +10,7 @@ import requests
 from urllib3.exceptions import ConnectTimeoutError, MaxRetryError, NewConnectionError
 
 
-def failed_before_sending(exc: requests.exceptions.ConnectionError) -> bool:
+def failed_before_sending(exc: requests.exceptions.RequestException) -> bool:
     """True when the connection was never established (refused, DNS, TLS, proxy): the
     request cannot have reached the provider. Any other connection error may have come
     after the provider read it, so a send that failed so is uncertain."""

@@ -17,12 +17,12 @@ from outreach.models import Journey, Stage, StageTransition
 
 # The stage groups every other module uses (never a tuple of its own).
 # Automation (dispatch, enrollment, sequence sends, resuming after a takeover) runs only here.
-AUTOMATED = frozenset({Stage.COLD, Stage.CONTACTED_WA, Stage.CONTACTED_EMAIL})
+AUTOMATED: frozenset[str] = frozenset({Stage.COLD, Stage.CONTACTED_WA, Stage.CONTACTED_EMAIL})
 # A person is talking with the lead: no automation, but the lead is alive.
-CONVERSING = frozenset({Stage.WARM_REPLY, Stage.NEGOTIATION})
+CONVERSING: frozenset[str] = frozenset({Stage.WARM_REPLY, Stage.NEGOTIATION})
 ACTIVE = AUTOMATED | CONVERSING
 # Nothing automated, not even a conversational reply, reaches a lead here.
-CLOSED = frozenset({Stage.DEAD, Stage.CONVERTED, Stage.PAUSED})
+CLOSED: frozenset[str] = frozenset({Stage.DEAD, Stage.CONVERTED, Stage.PAUSED})
 
 ALLOWED: dict[str, frozenset[str]] = {
     Stage.COLD: frozenset(

@@ -41,7 +41,7 @@ DEFAULT_DAILY_LIMIT = 50
 # status_reason of a row whose creation at Instantly may have happened (answer lost).
 UNCERTAIN = "creation uncertain"
 # Instantly's Campaign.status (docs/providers.md §2.2) → ours.
-STATUSES = {
+STATUSES: dict[object, str] = {  # by Instantly's `status` (a JSON value)
     1: EmailCampaign.Status.ACTIVE,
     2: EmailCampaign.Status.PAUSED,
     3: EmailCampaign.Status.COMPLETED,
@@ -59,7 +59,7 @@ def senders_from(value: str | Seq[str]) -> list[str]:
 
 
 def daily_limit_from(value: str | int | None) -> int:
-    if value in (None, ""):
+    if value is None or value == "":
         return DEFAULT_DAILY_LIMIT
     try:
         limit = int(value)

@@ -43,6 +43,7 @@ import requests
 from cerniq.logging import mask_pii
 from cerniq.provider_errors import (
     AuthenticationFailed,
+    ErrorDetails,
     ProviderError,
     ProviderTimeout,
     ProviderUnavailable,
@@ -421,7 +422,7 @@ def _classify(
         message = " ".join(response.text[:_EXCERPT].split())
     code = _slug(str(answer.get("error") or "")) or f"http_{status}"
     text = f"Instantly {method} {path}: HTTP {status}: {mask_pii(message) or '(no message)'}"
-    common = {"status_code": status, "provider_message": message, "error_code": code}
+    common: ErrorDetails = {"status_code": status, "provider_message": message, "error_code": code}
     if status == 429:
         return RateLimited(text, retry_after=_retry_after(response), **common)
     if status in (401, 403):

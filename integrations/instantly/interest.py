@@ -18,7 +18,7 @@ SYSTEM = "instantly"  # by_system of the transitions the webhook handlers make
 
 # Our stage → Instantly's `interest_value` (docs/providers.md §2.2: 1 Interested, 2 Meeting
 # Booked, 4 Won, -1 Not Interested). Stages not listed say nothing new to Instantly.
-INTEREST = {
+INTEREST: dict[str, int] = {
     Stage.WARM_REPLY: 1,
     Stage.NEGOTIATION: 2,
     Stage.CONVERTED: 4,

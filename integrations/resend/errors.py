@@ -42,6 +42,7 @@ from django.core.cache import cache
 from cerniq.logging import mask_pii
 from cerniq.provider_errors import (
     AuthenticationFailed,
+    ErrorDetails,
     InvalidRecipient,
     ProviderError,
     ProviderUnavailable,
@@ -133,7 +134,7 @@ def classify(
     name = str(payload.get("name") or "")
     message = str(payload.get("message") or payload.get("error") or "")
     text = f"Resend {where}: HTTP {status} {name or '(no name)'}: {mask_pii(message)[:_EXCERPT]}"
-    common = {"status_code": status, "provider_message": message, "error_code": name}
+    common: ErrorDetails = {"status_code": status, "provider_message": message, "error_code": name}
 
     if name in ("daily_quota_exceeded", "monthly_quota_exceeded"):
         # The daily quota comes back at midnight UTC; the monthly one needs a bigger plan,
@@ -166,7 +167,7 @@ def _not_json(where: str, response: requests.Response, content: bytes) -> Provid
     kind = response.headers.get("Content-Type", "no content type")
     excerpt = mask_pii(" ".join(content[:_EXCERPT].decode("utf-8", "replace").split()))
     text = f"Resend {where}: HTTP {status} with a non-JSON body ({kind}): {excerpt!r}"
-    common = {"status_code": status, "provider_message": excerpt}
+    common: ErrorDetails = {"status_code": status, "provider_message": excerpt}
     if status == 429:
         wait = retry_after(response.headers)
         pause(wait)

@@ -41,6 +41,7 @@ from cerniq.logging import mask_pii
 from cerniq.provider_errors import (
     AccountDisconnected,
     AuthenticationFailed,
+    ErrorDetails,
     InvalidRecipient,
     ProviderError,
     ProviderTimeout,
@@ -116,7 +117,7 @@ class TimelinesAI(WhatsAppBackend):
         return _send_result(payload, thread_id=chat)
 
     def _raise_if_sender_down(self, account_phone: str, original: InvalidRecipient) -> None:
-        details = {
+        details: ErrorDetails = {
             "status_code": original.status_code,
             "provider_message": original.provider_message,
             "error_code": original.error_code,
@@ -408,7 +409,7 @@ def _non_json_error(
     kind = response.headers.get("Content-Type", "no content type")
     text = f"TimelinesAI {method} {shown}: HTTP {status} with a non-JSON body ({kind}): "
     text += repr(_excerpt(content))
-    common = {"status_code": status, "provider_message": _excerpt(content)}
+    common: ErrorDetails = {"status_code": status, "provider_message": _excerpt(content)}
     if status == 429:
         return RateLimited(text, retry_after=_retry_after(response.headers), **common)
     if status == 403:
@@ -434,7 +435,7 @@ def _classify(
     text = f"TimelinesAI {method} {shown}: HTTP {status}"
     text += f" {code}: " if code else ": "
     text += mask_pii(message) or "(no message)"
-    common = {"status_code": status, "provider_message": message, "error_code": code}
+    common: ErrorDetails = {"status_code": status, "provider_message": message, "error_code": code}
 
     if code == "quota_exceeded" or "quota exceeded" in low:
         return QuotaExceeded(text, retry_after=_seconds_to_next_utc_day(), **common)

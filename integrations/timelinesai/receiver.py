@@ -199,7 +199,7 @@ def _parse_flat_message(payload: dict[str, Any], event_type: str) -> WhatsAppMes
         raise schemas.refuse("data.chat_id", "missing", event_type)
     if data.chat_id is not None and chat is not None and chat.id != data.chat_id:
         raise schemas.refuse("data.chat.id", "differs from data.chat_id", event_type)
-    chat_id = data.chat_id if data.chat_id is not None else chat.id  # type: ignore[union-attr]
+    chat_id = data.chat_id if data.chat_id is not None else chat.id
     direction = data.direction
     if direction is None and data.from_me is not None:
         direction = "sent" if data.from_me else "received"

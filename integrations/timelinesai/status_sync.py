@@ -25,13 +25,16 @@ log = logging.getLogger(__name__)
 
 PROVIDER = "timelinesai"
 
-RANK = {Message.Status.SENT: 1, Message.Status.DELIVERED: 2, Message.Status.READ: 3}
+RANK: dict[str, int] = {Message.Status.SENT: 1, Message.Status.DELIVERED: 2, Message.Status.READ: 3}
 PROVIDER_STATUS = {
     "sent": Message.Status.SENT,
     "delivered": Message.Status.DELIVERED,
     "read": Message.Status.READ,
 }
-TIMESTAMP_FIELD = {Message.Status.DELIVERED: "delivered_at", Message.Status.READ: "read_at"}
+TIMESTAMP_FIELD: dict[str, str] = {
+    Message.Status.DELIVERED: "delivered_at",
+    Message.Status.READ: "read_at",
+}
 
 
 def newest_status(history: list[dict]) -> str | None:
