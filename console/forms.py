@@ -31,7 +31,9 @@ class SequenceForm(forms.ModelForm):
         fallback = Sequence.objects.filter(tenant=tenant)
         if self.instance.pk:
             fallback = fallback.exclude(pk=self.instance.pk)
-        self.fields["fallback_sequence"].queryset = fallback
+        field = self.fields["fallback_sequence"]
+        assert isinstance(field, forms.ModelChoiceField), "a foreign key's form field"
+        field.queryset = fallback
         self.fields["description"].widget.attrs["rows"] = 2
 
     def clean_name(self) -> str:
@@ -57,7 +59,9 @@ class StepForm(forms.Form):
     def __init__(self, *args: Any, tenant: Tenant, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.tenant = tenant
-        self.fields["template"].queryset = Template.objects.filter(tenant=tenant)
+        field = self.fields["template"]
+        assert isinstance(field, forms.ModelChoiceField), "declared a ModelChoiceField above"
+        field.queryset = Template.objects.filter(tenant=tenant)
 
     def has_changed(self) -> bool:
         # An extra row counts as filled in only once a template is chosen.
@@ -147,7 +151,8 @@ class VersionForm(forms.Form):
         )
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         if self.channel not in spintax.CHANNEL_LIMITS:
             return data
         for name in ("body", "subject"):

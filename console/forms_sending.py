@@ -9,6 +9,7 @@ from zoneinfo import available_timezones
 
 import holidays
 from django import forms
+from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 
 from cerniq.models import WEEKDAYS, Tenant
@@ -93,16 +94,21 @@ class SendingSettingsForm(forms.Form):
         kwargs.setdefault("initial", {f: getattr(tenant, f) for f in fields})
         super().__init__(*args, **kwargs)
         supported = holidays.list_supported_countries()
-        choices = [(code, name) for code, name in COUNTRIES if code in supported]
+        choices: list[tuple[str, str | Promise]] = [
+            (code, name) for code, name in COUNTRIES if code in supported
+        ]
         current = (tenant.holiday_country or "").upper()
         if current and current not in dict(choices):
             choices.append((current, current))
-        self.fields["holiday_country"].choices = [*choices, ("", _("None"))]
+        country, zone = self.fields["holiday_country"], self.fields["time_zone"]
+        assert isinstance(country, forms.ChoiceField) and isinstance(zone, forms.ChoiceField)
+        country.choices = [*choices, ("", _("None"))]
         if tenant.time_zone not in ZONES:
-            self.fields["time_zone"].choices.append((tenant.time_zone, tenant.time_zone))
+            zone.choices = [(z, z) for z in (*ZONES, tenant.time_zone)]
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         if self.errors:
             return data
         self.settings = rules.WindowSettings(**{f: data[f] for f in rules.FIELDS})

@@ -18,6 +18,7 @@ from django.db.models import Case, Count, IntegerField, Q, QuerySet, Value, When
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse
+from django.utils.functional import Promise
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext, pgettext_lazy
 from django.views.decorators.http import require_GET, require_POST
@@ -26,11 +27,11 @@ from cerniq import alerts
 from cerniq.alerts import SEVERITY_RANK
 from cerniq.models import Alert
 from cerniq.params import parse_id, parse_ids, parse_page
-from cerniq.tenancy import TenantScope, scope_for
+from cerniq.tenancy import AuthenticatedHttpRequest, TenantScope, scope_for
 
 PAGE_SIZE = 50
 
-TABS: dict[str, tuple[Q, str]] = {
+TABS: dict[str, tuple[Q, str | Promise]] = {
     "open": (
         Q(resolved_at__isnull=True, acknowledged_at__isnull=True),
         pgettext_lazy("alerts tab", "Open"),
@@ -56,7 +57,7 @@ def is_channel_admin(request: HttpRequest, scope: TenantScope) -> bool:
 
 @login_required
 @require_GET
-def alert_list(request: HttpRequest) -> HttpResponse:
+def alert_list(request: AuthenticatedHttpRequest) -> HttpResponse:
     scope = scope_for(request)
     tenant_alerts = scope.queryset(Alert)
     counts = tenant_alerts.aggregate(
@@ -97,14 +98,14 @@ def alert_list(request: HttpRequest) -> HttpResponse:
     )
 
 
-def _back(request: HttpRequest) -> HttpResponseRedirect:
+def _back(request: AuthenticatedHttpRequest) -> HttpResponseRedirect:
     query = {key: request.POST.get(key, "") for key in ("tab", "severity")}
     query = {key: value for key, value in query.items() if value}
     url = reverse("outreach:alerts")
     return HttpResponseRedirect(f"{url}?{urlencode(query)}" if query else url)
 
 
-def _selected(request: HttpRequest, scope: TenantScope) -> QuerySet[Alert]:
+def _selected(request: AuthenticatedHttpRequest, scope: TenantScope) -> QuerySet[Alert]:
     """The posted ids, all of this tenant's alerts: any other id (another tenant's, a
     deleted one, not a number) is a 404 and nothing changes."""
     raw = request.POST.getlist("ids")
@@ -117,17 +118,17 @@ def _selected(request: HttpRequest, scope: TenantScope) -> QuerySet[Alert]:
     return selected
 
 
-def _acknowledge(chosen: QuerySet[Alert], request: HttpRequest) -> str:
+def _acknowledge(chosen: QuerySet[Alert], request: AuthenticatedHttpRequest) -> str:
     done = alerts.acknowledge(chosen, request.user)
     return ngettext("%(n)d alert acknowledged.", "%(n)d alerts acknowledged.", done) % {"n": done}
 
 
-def _resolve(chosen: QuerySet[Alert], request: HttpRequest) -> str:
+def _resolve(chosen: QuerySet[Alert], request: AuthenticatedHttpRequest) -> str:
     done = alerts.resolve_by_hand(chosen, request.user)
     return ngettext("%(n)d alert resolved.", "%(n)d alerts resolved.", done) % {"n": done}
 
 
-ACTIONS: dict[str, Callable[[QuerySet[Alert], HttpRequest], str]] = {
+ACTIONS: dict[str, Callable[[QuerySet[Alert], AuthenticatedHttpRequest], str]] = {
     "acknowledge": _acknowledge,
     "resolve": _resolve,
 }
@@ -135,7 +136,9 @@ ACTIONS: dict[str, Callable[[QuerySet[Alert], HttpRequest], str]] = {
 
 @login_required
 @require_POST
-def alert_action(request: HttpRequest, action: str, pk: int | None = None) -> HttpResponse:
+def alert_action(
+    request: AuthenticatedHttpRequest, action: str, pk: int | None = None
+) -> HttpResponse:
     """POST /outreach/alerts/<pk>/<action>/ for one row, /outreach/alerts/<action>/ with
     `ids` for the selected ones."""
     act = ACTIONS.get(action)

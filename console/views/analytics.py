@@ -53,7 +53,8 @@ class DateRangeForm(forms.Form):
         super().__init__(*args, **kwargs)
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         if self.errors:
             return data
         try:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
@@ -15,10 +15,10 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from cerniq import api_keys
 from cerniq.models import Tenant, TenantAPIKey
-from cerniq.tenancy import scope_for
+from cerniq.tenancy import AuthenticatedHttpRequest, scope_for
 
 
-def _admin_tenant(request: HttpRequest) -> Tenant:
+def _admin_tenant(request: AuthenticatedHttpRequest) -> Tenant:
     tenant = scope_for(request).tenant
     if not api_keys.is_tenant_admin(request.user, tenant):
         raise PermissionDenied(_("Only the workspace's admins manage API keys."))
@@ -28,7 +28,7 @@ def _admin_tenant(request: HttpRequest) -> Tenant:
 @never_cache
 @login_required
 @require_http_methods(["GET", "POST"])
-def key_list(request: HttpRequest) -> HttpResponse:
+def key_list(request: AuthenticatedHttpRequest) -> HttpResponse:
     """The keys, and a form for a new one; after creating, its full text, this once."""
     tenant = _admin_tenant(request)
     created = None
@@ -56,7 +56,7 @@ def key_list(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_POST
-def key_revoke(request: HttpRequest, prefix: str) -> HttpResponse:
+def key_revoke(request: AuthenticatedHttpRequest, prefix: str) -> HttpResponse:
     tenant = _admin_tenant(request)
     try:
         key = api_keys.revoke_key(tenant, prefix, user=request.user)

@@ -10,7 +10,7 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
@@ -19,7 +19,7 @@ from django.views.decorators.http import require_GET, require_POST
 from cerniq import failed_events
 from cerniq.models import WebhookEvent
 from cerniq.params import parse_ids
-from cerniq.tenancy import TenantScope, display_name, scope_for
+from cerniq.tenancy import AuthenticatedHttpRequest, TenantScope, display_name, scope_for
 from outreach import deadletters
 from outreach.models import Message
 
@@ -30,7 +30,7 @@ EVENT_ACTIONS = ("retry", "discard")
 
 @login_required
 @require_GET
-def dead_letter_list(request: HttpRequest) -> HttpResponse:
+def dead_letter_list(request: AuthenticatedHttpRequest) -> HttpResponse:
     tenant = scope_for(request).tenant
     letters = Paginator(deadletters.dead_letters(tenant), PER_PAGE)
     events = Paginator(failed_events.failed(tenant), PER_PAGE)
@@ -49,7 +49,7 @@ def dead_letter_list(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_POST
-def message_bulk(request: HttpRequest) -> HttpResponse:
+def message_bulk(request: AuthenticatedHttpRequest) -> HttpResponse:
     ids = parse_ids(request.POST.getlist("ids"))
     if not ids:
         messages.error(request, _("Select at least one dead letter."))
@@ -59,14 +59,14 @@ def message_bulk(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_POST
-def message_one(request: HttpRequest, pk: int, action: str) -> HttpResponse:
+def message_one(request: AuthenticatedHttpRequest, pk: int, action: str) -> HttpResponse:
     scope = scope_for(request)
     scope.get_or_404(Message, pk=pk, direction=Message.Direction.OUTBOUND)
     return _act_on_messages(request, scope, action, [pk])
 
 
 def _act_on_messages(
-    request: HttpRequest, scope: TenantScope, action: str, ids: list[int]
+    request: AuthenticatedHttpRequest, scope: TenantScope, action: str, ids: list[int]
 ) -> HttpResponse:
     if action not in MESSAGE_ACTIONS:
         messages.error(request, _("Unknown action."))
@@ -100,7 +100,7 @@ def _act_on_messages(
 
 @login_required
 @require_POST
-def event_bulk(request: HttpRequest) -> HttpResponse:
+def event_bulk(request: AuthenticatedHttpRequest) -> HttpResponse:
     ids = parse_ids(request.POST.getlist("event_ids"))
     if not ids:
         messages.error(request, _("Select at least one webhook event."))
@@ -110,14 +110,14 @@ def event_bulk(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_POST
-def event_one(request: HttpRequest, pk: int, action: str) -> HttpResponse:
+def event_one(request: AuthenticatedHttpRequest, pk: int, action: str) -> HttpResponse:
     scope = scope_for(request)
     scope.get_or_404(WebhookEvent, pk=pk)
     return _act_on_events(request, scope, action, [pk])
 
 
 def _act_on_events(
-    request: HttpRequest, scope: TenantScope, action: str, ids: list[int]
+    request: AuthenticatedHttpRequest, scope: TenantScope, action: str, ids: list[int]
 ) -> HttpResponse:
     if action not in EVENT_ACTIONS:
         messages.error(request, _("Unknown action."))
@@ -140,7 +140,9 @@ def _act_on_events(
     return redirect("outreach:dead_letters")
 
 
-def _report(request: HttpRequest, text: str, done: int, skipped: dict[str, int]) -> None:
+def _report(
+    request: AuthenticatedHttpRequest, text: str, done: int, skipped: dict[str, int]
+) -> None:
     (messages.success if done else messages.warning)(request, text)
     if skipped:
         detail = "; ".join(f"{reason}: {n}" for reason, n in sorted(skipped.items()))

@@ -13,7 +13,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from cerniq import reasons
 from cerniq.params import parse_id
-from cerniq.tenancy import TenantScope, scope_for
+from cerniq.tenancy import AuthenticatedHttpRequest, TenantScope, scope_for
 from console.forms import RecordOptOutForm
 from hitl import takeover
 from hitl.review import ReviewError
@@ -56,7 +56,9 @@ def _analysis(message: Message) -> dict | None:
     data = message.analysis
     if not isinstance(data, dict) or not data:
         return None
-    triage = data.get("triage") if isinstance(data.get("triage"), dict) else {}
+    triage = data.get("triage")
+    if not isinstance(triage, dict):
+        triage = {}
     found = {
         "decision": data.get("decision") or "",
         "intent": intent_label(data.get("intent") or triage.get("intent") or ""),
@@ -68,7 +70,7 @@ def _analysis(message: Message) -> dict | None:
 
 @login_required
 @require_GET
-def lead_detail(request: HttpRequest, pk: int) -> HttpResponse:
+def lead_detail(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     scope = scope_for(request)
     return render(
         request, "outreach/lead_detail.html", page_context(request, scope, _lead(scope, pk))
@@ -142,7 +144,7 @@ def _draft_key(lead: Lead) -> str:
 
 def _send_channels(lead: Lead) -> list[tuple[str, str]]:
     """The channels an operator can write on from the lead page, most direct first."""
-    found = []
+    found: list[tuple[str, str]] = []
     if lead.phone:
         found.append((Channel.WHATSAPP, _("WhatsApp")))
     if lead.email:
@@ -150,34 +152,34 @@ def _send_channels(lead: Lead) -> list[tuple[str, str]]:
     return found
 
 
-def _pause(request: HttpRequest, lead: Lead, journey: Journey) -> str:
+def _pause(request: AuthenticatedHttpRequest, lead: Lead, journey: Journey) -> str:
     stages.pause(journey, reason=reasons.code(STAGE_PAUSED_BY_OPERATOR), by_user=request.user)
     return _("%(lead)s is paused.") % {"lead": lead.name}
 
 
-def _resume(request: HttpRequest, lead: Lead, journey: Journey) -> str:
+def _resume(request: AuthenticatedHttpRequest, lead: Lead, journey: Journey) -> str:
     stages.resume(journey, reason=reasons.code(STAGE_RESUMED_BY_OPERATOR), by_user=request.user)
     return _("%(lead)s is active again.") % {"lead": lead.name}
 
 
-def _stage(request: HttpRequest, lead: Lead, journey: Journey) -> str:
+def _stage(request: AuthenticatedHttpRequest, lead: Lead, journey: Journey) -> str:
     to = request.POST.get("stage", "")
     reason = (request.POST.get("reason") or "").strip() or reasons.code(STAGE_CHANGED_BY_OPERATOR)
     stages.transition(journey, to, reason=reason[:255], by_user=request.user)
     return _("%(lead)s moved to %(stage)s.") % {"lead": lead.name, "stage": Stage(to).label}
 
 
-def _take_over(request: HttpRequest, lead: Lead, journey: Journey) -> str:
+def _take_over(request: AuthenticatedHttpRequest, lead: Lead, journey: Journey) -> str:
     takeover.take_over(lead, request.user)
     return _("You took over the conversation; automation is stopped for this lead.")
 
 
-def _hand_back(request: HttpRequest, lead: Lead, journey: Journey) -> str:
+def _hand_back(request: AuthenticatedHttpRequest, lead: Lead, journey: Journey) -> str:
     takeover.hand_back(lead, request.user, resume=request.POST.get("resume", "1") != "0")
     return _("Conversation handed back to automation.")
 
 
-def _send(request: HttpRequest, lead: Lead, journey: Journey) -> str:
+def _send(request: AuthenticatedHttpRequest, lead: Lead, journey: Journey) -> str:
     # Refused (naming the holder) when someone else took the conversation over.
     channel = request.POST.get("channel") or Channel.WHATSAPP
     try:
@@ -201,7 +203,7 @@ def _send(request: HttpRequest, lead: Lead, journey: Journey) -> str:
     return _("Message queued.")
 
 
-def _enroll(request: HttpRequest, lead: Lead, journey: Journey) -> str:
+def _enroll(request: AuthenticatedHttpRequest, lead: Lead, journey: Journey) -> str:
     scope = scope_for(request)
     raw = request.POST.get("sequence", "")
     sequence = scope.queryset(Sequence).filter(pk=parse_id(raw) or 0).first()
@@ -211,14 +213,14 @@ def _enroll(request: HttpRequest, lead: Lead, journey: Journey) -> str:
     return _("%(lead)s enrolled in %(sequence)s.") % {"lead": lead.name, "sequence": sequence.name}
 
 
-def _lift_opt_out(request: HttpRequest, lead: Lead, journey: Journey) -> str:
+def _lift_opt_out(request: AuthenticatedHttpRequest, lead: Lead, journey: Journey) -> str:
     optout_manual.lift_opt_out(lead, user=request.user, reason=request.POST.get("reason", ""))
     return _("The opt-out of %(lead)s is lifted; the reason is kept in its history.") % {
         "lead": lead.name
     }
 
 
-ACTIONS: dict[str, Callable[[HttpRequest, Lead, Journey], str]] = {
+ACTIONS: dict[str, Callable[[AuthenticatedHttpRequest, Lead, Journey], str]] = {
     "pause": _pause,
     "resume": _resume,
     "stage": _stage,
@@ -241,7 +243,7 @@ REFUSALS = (
 
 @login_required
 @require_POST
-def lead_action(request: HttpRequest, pk: int, action: str) -> HttpResponse:
+def lead_action(request: AuthenticatedHttpRequest, pk: int, action: str) -> HttpResponse:
     handler = ACTIONS.get(action)
     if handler is None:
         raise Http404("unknown action")

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
-from cerniq.tenancy import scope_for
+from cerniq.tenancy import AuthenticatedHttpRequest, scope_for
 from outreach.import_jobs import MAX_UPLOAD_BYTES, UploadRefused, start_import
 from outreach.models import ImportJob
 
@@ -18,7 +18,7 @@ RECENT_JOBS = 10
 
 @login_required
 @require_POST
-def lead_import(request: HttpRequest) -> HttpResponse:
+def lead_import(request: AuthenticatedHttpRequest) -> HttpResponse:
     scope = scope_for(request)
     upload = request.FILES.get("file")
     if upload is None:
@@ -34,7 +34,7 @@ def lead_import(request: HttpRequest) -> HttpResponse:
     try:
         job = start_import(
             scope.tenant,
-            file_name=upload.name,
+            file_name=upload.name or "",
             content=upload.read(),
             dry_run=bool(request.POST.get("dry_run")),
             user=request.user,
@@ -45,13 +45,13 @@ def lead_import(request: HttpRequest) -> HttpResponse:
     return redirect("outreach:lead_import_job", pk=job.pk)
 
 
-def _job(request: HttpRequest, pk: int) -> ImportJob:
+def _job(request: AuthenticatedHttpRequest, pk: int) -> ImportJob:
     return scope_for(request).get_or_404(ImportJob.objects.defer("content"), pk=pk)
 
 
 @login_required
 @require_GET
-def import_job(request: HttpRequest, pk: int) -> HttpResponse:
+def import_job(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     job = _job(request, pk)
     recent = (
         scope_for(request)
@@ -65,6 +65,6 @@ def import_job(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_GET
-def import_job_status(request: HttpRequest, pk: int) -> HttpResponse:
+def import_job_status(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     """The progress block alone, polled by htmx until the job has finished."""
     return render(request, "outreach/_import_job_status.html", {"job": _job(request, pk)})

@@ -8,7 +8,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.db.models import F, QuerySet
-from django.http import HttpRequest, HttpResponse, QueryDict
+from django.http import HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
@@ -16,7 +16,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from cerniq import reasons
 from cerniq.params import parse_id, parse_ids, text_param
-from cerniq.tenancy import TenantScope, scope_for
+from cerniq.tenancy import AuthenticatedHttpRequest, TenantScope, scope_for
 from outreach import optout_manual, sequences, stages
 from outreach.lead_filters import filter_leads
 from outreach.models import (
@@ -193,7 +193,7 @@ def _with_labels(leads: list[Lead], policy: ContactPolicy) -> list[Lead]:
     return list(leads)
 
 
-def _search_key(request: HttpRequest, text: str) -> str:
+def _search_key(request: AuthenticatedHttpRequest, text: str) -> str:
     """The session's key for the search `text` (the same key for the same text)."""
     searches = request.session.get(SESSION_SEARCHES, {})
     for key, known in searches.items():
@@ -207,7 +207,7 @@ def _search_key(request: HttpRequest, text: str) -> str:
     return key
 
 
-def _params(request: HttpRequest) -> tuple[QueryDict, QueryDict, bool]:
+def _params(request: AuthenticatedHttpRequest) -> tuple[QueryDict, QueryDict, bool]:
     """(the filters to apply, the query string for the page's own links, whether ?s= named
     a search this session does not know: another browser's, or an expired session's)."""
     params, links = request.GET.copy(), request.GET.copy()
@@ -226,7 +226,7 @@ def _params(request: HttpRequest) -> tuple[QueryDict, QueryDict, bool]:
     return params, links, False
 
 
-def _search_url(request: HttpRequest) -> str:
+def _search_url(request: AuthenticatedHttpRequest) -> str:
     """Where the POSTed filter form leads: its filled-in fields, the search as a key."""
     query = QueryDict(mutable=True)
     for name in (*FILTER_KEYS, "sort"):
@@ -241,7 +241,7 @@ def _search_url(request: HttpRequest) -> str:
     return f"{url}?{query.urlencode()}" if query else url
 
 
-def _context(request: HttpRequest, scope: TenantScope) -> dict:
+def _context(request: AuthenticatedHttpRequest, scope: TenantScope) -> dict:
     params, links, expired = _params(request)
     if expired:
         messages.warning(request, _("This search has expired; search again."))
@@ -283,26 +283,26 @@ def _context(request: HttpRequest, scope: TenantScope) -> dict:
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def lead_list(request: HttpRequest) -> HttpResponse:
+def lead_list(request: AuthenticatedHttpRequest) -> HttpResponse:
     if request.method == "POST":  # the filter form: back here by GET, no search in the URL
         return redirect(_search_url(request))
     scope = scope_for(request)
     return render(request, "outreach/leads.html", _context(request, scope))
 
 
-def _selected(request: HttpRequest, scope: TenantScope) -> QuerySet[Lead]:
+def _selected(request: AuthenticatedHttpRequest, scope: TenantScope) -> QuerySet[Lead]:
     ids = parse_ids(request.POST.getlist("ids"))
     return scope.queryset(Lead).filter(pk__in=ids)
 
 
-def _back(request: HttpRequest) -> HttpResponse:
+def _back(request: AuthenticatedHttpRequest) -> HttpResponse:
     query = request.POST.get("return_query", "")
     return redirect(f"/outreach/leads/?{query}" if query else "/outreach/leads/")
 
 
 @login_required
 @require_POST
-def lead_bulk(request: HttpRequest) -> HttpResponse:
+def lead_bulk(request: AuthenticatedHttpRequest) -> HttpResponse:
     scope = scope_for(request)
     action = request.POST.get("action")
     leads = _selected(request, scope)
@@ -327,7 +327,7 @@ def lead_bulk(request: HttpRequest) -> HttpResponse:
         )
         _report_skips(request, result.skipped)
     elif action in ("pause", "resume"):
-        done, skipped = 0, {}
+        done, skipped = 0, dict[str, int]()
         journeys = scope.queryset(Journey).filter(lead__in=leads).select_related("lead")
         for journey in journeys:
             try:
@@ -352,7 +352,7 @@ def lead_bulk(request: HttpRequest) -> HttpResponse:
     return _back(request)
 
 
-def _record_opt_outs(request: HttpRequest, leads: QuerySet[Lead]) -> None:
+def _record_opt_outs(request: AuthenticatedHttpRequest, leads: QuerySet[Lead]) -> None:
     try:
         result = optout_manual.record_opt_outs(
             leads.order_by("pk"),
@@ -371,7 +371,7 @@ def _record_opt_outs(request: HttpRequest, leads: QuerySet[Lead]) -> None:
     _report_skips(request, result.refused)
 
 
-def _report_skips(request: HttpRequest, skipped: dict[str, int]) -> None:
+def _report_skips(request: AuthenticatedHttpRequest, skipped: dict[str, int]) -> None:
     if skipped:
         # Reasons are codes (or a refusal's text): shown in the reader's language.
         shown = sorted((reasons.render(reason), n) for reason, n in skipped.items())

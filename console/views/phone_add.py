@@ -43,7 +43,9 @@ class AddPhoneForm(forms.Form):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["provider"].choices = numbers.provider_choices()
+        provider = self.fields["provider"]
+        assert isinstance(provider, forms.ChoiceField), "declared a ChoiceField above"
+        provider.choices = numbers.provider_choices()
 
 
 @login_required

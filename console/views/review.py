@@ -16,7 +16,7 @@ from urllib.parse import urlencode
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db.models import Count, Q
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils import timezone
@@ -24,7 +24,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from cerniq.params import parse_page
-from cerniq.tenancy import scope_for
+from cerniq.tenancy import AuthenticatedHttpRequest, scope_for
 from console.views.alerts import is_channel_admin
 from console.views.review_settings import working_time
 from hitl import review, sla, takeover
@@ -56,13 +56,13 @@ def sla_label(due: datetime, now: datetime) -> tuple[bool, str]:
     return False, _("due in %(t)s") % {"t": _duration(due - now)}
 
 
-def _open_items(request: HttpRequest):
+def _open_items(request: AuthenticatedHttpRequest):
     return scope_for(request).queryset(ReviewItem).filter(status__in=OPEN_STATUSES)
 
 
 @login_required
 @require_GET
-def review_queue(request: HttpRequest) -> HttpResponse:
+def review_queue(request: AuthenticatedHttpRequest) -> HttpResponse:
     scope = scope_for(request)
     open_items = _open_items(request)
     counts = open_items.aggregate(**{tab: Count("pk", filter=Q(priority=tab)) for tab in TABS})
@@ -104,7 +104,7 @@ def review_queue(request: HttpRequest) -> HttpResponse:
     )
 
 
-def _back(request: HttpRequest, item: ReviewItem) -> HttpResponseRedirect:
+def _back(request: AuthenticatedHttpRequest, item: ReviewItem) -> HttpResponseRedirect:
     tab = request.POST.get("tab", "")
     if tab not in TABS:
         tab = item.priority
@@ -112,7 +112,7 @@ def _back(request: HttpRequest, item: ReviewItem) -> HttpResponseRedirect:
 
 
 def _action(
-    request: HttpRequest, pk: int, act: Callable[[ReviewItem], str]
+    request: AuthenticatedHttpRequest, pk: int, act: Callable[[ReviewItem], str]
 ) -> HttpResponseRedirect:
     """Find the item in the user's tenant (404 otherwise), act, report, go back."""
     item = scope_for(request).get_or_404(ReviewItem.objects.select_related("lead"), pk=pk)
@@ -127,7 +127,7 @@ def _action(
 
 @login_required
 @require_POST
-def assign_to_me(request: HttpRequest, pk: int) -> HttpResponse:
+def assign_to_me(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     def act(item: ReviewItem) -> str:
         review.assign(item, request.user)
         return _("Assigned to you: %(lead)s.") % {"lead": item.lead.name}
@@ -137,7 +137,7 @@ def assign_to_me(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def approve(request: HttpRequest, pk: int) -> HttpResponse:
+def approve(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     def act(item: ReviewItem) -> str:
         review.approve_draft(item, request.user)
         return _("Draft approved; the reply to %(lead)s is queued.") % {"lead": item.lead.name}
@@ -147,7 +147,7 @@ def approve(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def edit_and_send(request: HttpRequest, pk: int) -> HttpResponse:
+def edit_and_send(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     def act(item: ReviewItem) -> str:
         review.approve_draft(item, request.user, text=request.POST.get("text", ""))
         return _("Your reply to %(lead)s is queued.") % {"lead": item.lead.name}
@@ -157,7 +157,7 @@ def edit_and_send(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def reject(request: HttpRequest, pk: int) -> HttpResponse:
+def reject(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     def act(item: ReviewItem) -> str:
         review.reject(item, request.user, request.POST.get("note", ""))
         return _("Rejected; nothing was sent to %(lead)s.") % {"lead": item.lead.name}
@@ -167,7 +167,7 @@ def reject(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def take_over(request: HttpRequest, pk: int) -> HttpResponse:
+def take_over(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     def act(item: ReviewItem) -> str:
         takeover.take_over(item.lead, request.user)
         return _("You took over the conversation with %(lead)s; its automation is stopped.") % {
@@ -179,7 +179,7 @@ def take_over(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def resolve(request: HttpRequest, pk: int) -> HttpResponse:
+def resolve(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     def act(item: ReviewItem) -> str:
         stage = request.POST.get("stage") or None
         review.resolve(item, request.user, stage=stage, note=request.POST.get("note", ""))

@@ -8,13 +8,13 @@ from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_http_methods
 
-from cerniq.tenancy import scope_for
+from cerniq.tenancy import AuthenticatedHttpRequest, scope_for
 from console.views.alerts import is_channel_admin
 from hitl import sla
 from outreach.models import Priority
@@ -35,7 +35,8 @@ class DeadlinesForm(forms.Form):
             )
 
     def clean(self) -> dict:
-        cleaned = super().clean()
+        super().clean()
+        cleaned = self.cleaned_data
         if all(cleaned.get(p) is not None for p in sla.ORDER):
             for priority, problem in sla.check(cleaned).items():
                 self.add_error(priority, problem)
@@ -67,7 +68,7 @@ def deadline_rows(minutes: dict[str, int]) -> list[dict]:
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def review_settings(request: HttpRequest) -> HttpResponse:
+def review_settings(request: AuthenticatedHttpRequest) -> HttpResponse:
     scope = scope_for(request)
     if not is_channel_admin(request, scope):
         raise PermissionDenied(_("Only the workspace's admins change the review deadlines."))

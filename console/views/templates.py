@@ -132,7 +132,7 @@ def preview_context(body: str, channel: str, custom: set[str]) -> dict:
 def template_preview(request: HttpRequest) -> HttpResponse:
     body = request.POST.get("body")
     if body is None:  # a formset textarea posts itself as versions-N-body
-        body = next((value for key, value in request.POST.items() if key.endswith("-body")), "")
+        body = next((request.POST[key] for key in request.POST if key.endswith("-body")), "")
     channel = request.POST.get("channel") or Channel.WHATSAPP
     custom = known_custom_fields(scope_for(request).tenant.pk)
     context = preview_context(body, channel, custom)
