@@ -10,8 +10,9 @@ from __future__ import annotations
 from datetime import timedelta
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
-from django.contrib.auth.models import AnonymousUser
+from django.contrib.auth.models import AnonymousUser, User
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from rest_framework import exceptions, permissions, throttling
@@ -38,6 +39,8 @@ class APIKeyAuthentication:
             key = TenantAPIKey.objects.get_from_key(raw)
         except TenantAPIKey.DoesNotExist:
             raise exceptions.AuthenticationFailed(_("Invalid or revoked API key.")) from None
+        # The library types its manager for the abstract base; it reads the manager's model.
+        assert isinstance(key, TenantAPIKey), "TenantAPIKey.objects finds TenantAPIKeys"
         if key.has_expired or not key.tenant.is_active:
             raise exceptions.AuthenticationFailed(_("This API key is no longer valid."))
         now = timezone.now()
@@ -62,10 +65,10 @@ def tenant_of(request: Request) -> Tenant:
     return scope_for(request._request).tenant
 
 
-def acting_user(request: Request) -> AbstractBaseUser:
+def acting_user(request: Request) -> User:
     """Who an action is recorded against: the operator, or the admin who created the key."""
     user = request.user
-    if not user.is_authenticated:
+    if not user.is_authenticated or not isinstance(user, get_user_model()):
         raise exceptions.PermissionDenied(
             _("This API key has no owner any more; create a new key to act on leads.")
         )

@@ -42,7 +42,9 @@ class ManualMessageSerializer(serializers.Serializer):
     def __init__(self, *args, tenant=None, **kwargs):
         super().__init__(*args, **kwargs)
         if tenant is not None:
-            self.fields["lead"].queryset = Lead.objects.filter(tenant=tenant)
+            lead = self.fields["lead"]
+            assert isinstance(lead, serializers.RelatedField), "declared a related field"
+            lead.queryset = Lead.objects.filter(tenant=tenant)
 
     def validate(self, data: dict) -> dict:
         channel = data["channel"]

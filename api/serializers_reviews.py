@@ -105,9 +105,9 @@ class AssignSerializer(serializers.Serializer):
     def __init__(self, *args, tenant=None, **kwargs):
         super().__init__(*args, **kwargs)
         if tenant is not None:
-            self.fields["assignee"].queryset = get_user_model().objects.filter(
-                memberships__tenant=tenant
-            )
+            assignee = self.fields["assignee"]
+            assert isinstance(assignee, serializers.RelatedField), "declared a related field"
+            assignee.queryset = get_user_model().objects.filter(memberships__tenant=tenant)
 
 
 class SendSerializer(serializers.Serializer):

@@ -7,6 +7,7 @@ from __future__ import annotations
 from django.core.exceptions import ValidationError as DjangoValidationError
 from rest_framework import serializers
 
+from cerniq.model_fields import max_length
 from cerniq.models import WebhookDelivery, WebhookEndpoint
 from cerniq.outbound import endpoints, events
 
@@ -21,7 +22,7 @@ def _django_to_drf(check, value):  # noqa: ANN001, ANN202 - a tiny adapter
 
 class WebhookEndpointSerializer(serializers.ModelSerializer):
     url = serializers.CharField(
-        max_length=WebhookEndpoint._meta.get_field("url").max_length,
+        max_length=max_length(WebhookEndpoint, "url"),
         help_text="https://… on a public address; every delivery is signed.",
     )
     events = serializers.ListField(

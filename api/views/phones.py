@@ -148,6 +148,7 @@ class PhoneViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.Ge
 
     def list(self, request: Request) -> Response:
         page = self.paginate_queryset(self.get_queryset())
+        assert page is not None, "the pagination_class above pages every list"
         rows = present(tenant_of(request), page)
         return self.get_paginated_response(s.PhoneSerializer(rows, many=True).data)
 
