@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 DEV    := DEBUG=true
 ADDR   ?= 127.0.0.1:8000
 
-.PHONY: run test test-api-deep lint format install install-dev migrate seed bench messages clean
+.PHONY: run test test-api-deep lint types-baseline format install install-dev migrate seed bench messages clean
 
 # Two installs: running needs only the app's dependencies (`-e .`); tests, lint, benchmarks
 # and the catalogue add the dev tools (`-e '.[dev]'`, several hundred MB more).
@@ -51,11 +51,21 @@ test-api-deep: install-dev
 	SCHEMATHESIS_BUDGET=deep $(PY) -m pytest -n $(TEST_WORKERS) --maxprocesses 4 --dist loadgroup \
 		tests/api/test_schemathesis.py
 
-## ruff, and the one-way dependencies between the apps (.importlinter, docs/architecture.md).
+## ruff, the one-way dependencies between the apps (.importlinter, docs/architecture.md), and
+## mypy with django-stubs (docs/types.md): an error not listed in mypy-baseline.txt fails.
+TYPED := cerniq outreach hitl whatsapp email_channels api console integrations
 lint: install-dev
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/lint-imports
+	@mkdir -p .mypy_cache
+	$(DEV) $(VENV)/bin/mypy $(TYPED) > .mypy_cache/lint.txt || [ $$? -eq 1 ] \
+		|| { cat .mypy_cache/lint.txt; exit 2; }
+	$(VENV)/bin/mypy-baseline filter < .mypy_cache/lint.txt
+
+## After fixing errors of mypy-baseline.txt: list only those left (never add new ones).
+types-baseline: install-dev
+	$(DEV) $(VENV)/bin/mypy $(TYPED) | $(VENV)/bin/mypy-baseline sync
 
 format: install-dev
 	$(VENV)/bin/ruff check --fix .
@@ -78,4 +88,4 @@ messages: install-dev
 	$(DEV) $(PY) manage.py compilemessages -l ro $(I18N_IGNORE)
 
 clean:
-	rm -rf $(VENV) var staticfiles .pytest_cache .ruff_cache
+	rm -rf $(VENV) var staticfiles .pytest_cache .ruff_cache .mypy_cache

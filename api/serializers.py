@@ -6,6 +6,7 @@ dedupe, legal stage moves) stay with the services the pages use.
 
 from __future__ import annotations
 
+from django.contrib.auth.models import User
 from rest_framework import serializers
 
 from api.fields import ReasonField, reason_code
@@ -42,7 +43,9 @@ def _blank_or(choices) -> serializers.ChoiceField:
 
 
 class JourneySerializer(serializers.ModelSerializer):
-    taken_over_by = serializers.PrimaryKeyRelatedField(read_only=True, allow_null=True)
+    taken_over_by: serializers.PrimaryKeyRelatedField[User] = serializers.PrimaryKeyRelatedField(
+        read_only=True, allow_null=True
+    )
     previous_stage = _blank_or(Stage.choices)
     last_channel = _blank_or(Channel.choices)
     review_priority = _blank_or(Priority.choices)
