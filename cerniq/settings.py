@@ -54,6 +54,7 @@ INSTALLED_APPS = [
     "email_channels",
     "hitl",
     "axes",  # sign-in lockouts (cerniq.signin)
+    "csp",  # Content-Security-Policy (cerniq.security_headers has the other headers)
 ]
 # REST API (#13): the api app (top row, beside console) and the libraries it stands on.
 INSTALLED_APPS += ["rest_framework_api_key", "django_filters", "drf_spectacular_sidecar", "api"]
@@ -73,6 +74,9 @@ MIDDLEWARE = [
     "cerniq.metrics.web.RequestMetricsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # Below static files, above every page and redirect (docs/security.md).
+    "csp.middleware.CSPMiddleware",
+    "cerniq.security_headers.SecurityHeadersMiddleware",  # Permissions-Policy, no-store
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -428,6 +432,11 @@ REST_FRAMEWORK = {
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "EXCEPTION_HANDLER": "api.errors.exception_handler",
     "DEFAULT_PAGINATION_CLASS": "api.pagination.Cursor",
+    # The browsable API under a policy of its own (api.renderers).
+    "DEFAULT_RENDERER_CLASSES": [
+        "rest_framework.renderers.JSONRenderer",
+        "api.renderers.BrowsableAPI",
+    ],
     "DEFAULT_PARSER_CLASSES": [
         "api.parsers.BoundedJSONParser",
         "rest_framework.parsers.FormParser",
@@ -484,6 +493,22 @@ SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
 if env.bool("BEHIND_PROXY", default=False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+# Content-Security-Policy (django-csp): scripts and styles from our own static files only,
+# no inline code; the API's HTML pages relax styles for themselves (api.renderers).
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'"],
+        "img-src": ["'self'", "data:"],
+        "font-src": ["'self'"],
+        "connect-src": ["'self'"],
+        "frame-ancestors": ["'none'"],
+        "form-action": ["'self'"],
+        "base-uri": ["'self'"],
+        "object-src": ["'none'"],
+    },
+}
 
 LOG_FORMAT = log_format(os.environ)
 LOGGING = {
