@@ -21,6 +21,8 @@ GUESSER = "203.0.113.66"
 
 @pytest.fixture
 def clock():
+    """First among a test's arguments: what the other fixtures make (a signed-in session)
+    is made at the moment, not weeks before it (CERNIQ_TEST_MOMENT)."""
     with time_machine.travel(MOMENT, tick=False) as traveller:
         yield traveller
 
@@ -31,7 +33,7 @@ def call(key: str, address: str = GUESSER, **headers: str):
 
 
 def test_twenty_wrong_keys_then_429_with_retry_after_for_any_key_until_the_wait_ends(
-    read_key, clock
+    clock, read_key
 ):
     assert [call(f"guess{n}.secret").status_code for n in range(20)] == [401] * 20
 
@@ -52,7 +54,7 @@ def test_twenty_wrong_keys_then_429_with_retry_after_for_any_key_until_the_wait_
     assert call("guess.after").status_code == 401  # counting starts afresh
 
 
-def test_valid_keys_never_count_and_the_count_is_per_window(read_key, clock):
+def test_valid_keys_never_count_and_the_count_is_per_window(clock, read_key):
     for _ in range(30):
         assert call(read_key).status_code == 200
     for n in range(19):
@@ -63,7 +65,7 @@ def test_valid_keys_never_count_and_the_count_is_per_window(read_key, clock):
     assert call(read_key).status_code == 200
 
 
-def test_a_revoked_or_expired_key_counts_as_a_wrong_one(tenant, tenant_admin, clock):
+def test_a_revoked_or_expired_key_counts_as_a_wrong_one(clock, tenant, tenant_admin):
     from cerniq import api_keys
 
     stored, key = api_keys.create_key(tenant, name="old", scope="read", user=tenant_admin)
@@ -74,7 +76,7 @@ def test_a_revoked_or_expired_key_counts_as_a_wrong_one(tenant, tenant_admin, cl
 
 
 @override_settings(CLIENT_IP_HEADER="X-Forwarded-For")
-def test_behind_the_proxy_a_forged_forwarded_for_does_not_escape_the_count(read_key, clock):
+def test_behind_the_proxy_a_forged_forwarded_for_does_not_escape_the_count(clock, read_key):
     for n in range(20):
         response = call(
             f"guess{n}.secret", address="10.0.0.2", HTTP_X_FORWARDED_FOR=f"192.0.2.{n}, {GUESSER}"
@@ -86,7 +88,7 @@ def test_behind_the_proxy_a_forged_forwarded_for_does_not_escape_the_count(read_
 
 
 @override_settings(API_THROTTLE_RATE="3/min")
-def test_the_per_address_throttle_ignores_a_forwarded_for_it_was_not_told_to_trust(tenant, clock):
+def test_the_per_address_throttle_ignores_a_forwarded_for_it_was_not_told_to_trust(clock, tenant):
     client = APIClient(HTTP_ACCEPT_LANGUAGE="en")
     answers = [
         client.get("/api/schema/", REMOTE_ADDR=GUESSER, HTTP_X_FORWARDED_FOR=f"192.0.2.{n}")
@@ -95,7 +97,7 @@ def test_the_per_address_throttle_ignores_a_forwarded_for_it_was_not_told_to_tru
     assert [response.status_code for response in answers] == [200, 200, 200, 429]
 
 
-def test_a_signed_in_operator_is_not_counted_by_address(tenant, clock):
+def test_a_signed_in_operator_is_not_counted_by_address(clock, tenant):
     client = APIClient(HTTP_ACCEPT_LANGUAGE="en")
     client.force_login(make_user(tenant))
     for n in range(20):

@@ -22,6 +22,8 @@ HOME = "203.0.113.5"
 
 @pytest.fixture
 def clock():
+    """First among a test's arguments: what the other fixtures make (a signed-in session)
+    is made at the moment, not weeks before it (CERNIQ_TEST_MOMENT)."""
     with time_machine.travel(MOMENT, tick=False) as traveller:
         yield traveller
 
@@ -35,7 +37,7 @@ def signed_in(client: Client) -> bool:
 
 
 def test_an_account_locks_after_ten_failures_from_anywhere_and_the_page_says_for_how_long(
-    client, operator, clock
+    clock, client, operator
 ):
     answers = [
         sign_in(client, operator.username, "wrong", address=f"198.51.100.{n}").status_code
@@ -58,7 +60,7 @@ def test_an_account_locks_after_ten_failures_from_anywhere_and_the_page_says_for
     assert sign_in(client, other.username, PASSWORD).status_code == 302  # others sign in
 
 
-def test_an_address_locks_after_thirty_failures_across_accounts(client, operator, clock):
+def test_an_address_locks_after_thirty_failures_across_accounts(clock, client, operator):
     answers = [sign_in(client, f"guess{n}", "wrong").status_code for n in range(30)]
     assert answers == [200] * 29 + [429]
 
@@ -69,7 +71,7 @@ def test_an_address_locks_after_thirty_failures_across_accounts(client, operator
 
 
 def test_the_lock_ends_after_the_wait_and_each_attempt_while_locked_restarts_it(
-    client, operator, clock
+    clock, client, operator
 ):
     for _ in range(10):
         sign_in(client, operator.username, "wrong")
@@ -82,7 +84,7 @@ def test_the_lock_ends_after_the_wait_and_each_attempt_while_locked_restarts_it(
     assert response.status_code == 302 and signed_in(client)
 
 
-def test_the_admin_login_locks_too_and_shares_the_count(client, superuser, clock):
+def test_the_admin_login_locks_too_and_shares_the_count(clock, client, superuser):
     for _ in range(9):
         response = sign_in(client, "root", "wrong", path="/admin/login/?next=/admin/")
         assert response.status_code == 200
@@ -94,7 +96,7 @@ def test_the_admin_login_locks_too_and_shares_the_count(client, superuser, clock
     assert sign_in(client, "root", PASSWORD, path="/admin/login/").status_code == 429
 
 
-def test_signing_in_forgets_the_accounts_failures_but_not_the_addresss(client, operator, clock):
+def test_signing_in_forgets_the_accounts_failures_but_not_the_addresss(clock, client, operator):
     for _ in range(9):
         sign_in(client, operator.username, "wrong")
     assert sign_in(client, operator.username, PASSWORD).status_code == 302
@@ -111,7 +113,7 @@ def test_signing_in_forgets_the_accounts_failures_but_not_the_addresss(client, o
     assert sign_in(client, "guess-again", "wrong").status_code == 429
 
 
-def test_an_admin_unlocks_an_account_from_the_user_list(client, admin_client, operator, clock):
+def test_an_admin_unlocks_an_account_from_the_user_list(clock, client, admin_client, operator):
     for _ in range(10):
         sign_in(client, operator.username, "wrong", address="198.51.100.9")
     assert sign_in(client, operator.username, PASSWORD).status_code == 429
@@ -125,7 +127,7 @@ def test_an_admin_unlocks_an_account_from_the_user_list(client, admin_client, op
     assert sign_in(client, operator.username, PASSWORD).status_code == 302
 
 
-def test_the_axes_commands_unlock_an_account_or_an_address(client, operator, clock):
+def test_the_axes_commands_unlock_an_account_or_an_address(clock, client, operator):
     for _ in range(10):
         sign_in(client, operator.username, "wrong", address="198.51.100.9")
     call_command("axes_reset_username", operator.username, stdout=StringIO())
@@ -139,7 +141,7 @@ def test_the_axes_commands_unlock_an_account_or_an_address(client, operator, clo
 
 
 def test_behind_the_proxy_the_address_is_the_one_it_saw_not_what_the_client_wrote(
-    client, operator, settings, clock
+    clock, client, operator, settings
 ):
     settings.CLIENT_IP_HEADER = "X-Forwarded-For"
     for n in range(30):  # a forged left part each time; the proxy appended the real one
@@ -166,7 +168,7 @@ def test_behind_the_proxy_the_address_is_the_one_it_saw_not_what_the_client_wrot
 
 
 def test_lockout_log_lines_name_neither_the_account_nor_the_address(
-    client, operator, clock, caplog
+    clock, client, operator, caplog
 ):
     with caplog.at_level(logging.INFO):
         for _ in range(10):

@@ -30,6 +30,8 @@ def fresh_counts():
 
 @pytest.fixture
 def clock():
+    """First among a test's arguments: what the other fixtures make (a signed-in session)
+    is made at the moment, not weeks before it (CERNIQ_TEST_MOMENT)."""
     with time_machine.travel(MOMENT, tick=False) as traveller:
         yield traveller
 
@@ -50,7 +52,7 @@ def link_path(message) -> str:
 
 
 def test_an_operator_resets_the_password_by_email_and_signs_in_with_it(
-    client, maria, mailoutbox, settings, clock
+    clock, client, maria, mailoutbox, settings
 ):
     settings.PUBLIC_BASE_URL = "https://outreach.example.ro"
     login = client.get("/login/").content.decode()
@@ -90,28 +92,28 @@ def test_an_operator_resets_the_password_by_email_and_signs_in_with_it(
     assert "This link does not work any more" in again.content.decode()
 
 
-def test_an_unknown_address_gets_the_same_answer_and_no_email(client, maria, mailoutbox, clock):
+def test_an_unknown_address_gets_the_same_answer_and_no_email(clock, client, maria, mailoutbox):
     known = ask_for_link(client, "maria@agronord.ro", address="198.51.100.1")
     unknown = ask_for_link(client, "nobody@agronord.ro", address="198.51.100.2")
     assert (known.status_code, known["Location"]) == (unknown.status_code, unknown["Location"])
     assert len(mailoutbox) == 1 and mailoutbox[0].to == ["maria@agronord.ro"]
 
 
-def test_an_inactive_account_gets_no_email(client, maria, mailoutbox, clock):
+def test_an_inactive_account_gets_no_email(clock, client, maria, mailoutbox):
     maria.is_active = False
     maria.save()
     assert ask_for_link(client, "maria@agronord.ro").status_code == 302
     assert mailoutbox == []
 
 
-def test_the_link_expires_after_an_hour(client, maria, mailoutbox, clock):
+def test_the_link_expires_after_an_hour(clock, client, maria, mailoutbox):
     ask_for_link(client, "maria@agronord.ro")
     clock.shift(timedelta(minutes=61))
     page = client.get(link_path(mailoutbox[0]), follow=True).content.decode()
     assert "This link does not work any more" in page and 'name="new_password1"' not in page
 
 
-def test_five_requests_an_hour_per_address_then_429(client, maria, mailoutbox, clock):
+def test_five_requests_an_hour_per_address_then_429(clock, client, maria, mailoutbox):
     for n in range(5):
         assert ask_for_link(client, f"someone{n}@example.ro").status_code == 302
     refused = ask_for_link(client, "maria@agronord.ro")
@@ -123,7 +125,7 @@ def test_five_requests_an_hour_per_address_then_429(client, maria, mailoutbox, c
     assert len(mailoutbox) == 1
 
 
-def test_three_requests_an_hour_per_email_address_from_anywhere(client, maria, mailoutbox, clock):
+def test_three_requests_an_hour_per_email_address_from_anywhere(clock, client, maria, mailoutbox):
     for n in range(3):
         assert (
             ask_for_link(client, "maria@agronord.ro", address=f"198.51.100.{n}").status_code == 302
@@ -136,7 +138,7 @@ def test_three_requests_an_hour_per_email_address_from_anywhere(client, maria, m
     assert ask_for_link(client, "nobody@agronord.ro", address="192.0.2.20").status_code == 429
 
 
-def test_a_new_password_from_the_link_lifts_a_sign_in_lockout(client, maria, mailoutbox, clock):
+def test_a_new_password_from_the_link_lifts_a_sign_in_lockout(clock, client, maria, mailoutbox):
     for _ in range(10):
         client.post(
             "/login/", {"username": "maria", "password": "wrong"}, REMOTE_ADDR="198.51.100.9"
