@@ -399,3 +399,6 @@ class WebhookDeliveryAdmin(admin.ModelAdmin):
         for row in queryset:
             outbound_delivery.redeliver(row)
         self.message_user(request, f"{queryset.count()} delivery(ies) due again.", messages.SUCCESS)
+
+
+from cerniq import admin_users  # noqa: E402, F401 (the user admin and its unlock action)

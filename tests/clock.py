@@ -10,11 +10,13 @@ from __future__ import annotations
 CLOCK_MODULES = frozenset(
     {
         "tests/api/test_analytics.py",
+        "tests/api/test_key_failures.py",
         "tests/api/test_phones.py",
         "tests/api/test_reviews.py",
         "tests/api/test_sending_window.py",
         "tests/api/test_sequences.py",
         "tests/cerniq/test_notifications.py",
+        "tests/cerniq/test_signin_lockout.py",
         "tests/cerniq/test_webhook_alerts.py",
         "tests/hitl/test_hot_replies.py",
         "tests/hitl/test_pages_review.py",
@@ -41,6 +43,7 @@ CLOCK_MODULES = frozenset(
         "tests/outreach/test_pages_campaigns.py",
         "tests/outreach/test_pages_dashboard.py",
         "tests/outreach/test_pages_dead_letters.py",
+        "tests/outreach/test_pages_password_reset.py",
         "tests/outreach/test_pages_phones.py",
         "tests/outreach/test_pages_sending_window.py",
         "tests/outreach/test_phone_health.py",
