@@ -38,8 +38,8 @@ from cerniq.provider_errors import (
     ProviderTimeout,
     SendResult,
 )
+from outreach import automation, sequences, stages
 from outreach import reasons as codes
-from outreach import sequences, stages
 from outreach.hours import SendingWindow
 from outreach.metrics import count_message
 from outreach.models import Enrollment, Journey, Message, TemplateVersion
@@ -123,9 +123,11 @@ def _send(message: Message) -> Outcome:
 def why_not_send(message: Message, transport: Transport | None = None) -> str:
     """A reason to drop this message now ("" when it should still go out).
 
-    Automated messages stop for a takeover, a review hold, a stage where automation does
-    not run and a stopped enrollment; a person's message only for an opt-out. An opt-out
-    confirmation is the one message that still reaches someone who opted out.
+    A sequence's step goes only while automation is wanted for the lead (the one rule,
+    outreach.automation.why_stopped: opt-out, takeover, review hold, stage, enrollment);
+    another automated message (an AI answer) stops for a takeover, a review hold and a
+    closed stage; a person's message only for an opt-out. An opt-out confirmation is the
+    one message that still reaches someone who opted out.
     """
     transport = transport or transport_for(message.channel)
     journey = Journey.objects.filter(lead_id=message.lead_id).first()
@@ -136,21 +138,21 @@ def why_not_send(message: Message, transport: Transport | None = None) -> str:
         return reasons.code(codes.NOT_SENT_OPTED_OUT, channel=message.channel)
     if not confirmation and transport.suppressed(message):
         return reasons.code(codes.NOT_SENT_SUPPRESSED)
-    if not message.is_manual:
-        if journey.taken_over_by_id:
-            return reasons.code(codes.NOT_SENT_TAKEN_OVER)
-        if journey.requires_human_review and not confirmation:
-            return reasons.code(codes.NOT_SENT_UNDER_REVIEW)
-        if message.step_id:
-            if journey.stage not in stages.AUTOMATED:
-                return reasons.code(codes.NOT_SENT_STAGE, stage=journey.stage)
-            if not Enrollment.objects.filter(
-                lead_id=message.lead_id,
-                sequence_id=message.sequence_id,
-                status=Enrollment.Status.ACTIVE,
-            ).exists():
-                return reasons.code(codes.NOT_SENT_ENROLLMENT)
-        elif journey.stage in stages.CLOSED and not confirmation:
+    if message.is_manual:
+        return transport.blocker(message, journey)
+    if message.step_id:
+        enrollment = (
+            Enrollment.objects.filter(lead_id=message.lead_id, sequence_id=message.sequence_id)
+            .order_by("-pk")
+            .first()
+        )
+        stopped = automation.why_stopped(journey, enrollment, channel=message.channel)
+        if stopped:
+            return stopped
+    else:
+        if hold := automation.held(journey, review=not confirmation):
+            return hold
+        if journey.stage in stages.CLOSED and not confirmation:
             return reasons.code(codes.NOT_SENT_STAGE, stage=journey.stage)
     return transport.blocker(message, journey)
 
