@@ -260,16 +260,16 @@ def test_a_dns_answer_that_changes_after_the_check_is_not_used(
 
 
 def test_a_redirect_is_never_followed(tenant, settings, alert_receiver):
-    """Local targets allowed (both receivers are on 127.0.0.1): the channel answers 302
+    """Local targets allowed (both receivers are on 127.0.0.1): the channel answers 307
     towards another local service, which hears nothing, even when the channel's URL asks
     apprise to follow redirects."""
     settings.OUTBOUND_ALLOW_LOCAL_TARGETS = True
     with AlertReceiver() as inside:
-        alert_receiver.status = 302
+        alert_receiver.status = 307  # keeps the method: a followed redirect POSTs again
         alert_receiver.location = inside.url("json", "/steal").replace("json://", "http://")
         for url in (alert_receiver.url(), alert_receiver.url() + "?redirect=yes"):
             channel = AlertChannel.objects.create(tenant=tenant, name=url[-12:], url=url)
-            assert notifications.send_test(channel)  # a 302 is no success
+            assert notifications.send_test(channel)  # a redirect is no success
     assert len(alert_receiver.received) == 2 and inside.received == []
 
 

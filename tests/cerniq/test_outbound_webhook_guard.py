@@ -133,13 +133,13 @@ def test_a_dns_answer_that_changes_after_the_check_is_not_used(
 
 
 def test_a_redirect_is_never_followed(tenant, settings, clock, alert_receiver):
-    """Local targets allowed (the receivers are on 127.0.0.1): the endpoint answers 302
-    towards another local service, which hears nothing; the 302 is an answer to retry."""
+    """Local targets allowed (the receivers are on 127.0.0.1): the endpoint answers 307
+    towards another local service, which hears nothing; the 307 is an answer to retry."""
     from tests.alert_receiver import AlertReceiver
 
     settings.OUTBOUND_ALLOW_LOCAL_TARGETS = True
     with AlertReceiver() as inside:
-        alert_receiver.status = 302
+        alert_receiver.status = 307  # keeps the method: a followed redirect POSTs again
         alert_receiver.location = inside.url("http", "/admin/delete-everything")
         make_webhook_endpoint(
             tenant, alert_receiver.url("http", "/in"), events=["lead.stage_changed"]
@@ -148,4 +148,4 @@ def test_a_redirect_is_never_followed(tenant, settings, clock, alert_receiver):
         assert deliver(row.pk) == Status.PENDING
     assert len(alert_receiver.received) == 1 and inside.received == []
     row.refresh_from_db()
-    assert row.last_status_code == 302
+    assert row.last_status_code == 307
