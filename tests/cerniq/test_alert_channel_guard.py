@@ -16,6 +16,7 @@ import apprise
 import pytest
 import responses
 import time_machine
+from django.urls import reverse
 
 from cerniq import alert_channels, notifications, reasons
 from cerniq.alerts import raise_alert
@@ -289,3 +290,12 @@ def test_the_deployments_own_alert_urls_are_not_guarded(settings, alert_receiver
     raise_alert(None, Alert.Kind.WORKER_DOWN, "worker:host-1", "No heartbeat for 5 minutes.")
     assert deliver_pending().sent == 1
     assert len(alert_receiver.received) == 1
+
+
+def test_the_admin_refuses_a_private_host_too(admin_client, tenant):
+    data = {"tenant": tenant.pk, "name": "Metadata", "url": "json://169.254.169.254/latest"}
+    data |= {"min_severity": "INFO", "language": "en", "enabled": "on"}
+    response = admin_client.post(reverse("admin:cerniq_alertchannel_add"), data)
+    assert response.status_code == 200
+    assert response.context["adminform"].form.errors["url"] == [refusal("169.254.169.254")]
+    assert not AlertChannel.objects.exists()

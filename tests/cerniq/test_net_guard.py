@@ -5,11 +5,13 @@ it all, and the setting that lifts it. Names resolve through tests/fake_dns.py."
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import ipaddress
 import socket
 import subprocess
 import sys
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from urllib.parse import urlsplit
 
 import pytest
@@ -253,6 +255,24 @@ def test_a_socket_that_skips_the_resolver_still_cannot_reach_a_private_address(s
     assert guard.refused == ["127.0.0.1", "127.0.0.1"]
     with socket.create_connection(("127.0.0.1", port), timeout=1):
         pass  # outside the guard nothing changes
+
+
+def test_a_worker_thread_started_with_the_senders_context_is_guarded_too(settings, listener):
+    """apprise runs a service with a deadline on a worker thread, passing the caller's
+    context (contextvars.copy_context): the guard goes with it."""
+    settings.OUTBOUND_ALLOW_LOCAL_TARGETS = False
+    port, accepted, thread = listener
+
+    def connect() -> None:
+        with socket.socket() as raw:
+            raw.connect(("127.0.0.1", port))
+
+    with net_guard.guarded(), ThreadPoolExecutor(1) as pool:
+        future = pool.submit(contextvars.copy_context().run, connect)
+        with pytest.raises(DestinationRefused):
+            future.result(timeout=5)
+    thread.join()
+    assert accepted == []
 
 
 def test_requests_inside_the_guard_connects_only_to_the_vetted_address(settings, monkeypatch):
