@@ -9,8 +9,9 @@ how the call failed, what listens there.
 The rule: a host may be called only when every address it resolves to is public (not
 private, loopback, link-local, shared 100.64/10, reserved, multicast, unspecified, site
 local). An IPv6 address that carries an IPv4 one (mapped ::ffff:a.b.c.d, compatible
-::a.b.c.d, NAT64 64:ff9b::/96 and 64:ff9b:1::/48, 6to4 2002::/16, Teredo 2001::/32) is
-judged by the IPv4 address(es) it carries: the standard library calls ::127.0.0.1 global.
+::a.b.c.d, NAT64 64:ff9b::/96, 6to4 2002::/16, Teredo 2001::/32) is judged by the IPv4
+address(es) it carries: the standard library calls ::127.0.0.1 global. The local-use NAT64
+prefix 64:ff9b:1::/48 is refused whatever it carries.
 
 - `check_host` (when a URL is saved) resolves the name and refuses non-public answers.
 - `guarded` (around every send) vets the hosts first (refused: nothing is connected) and,
