@@ -199,9 +199,12 @@ PERIODIC_JOBS: list[dict[str, str]] = [
 ]
 
 # --- Outgoing webhooks (#13, docs/outbound-webhooks.md) -----------------------------------
-# http:// and private/loopback/link-local addresses allowed (development and tests only:
-# in production an endpoint must be https and public, cerniq.outbound.endpoints).
-OUTBOUND_WEBHOOKS_ALLOW_LOCAL = env.bool("OUTBOUND_WEBHOOKS_ALLOW_LOCAL", default=DEBUG)
+# Webhook endpoints and alert channels may reach private, loopback and link-local addresses
+# (and endpoints may be http://): development and tests only. In production the server
+# calls only public addresses (cerniq.net_guard). OUTBOUND_WEBHOOKS_ALLOW_LOCAL: old name.
+OUTBOUND_ALLOW_LOCAL_TARGETS = env.bool(
+    "OUTBOUND_ALLOW_LOCAL_TARGETS", default=env.bool("OUTBOUND_WEBHOOKS_ALLOW_LOCAL", default=DEBUG)
+)
 PERIODIC_JOBS.append(
     {"name": "outbound-webhooks", "cron": "* * * * *", "actor": "cerniq.tasks.deliver_due_webhooks"}
 )
