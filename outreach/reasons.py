@@ -167,6 +167,12 @@ NOT_SENT_EMAIL_STATUS = reasons.define(
     "send.email_status", _("The email address is %(status)s"), status=Lead.EmailStatus
 )
 
+# --- a sent message whose delivery cannot be followed (integrations' delivery polls) ------
+STATUS_UNKNOWN = reasons.define(
+    "delivery.status_unknown",
+    _("Delivery not followed: the provider no longer knows this message (HTTP %(status)s)"),
+)
+
 # --- lead import: why a row or a file was refused (outreach.importing, outreach.lead_entry)
 # Stored in ImportJob.rejected / ImportJob.error; the one-lead API renders them at once.
 _FIELD_LABELS = {
