@@ -42,7 +42,7 @@ from tests.fake_dns import fake_dns
 # The example budget: small in `make test` (every operation, every run, a few cases each),
 # larger in `make test-api-deep` (CI runs both). SCHEMATHESIS_BUDGET=deep selects the larger.
 BUDGETS = {
-    "quick": {"max": 8, "negative": 5, "stateful": 20},
+    "quick": {"max": 8, "negative": 5, "stateful": 30},
     "deep": {"max": 25, "negative": 15, "stateful": 50},
 }
 BUDGET_NAME = os.environ.get("SCHEMATHESIS_BUDGET", "quick")
