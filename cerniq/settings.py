@@ -341,6 +341,7 @@ AUTHENTICATION_BACKENDS = [
     "django.contrib.auth.backends.ModelBackend",
 ]
 AXES_HANDLER = "cerniq.signin.LockoutHandler"
+AXES_VERBOSE = False  # no banner on every process start (commands' output stays theirs)
 AXES_FAILURE_LIMIT = SIGNIN_ACCOUNT_FAILURES
 AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
 AXES_COOLOFF_TIME = timedelta(minutes=SIGNIN_LOCKOUT_MINUTES)
