@@ -3,6 +3,10 @@
 A request authenticates with `Authorization: Api-Key <prefix>.<secret>` (a TenantAPIKey,
 hashed at rest) or, in the browsable API, with the operator's session (CSRF checked). Either
 way every query is scoped to one tenant: the key's, or the session's (cerniq.tenancy).
+
+An address that sends API_KEY_FAILURE_LIMIT wrong keys within the window is answered 429
+(with Retry-After) for any key it sends for API_KEY_LOCKOUT_MINUTES, before its key is even
+looked up: guessing keys gets nowhere. A valid key costs one cache read more.
 """
 
 from __future__ import annotations
@@ -19,11 +23,23 @@ from rest_framework import exceptions, permissions, throttling
 from rest_framework.request import Request
 from rest_framework_api_key.permissions import KeyParser
 
+from cerniq.attempt_limits import AttemptLimit
+from cerniq.client_ip import client_ip
 from cerniq.models import Tenant, TenantAPIKey
 from cerniq.tenancy import NoTenant, scope_for
 
 KEYWORD = "Api-Key"
 LAST_USED_PRECISION = timedelta(minutes=1)  # last_used_at is written at most once a minute
+
+
+def key_failures() -> AttemptLimit:
+    """Wrong API keys per address (settings read at each request: tests override them)."""
+    return AttemptLimit(
+        "api-key-failures",
+        limit=settings.API_KEY_FAILURE_LIMIT,
+        window=timedelta(minutes=settings.API_KEY_FAILURE_WINDOW_MINUTES),
+        block=timedelta(minutes=settings.API_KEY_LOCKOUT_MINUTES),
+    )
 
 
 class APIKeyAuthentication:
@@ -35,13 +51,21 @@ class APIKeyAuthentication:
         raw = self.parser.get(request._request)
         if not raw:
             return None  # type: ignore[return-value]
+        failures, address = key_failures(), client_ip(request._request)
+        wait = failures.retry_after(address)
+        if wait:
+            raise exceptions.Throttled(
+                wait=wait, detail=_("Too many wrong API keys from your address.")
+            )
         try:
             key = TenantAPIKey.objects.get_from_key(raw)
         except TenantAPIKey.DoesNotExist:
+            failures.record(address)
             raise exceptions.AuthenticationFailed(_("Invalid or revoked API key.")) from None
         # The library types its manager for the abstract base; it reads the manager's model.
         assert isinstance(key, TenantAPIKey), "TenantAPIKey.objects finds TenantAPIKeys"
         if key.has_expired or not key.tenant.is_active:
+            failures.record(address)
             raise exceptions.AuthenticationFailed(_("This API key is no longer valid."))
         now = timezone.now()
         if key.last_used_at is None or now - key.last_used_at >= LAST_USED_PRECISION:
@@ -112,6 +136,11 @@ class PerKeyThrottle(throttling.SimpleRateThrottle):
 
     def get_rate(self) -> str:
         return settings.API_THROTTLE_RATE
+
+    def get_ident(self, request: Request) -> str:
+        """The trusted address (cerniq.client_ip), not DRF's, which believes any
+        X-Forwarded-For a client sends."""
+        return client_ip(request._request)
 
     def get_cache_key(self, request: Request, view: object) -> str:
         key = api_key(request)

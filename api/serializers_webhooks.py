@@ -7,6 +7,7 @@ from __future__ import annotations
 from django.core.exceptions import ValidationError as DjangoValidationError
 from rest_framework import serializers
 
+from api.fields import ReasonField
 from cerniq.model_fields import max_length
 from cerniq.models import WebhookDelivery, WebhookEndpoint
 from cerniq.outbound import endpoints, events
@@ -75,6 +76,10 @@ class NewSecretSerializer(WebhookEndpointSerializer):
 
 class WebhookDeliverySerializer(serializers.ModelSerializer):
     endpoint = serializers.IntegerField(source="endpoint_id", read_only=True)
+    last_error = ReasonField(
+        help_text="Why the last attempt got no answer (refused, timeout), in the request's "
+        "language."
+    )
 
     class Meta:
         model = WebhookDelivery

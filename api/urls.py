@@ -1,17 +1,26 @@
 """Routes of the REST API: /api/v1/... and the schema with its offline docs.
 
-Included by dotted path from cerniq.urls under /api/.
+Included by dotted path from cerniq.urls under /api/. The two documentation pages relax the
+site's Content-Security-Policy for themselves only (api.renderers.DOCS_POLICY); their
+scripts still come from our static files (Swagger UI's start-up script from its own URL:
+drf-spectacular's "split" view).
 """
 
+from csp.decorators import csp_update
 from django.http import HttpRequest, JsonResponse
 from django.urls import include, path, re_path
 from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
-from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
+from drf_spectacular.views import (
+    SpectacularAPIView,
+    SpectacularRedocView,
+    SpectacularSwaggerSplitView,
+)
 from rest_framework.routers import DefaultRouter
 
 from api import schema  # noqa: F401 (the API key scheme for drf-spectacular; web processes only)
 from api.errors import error_body
+from api.renderers import DOCS_POLICY
 from api.views.analytics import AnalyticsViewSet
 from api.views.imports import ImportJobViewSet
 from api.views.leads import LeadViewSet
@@ -49,7 +58,15 @@ urlpatterns = [
     path("v1/", include(router.urls)),
     path("v1/sending-window/", SendingWindowView.as_view(), name="sending-window"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
-    path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
-    path("redoc/", SpectacularRedocView.as_view(url_name="api-schema"), name="api-redoc"),
+    path(
+        "docs/",
+        csp_update(DOCS_POLICY)(SpectacularSwaggerSplitView.as_view(url_name="api-schema")),
+        name="api-docs",
+    ),
+    path(
+        "redoc/",
+        csp_update(DOCS_POLICY)(SpectacularRedocView.as_view(url_name="api-schema")),
+        name="api-redoc",
+    ),
     re_path(r"^v1/(?P<rest>.*)$", not_found),
 ]

@@ -691,13 +691,15 @@ class Bench:
                 break
             dispatched.update(batch.dispatched)
             skipped.update(batch.skipped)
-        unexpected = {k: v for k, v in skipped.items() if k != "WhatsApp quota exhausted"}
+        from outreach.reasons import QUOTA_EXHAUSTED  # skips are counted by reason code
+
+        unexpected = {k: v for k, v in skipped.items() if k != QUOTA_EXHAUSTED}
         if unexpected:
             raise BenchError(f"{scenario.key}: dispatch skipped {unexpected}")
         result.queued = dispatched["WHATSAPP"]
         if skipped:
             result.notes.append(
-                f"{skipped['WhatsApp quota exhausted']} leads not queued: the phones' daily "
+                f"{skipped[QUOTA_EXHAUSTED]} leads not queued: the phones' daily "
                 f"quota ({scenario.daily_limit}) is used up, they wait for tomorrow"
             )
         env = {**self.env, "TIMELINESAI_BASE_URL": self.server.base_url}

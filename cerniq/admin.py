@@ -305,12 +305,22 @@ class AlertChannelAdmin(admin.ModelAdmin):
     list_filter = ("enabled", "min_severity", "tenant")
     search_fields = ("name", "tenant__name")
     autocomplete_fields = ("tenant",)
-    readonly_fields = ("masked_url", "created_at", "last_sent_at", "last_error", "last_error_at")
+    readonly_fields = (
+        "masked_url",
+        "created_at",
+        "last_sent_at",
+        "last_error_text",
+        "last_error_at",
+    )
     actions = ("send_test",)
 
     @admin.display(description="URL")
     def masked_url(self, obj: AlertChannel) -> str:
         return alert_channels.masked(obj.url)
+
+    @admin.display(description="last error")
+    def last_error_text(self, obj: AlertChannel) -> str:
+        return reasons.render(obj.last_error)
 
     @admin.action(description="Send a test notification")
     def send_test(self, request: HttpRequest, queryset: QuerySet[AlertChannel]) -> None:
@@ -395,8 +405,16 @@ class WebhookDeliveryAdmin(admin.ModelAdmin):
     list_select_related = ("tenant",)
     list_filter = ("status", "event_type", "tenant")
     search_fields = ("event_id", "event_type")
-    readonly_fields = [f.name for f in WebhookDelivery._meta.fields]
+    readonly_fields = [
+        "last_error_text" if f.name == "last_error" else f.name
+        for f in WebhookDelivery._meta.fields
+    ]
+    exclude = ("last_error",)  # shown rendered, as last_error_text
     actions = ("redeliver",)
+
+    @admin.display(description="last error")
+    def last_error_text(self, obj: WebhookDelivery) -> str:
+        return reasons.render(obj.last_error)
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
@@ -406,3 +424,6 @@ class WebhookDeliveryAdmin(admin.ModelAdmin):
         for row in queryset:
             outbound_delivery.redeliver(row)
         self.message_user(request, f"{queryset.count()} delivery(ies) due again.", messages.SUCCESS)
+
+
+from cerniq import admin_users  # noqa: E402, F401 (the user admin and its unlock action)

@@ -30,6 +30,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext as _
 
+from cerniq import net_guard
 from cerniq.alerts import SEVERITY_RANK
 from cerniq.models import Alert, AlertChannel
 
@@ -84,12 +85,84 @@ def service(url: str) -> NotifyBase:
     return plugin
 
 
+# The apprise services a tenant's channel may use, by plugin class: each speaks HTTP through
+# requests, passing on `redirects` (or SMTP through smtplib), so net_guard sees every name
+# it resolves and every address it connects to (tests/cerniq/test_alert_channel_guard.py
+# reads apprise's source to hold it to that). The value names the plugin's attribute that
+# holds the host the tenant chose, checked when the channel is saved and before every
+# send; None: the service's own host (checked as it is resolved). Apprise's other services
+# (syslog, D-Bus, MQTT, XMPP, IRC, …) talk to this machine or through sockets and
+# libraries the guard cannot follow: refused.
+GUARDED_SERVICES: dict[str, str | None] = {
+    "NotifyEmail": "smtp_host",
+    "NotifyJSON": "host",
+    "NotifyForm": "host",
+    "NotifyXML": "host",
+    "NotifyNtfy": "host",
+    "NotifyGotify": "host",
+    "NotifyMatrix": "host",
+    "NotifyMattermost": "host",
+    "NotifyRocketChat": "host",
+    "NotifyWorkflows": "host",
+    "NotifySlack": None,
+    "NotifyTelegram": None,
+    "NotifyDiscord": None,
+    "NotifyGoogleChat": None,
+    "NotifyPushover": None,
+    "NotifyPagerDuty": None,
+    "NotifyOpsgenie": None,
+}
+
+
+@dataclass(frozen=True)
+class ChannelService:
+    """A tenant channel's apprise service and the host it was given ("" for none)."""
+
+    plugin: NotifyBase
+    host: str
+
+
+def channel_service(url: str) -> ChannelService:
+    """A tenant channel's service (env:// resolved): one apprise can use and the guard can
+    follow; else ChannelURLError. Its host is not resolved here."""
+    plugin = service(url)
+    kind = type(plugin).__name__
+    if kind not in GUARDED_SERVICES:
+        raise ChannelURLError(
+            _(
+                "Alerts cannot go to %(service)s: use e-mail (mailto://), Slack, Telegram, "
+                "Discord, Google Chat, Microsoft Teams (workflow://), Pushover, PagerDuty, "
+                "Opsgenie, ntfy, Gotify, Matrix, Mattermost, Rocket.Chat or a webhook "
+                "(json://, form://, xml://)."
+            )
+            % {"service": plugin.service_name}
+        )
+    attribute = GUARDED_SERVICES[kind]
+    host = str(getattr(plugin, attribute, "") or "") if attribute else ""
+    # Never follow a redirect (the URL's own ?redirect=yes included): the guard would
+    # vet its host, but a redirect is nothing a notice needs.
+    plugin.redirects = False
+    return ChannelService(plugin, host.strip("[]"))
+
+
+def check_url(url: str) -> ChannelService:
+    """A tenant channel's URL may be saved: a service from GUARDED_SERVICES whose host
+    resolves only to public addresses (net_guard). ChannelURLError, or DestinationRefused."""
+    found = channel_service(url)
+    if found.host:
+        net_guard.check_host(found.host)
+    return found
+
+
 def validate_url(url: str) -> None:
-    """Model and form validator: ValidationError naming the problem (never the secret)."""
+    """Model and form validator for a tenant's channel: ValidationError naming the problem
+    (never the secret)."""
     try:
-        service(url)
+        check_url(url)
     except ChannelURLError as problem:
         raise ValidationError(str(problem), code="invalid_alert_url") from None
+    except net_guard.DestinationRefused as refused:
+        raise ValidationError(refused.message, code="refused_alert_host") from None
 
 
 def _mask_segment(segment: str) -> str:

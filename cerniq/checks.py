@@ -9,6 +9,8 @@
   a development machine has no tokens and uses the sandbox phones of the demo).
 - cerniq.W002: a backend that cannot be imported.
 - cerniq.W030: an ALERT_URLS entry apprise cannot use (platform alerts would not go out).
+- cerniq.W031: with DEBUG off, OUTBOUND_ALLOW_LOCAL_TARGETS is on: tenants' webhooks and
+  alert channels may make the server call its own network (cerniq.net_guard).
 - cerniq.E020: with DEBUG off, PUBLIC_BASE_URL is unset or not https: every email carries a
   one-click unsubscribe link built from it, which recipients must be able to open.
   cerniq.W020: it names this machine (http://127.0.0.1:8000, a local docker compose trial):
@@ -158,6 +160,20 @@ def check_alert_urls(app_configs: Any = None, **kwargs: Any) -> list[Warning]:
                 )
             )
     return warnings
+
+
+@register(Tags.security)
+def check_outbound_targets(app_configs: Any = None, **kwargs: Any) -> list[Warning]:
+    if settings.DEBUG or not settings.OUTBOUND_ALLOW_LOCAL_TARGETS:
+        return []
+    return [
+        Warning(
+            "OUTBOUND_ALLOW_LOCAL_TARGETS is on: a tenant's webhook endpoint or alert channel "
+            "may make the server call private, loopback and link-local addresses.",
+            hint="Unset it in production (docs/alerts.md, 'Where notices may go').",
+            id="cerniq.W031",
+        )
+    ]
 
 
 LOOPBACK_HOSTS = {"localhost", "127.0.0.1", "::1"}

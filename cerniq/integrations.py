@@ -9,8 +9,8 @@ the declarations the registry produces what used to be written by hand in severa
 - the webhook receivers (`/webhooks/<key>/…`);
 - the provider choices of every model that stores a provider key (one vocabulary);
 - the periodic jobs the integration needs (merged into `PERIODIC_JOBS`);
-- what it wants to hear about from the core (`hooks`: "stage_changed", "opted_out" → a
-  function), so a
+- what it wants to hear about from the core (`hooks`: "stage_changed", "opted_out",
+  "automation_stopped" → a function), so a
   provider is told of our changes without the core importing any integration;
 - where its webhook fixtures live (`replay_webhook`, the fixture tests).
 
@@ -148,7 +148,7 @@ def email_provider_choices() -> list[tuple[str, str]]:
     return provider_choices("email")
 
 
-HOOK_EVENTS = frozenset({"stage_changed", "opted_out"})
+HOOK_EVENTS = frozenset({"stage_changed", "opted_out", "automation_stopped"})
 
 
 def notify(event: str, **details: Any) -> None:

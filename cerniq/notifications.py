@@ -16,6 +16,7 @@ import logging
 import re
 from collections import defaultdict
 from collections.abc import Iterable
+from contextlib import nullcontext
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -24,7 +25,7 @@ from django.db.models import Exists, OuterRef, Q
 from django.urls import reverse
 from django.utils import timezone
 
-from cerniq import alert_channels, alert_messages
+from cerniq import alert_channels, alert_messages, net_guard, reasons
 from cerniq.alert_channels import ChannelURLError, Target
 from cerniq.logging import mask_log_text
 from cerniq.models import Alert, AlertChannel
@@ -188,7 +189,11 @@ def _deliver(alert_id: int, now: datetime, channels: list[AlertChannel], report:
         if problem:
             failed += 1
             log.warning(
-                "alert %s: %s notice to %s failed: %s", alert.pk, notice, target.label, problem
+                "alert %s: %s notice to %s failed: %s",
+                alert.pk,
+                notice,
+                target.label,
+                reasons.render(problem),
             )
         else:
             already.add(target.key)
@@ -274,23 +279,35 @@ def send(target: Target, alert: Alert, notice: str) -> str:
 
 def send_test(channel: AlertChannel) -> str:
     """A test notice through one channel ("send test notification"): "" when it went out,
-    else what went wrong. The channel's status shows the outcome too."""
+    else what went wrong, in the reader's language. The channel's status shows the outcome
+    too."""
     target = alert_channels.channel_target(channel)
     title, body = alert_messages.channel_check_message(channel, target.language, alerts_page_url())
     problem = send_text(target, title, body, "info")
     _record_channel_outcome(target, problem, timezone.now())
+    shown = reasons.render(problem)
     if problem:
-        log.warning("alert channel %s: test notice failed: %s", target.label, problem)
-    return problem
+        log.warning("alert channel %s: test notice failed: %s", target.label, shown)
+    return shown
 
 
 def send_text(target: Target, title: str, body: str, notify_type: str) -> str:
-    """Through apprise; apprise's own log lines stay inside this call (they can carry the
-    URL in full: settings.LOGGING keeps the "apprise" logger to itself) and the failure
-    reason comes back scrubbed of the URL's secrets."""
+    """Through apprise: "" when it went out, else the problem (a stored reason or text).
+
+    A tenant's channel goes only to public addresses (net_guard, docs/alerts.md): its host
+    is vetted first (refused: nothing is connected, and the answer is the same whatever
+    listens there), and while apprise sends, every name it resolves is vetted and pinned.
+    The deployment's own ALERT_URLS are its operator's choice and are not guarded.
+    Apprise's own log lines stay inside this call (they can carry the URL in full:
+    settings.LOGGING keeps the "apprise" logger to itself) and the failure reason comes
+    back scrubbed of the URL's secrets."""
     try:
         url = alert_channels.resolve(target.url)
-        plugin = alert_channels.service(url)
+        if target.channel_id is None:
+            plugin, hosts = alert_channels.service(url), None
+        else:
+            found = alert_channels.channel_service(url)
+            plugin, hosts = found.plugin, [found.host] if found.host else []
     except ChannelURLError as problem:
         return str(problem)
     import apprise  # loaded already by alert_channels.service
@@ -298,17 +315,25 @@ def send_text(target: Target, title: str, body: str, notify_type: str) -> str:
     notifier = apprise.Apprise()
     notifier.add(plugin)
     try:
-        # Plain text: apprise escapes it for services that read HTML (Telegram), so a "<"
-        # in an alert's message cannot break the notice.
-        result = notifier.notify(
-            body=body, title=title, notify_type=notify_type, body_format=apprise.NotifyFormat.TEXT
-        )
+        with net_guard.guarded(*hosts) if hosts is not None else nullcontext() as guard:
+            # Plain text: apprise escapes it for services that read HTML (Telegram), so a
+            # "<" in an alert's message cannot break the notice.
+            result = notifier.notify(
+                body=body,
+                title=title,
+                notify_type=notify_type,
+                body_format=apprise.NotifyFormat.TEXT,
+            )
+    except net_guard.DestinationRefused as refused:
+        return refused.reason
     except Exception as exc:  # noqa: BLE001 - one channel's crash must not stop the others
         return _scrub(f"{type(exc).__name__}: {exc}", url)
+    if guard is not None and guard.refused:
+        return guard.refusal  # apprise's words ("connection error") would hide why
     if result:
         return ""
-    reasons = [e.message for e in result.logs() if e.level in ("WARNING", "ERROR", "CRITICAL")]
-    return _scrub(reasons[-1] if reasons else "the service refused the notification", url)
+    said = [e.message for e in result.logs() if e.level in ("WARNING", "ERROR", "CRITICAL")]
+    return _scrub(said[-1] if said else "the service refused the notification", url)
 
 
 _URL_PARTS = re.compile(r"[^/:@?&=#+]+")

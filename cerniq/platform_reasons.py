@@ -26,3 +26,7 @@ WEBHOOK_REQUESTS_REFUSED = reasons.define(
         "whether someone is probing the endpoint."
     ),
 )
+DESTINATION_REFUSED = reasons.define(
+    "platform.destination_refused",
+    _("%(host)s does not resolve to a public Internet address: the server does not connect to it."),
+)

@@ -76,6 +76,13 @@ class QuotaExceeded(ProviderError):
     """The provider's messaging quota is used up; `retry_after` points at the next day."""
 
 
+class AlreadyAccepted(ProviderError):
+    """The provider already holds a request under this idempotency key (Resend's 409
+    `invalid_idempotent_request`): an earlier attempt of the message reached it, so this is
+    no failure but the earlier send's echo. The send path records the message as sent
+    (the provider id, when the answer carries none, comes with the provider's webhooks)."""
+
+
 # --- permanent -------------------------------------------------------------------------
 
 

@@ -54,6 +54,8 @@ INSTALLED_APPS = [
     "whatsapp",
     "email_channels",
     "hitl",
+    "axes",  # sign-in lockouts (cerniq.signin)
+    "csp",  # Content-Security-Policy (cerniq.security_headers has the other headers)
 ]
 # REST API (#13): the api app (top row, beside console) and the libraries it stands on.
 INSTALLED_APPS += ["rest_framework_api_key", "django_filters", "drf_spectacular_sidecar", "api"]
@@ -73,6 +75,9 @@ MIDDLEWARE = [
     "cerniq.metrics.web.RequestMetricsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # Below static files, above every page and redirect (docs/security.md).
+    "csp.middleware.CSPMiddleware",
+    "cerniq.security_headers.SecurityHeadersMiddleware",  # Permissions-Policy, no-store
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -81,6 +86,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "console.middleware.NoWorkspaceMiddleware",  # signed in, no workspace: a page saying so
+    "axes.middleware.AxesMiddleware",  # last: a locked-out sign-in becomes the lockout page
 ]
 
 ROOT_URLCONF = "cerniq.urls"
@@ -194,9 +200,12 @@ PERIODIC_JOBS: list[dict[str, str]] = [
 ]
 
 # --- Outgoing webhooks (#13, docs/outbound-webhooks.md) -----------------------------------
-# http:// and private/loopback/link-local addresses allowed (development and tests only:
-# in production an endpoint must be https and public, cerniq.outbound.endpoints).
-OUTBOUND_WEBHOOKS_ALLOW_LOCAL = env.bool("OUTBOUND_WEBHOOKS_ALLOW_LOCAL", default=DEBUG)
+# Webhook endpoints and alert channels may reach private, loopback and link-local addresses
+# (and endpoints may be http://): development and tests only. In production the server
+# calls only public addresses (cerniq.net_guard). OUTBOUND_WEBHOOKS_ALLOW_LOCAL: old name.
+OUTBOUND_ALLOW_LOCAL_TARGETS = env.bool(
+    "OUTBOUND_ALLOW_LOCAL_TARGETS", default=env.bool("OUTBOUND_WEBHOOKS_ALLOW_LOCAL", default=DEBUG)
+)
 PERIODIC_JOBS.append(
     {"name": "outbound-webhooks", "cron": "* * * * *", "actor": "cerniq.tasks.deliver_due_webhooks"}
 )
@@ -314,6 +323,43 @@ LOGIN_URL = "/login/"
 LOGIN_REDIRECT_URL = "/outreach/dashboard/"
 LOGOUT_REDIRECT_URL = "/login/"
 
+# --- Sign-in lockouts, password reset, the client's address (docs/security.md) ------------
+# The address a request came from: REMOTE_ADDR, or behind a proxy the header it sets and
+# nothing else (cerniq.client_ip). X-Forwarded-For: the entry CLIENT_IP_PROXY_COUNT from
+# the right (1: the address our proxy saw; entries further left are the client's to forge).
+CLIENT_IP_HEADER = env.str(
+    "CLIENT_IP_HEADER", default="X-Forwarded-For" if env.bool("BEHIND_PROXY", False) else ""
+)
+CLIENT_IP_PROXY_COUNT = env.int("CLIENT_IP_PROXY_COUNT", default=1)
+# django-axes: an account locks after SIGNIN_ACCOUNT_FAILURES failed sign-ins from anywhere,
+# an address after SIGNIN_ADDRESS_FAILURES across accounts (cerniq.signin.LockoutHandler),
+# for SIGNIN_LOCKOUT_MINUTES after the last attempt. /login/ and /admin/login/ alike.
+SIGNIN_ACCOUNT_FAILURES = env.int("SIGNIN_ACCOUNT_FAILURES", default=10)
+SIGNIN_ADDRESS_FAILURES = env.int("SIGNIN_ADDRESS_FAILURES", default=30)
+SIGNIN_LOCKOUT_MINUTES = env.int("SIGNIN_LOCKOUT_MINUTES", default=15)
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",  # first: refuses a locked-out sign-in
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_HANDLER = "cerniq.signin.LockoutHandler"
+AXES_VERBOSE = False  # no banner on every process start (commands' output stays theirs)
+AXES_FAILURE_LIMIT = SIGNIN_ACCOUNT_FAILURES
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_USERNAME_FORM_FIELD = "username"  # axes' default, set here for cerniq.signin to read
+AXES_COOLOFF_TIME = timedelta(minutes=SIGNIN_LOCKOUT_MINUTES)
+AXES_RESET_ON_SUCCESS = True  # the account's own failures only (LockoutHandler)
+AXES_CLIENT_IP_CALLABLE = "cerniq.client_ip.client_ip"
+AXES_LOCKOUT_CALLABLE = "cerniq.signin.lockout_response"
+# Password reset by e-mail (console.views.password_reset): with EMAIL_URL, or in development
+# printed by the console backend; otherwise the login page says to ask an admin. Requests
+# per address and per e-mail address in an hour.
+PASSWORD_RESET_BY_EMAIL = NOTIFY_BY_EMAIL or DEBUG
+if DEBUG and not NOTIFY_BY_EMAIL:
+    EMAIL_BACKEND = "django.core.mail.backends.console.EmailBackend"
+PASSWORD_RESET_PER_ADDRESS = env.int("PASSWORD_RESET_PER_ADDRESS", default=5)
+PASSWORD_RESET_PER_EMAIL = env.int("PASSWORD_RESET_PER_EMAIL", default=3)
+PASSWORD_RESET_TIMEOUT = env.int("PASSWORD_RESET_TIMEOUT_SECONDS", default=3600)
+
 LANGUAGE_CODE = "ro"
 LANGUAGES = [("ro", "Română"), ("en", "English")]
 LOCALE_PATHS = [BASE_DIR / "locale"]
@@ -392,6 +438,11 @@ REST_FRAMEWORK = {
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "EXCEPTION_HANDLER": "api.errors.exception_handler",
     "DEFAULT_PAGINATION_CLASS": "api.pagination.Cursor",
+    # The browsable API under a policy of its own (api.renderers).
+    "DEFAULT_RENDERER_CLASSES": [
+        "rest_framework.renderers.JSONRenderer",
+        "api.renderers.BrowsableAPI",
+    ],
     "DEFAULT_PARSER_CLASSES": [
         "api.parsers.BoundedJSONParser",
         "rest_framework.parsers.FormParser",
@@ -401,6 +452,11 @@ REST_FRAMEWORK = {
 }
 # Requests per API key (or per signed-in operator) and period, e.g. 120/min, 5000/hour.
 API_THROTTLE_RATE = env.str("API_THROTTLE_RATE", default="120/min")
+# An address that sends API_KEY_FAILURE_LIMIT wrong keys within API_KEY_FAILURE_WINDOW_MINUTES
+# gets 429 for every key it sends during API_KEY_LOCKOUT_MINUTES (api.auth).
+API_KEY_FAILURE_LIMIT = env.int("API_KEY_FAILURE_LIMIT", default=20)
+API_KEY_FAILURE_WINDOW_MINUTES = env.int("API_KEY_FAILURE_WINDOW_MINUTES", default=10)
+API_KEY_LOCKOUT_MINUTES = env.int("API_KEY_LOCKOUT_MINUTES", default=15)
 SPECTACULAR_SETTINGS = {
     "TITLE": "Cerniq Outreach API",
     "VERSION": "1.0.0",
@@ -443,6 +499,22 @@ SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
 if env.bool("BEHIND_PROXY", default=False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+# Content-Security-Policy (django-csp): scripts and styles from our own static files only,
+# no inline code; the API's HTML pages relax styles for themselves (api.renderers).
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'"],
+        "img-src": ["'self'", "data:"],
+        "font-src": ["'self'"],
+        "connect-src": ["'self'"],
+        "frame-ancestors": ["'none'"],
+        "form-action": ["'self'"],
+        "base-uri": ["'self'"],
+        "object-src": ["'none'"],
+    },
+}
 
 LOG_FORMAT = log_format(os.environ)
 LOGGING = {

@@ -6,6 +6,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from cerniq.provider_errors import ProviderError, SendResult
 
@@ -47,6 +48,44 @@ class OutgoingEmail:
     @property
     def attachment_bytes(self) -> int:
         return sum(len(a.content) for a in self.attachments)
+
+    def stored(self) -> dict[str, Any]:
+        """The email as JSON, to keep with its message: every attempt after the first sends
+        what was rendered for the first (a provider that dedupes on its idempotency key wants
+        the same request each time). Headers and tags are [name, value] pairs, since
+        PostgreSQL's jsonb does not keep an object's key order. Attachments are left out:
+        they are stored files of the message, read again for each attempt."""
+        return {
+            "to": self.to,
+            "subject": self.subject,
+            "text": self.text,
+            "html": self.html,
+            "reply_to": self.reply_to,
+            "headers": [[name, value] for name, value in self.headers.items()],
+            "tags": [[name, value] for name, value in self.tags.items()],
+            "campaign": self.campaign,
+            "in_reply_to": self.in_reply_to,
+            "sender": self.sender,
+        }
+
+    @classmethod
+    def from_stored(
+        cls, data: Mapping[str, Any], attachments: tuple[EmailAttachment, ...] = ()
+    ) -> OutgoingEmail:
+        """The email `stored()` kept, with the message's attachments."""
+        return cls(
+            to=data["to"],
+            subject=data["subject"],
+            text=data["text"],
+            html=data.get("html", ""),
+            reply_to=data.get("reply_to", ""),
+            headers=dict(data.get("headers", [])),
+            attachments=attachments,
+            tags=dict(data.get("tags", [])),
+            campaign=data.get("campaign", ""),
+            in_reply_to=data.get("in_reply_to", ""),
+            sender=data.get("sender", ""),
+        )
 
 
 class EmailBackend(ABC):

@@ -1,9 +1,10 @@
 """The human review queue: open items, act on them, and watch their SLAs.
 
 A lead with an open (OPEN or ASSIGNED) review item has `journey.requires_human_review`
-set, so dispatch skips it and the send path cancels any automated message still queued
-for it (whatsapp.sending.why_not_send); messages written or approved by a person
-(`is_manual`) still go out. The journey's `review_priority`/`review_reason` mirror the
+set, so dispatch skips it, the send path cancels any automated message still queued for
+it (outreach.sending.why_not_send) and a cold email a campaign still holds is withdrawn
+(outreach.automation.stopped); messages written or approved by a person (`is_manual`)
+still go out. The journey's `review_priority`/`review_reason` mirror the
 most urgent open item. When the last open item closes the flag is cleared and automation
 may resume: the stage decides what dispatch does, and an enrollment whose queued step was
 cancelled while the lead was under review is made due again.
@@ -37,7 +38,7 @@ from cerniq.tenancy import display_name
 from hitl import hot_replies, routing, sla
 from hitl import reasons as why
 from hitl.models import ReviewItem
-from outreach import stages
+from outreach import automation, stages
 from outreach.hours import SendingWindow
 from outreach.manual import SendRefused, answer
 from outreach.models import Enrollment, Journey, Lead, Message, Priority, Stage
@@ -251,7 +252,10 @@ def open_item(
             )
     except IntegrityError:  # opened concurrently for the same message: that one wins
         return ReviewItem.objects.get(message=message, kind=kind, status__in=OPEN_STATUSES)
+    was_held = journey.requires_human_review
     _sync_journey(journey)
+    if not was_held:  # a hold stops automation: what a provider holds is withdrawn
+        automation.stopped([lead.pk])
     emit(item.tenant_id, "review.created", _review_event(item))
     return item
 

@@ -2,7 +2,8 @@
 
 take_over(lead, user)
     Sets journey.taken_over_by/at and stops the lead's sequence (sequences.stop with the
-    reason code STOP_TAKEOVER), which also cancels what is still queued for the lead. From
+    reason code STOP_TAKEOVER), which also cancels what is still queued for the lead and
+    withdraws a cold email a campaign still holds (outreach.automation.stopped). From
     then on no automated message reaches the lead by any path: dispatch skips taken-over
     journeys and the send path cancels any automated message queued later (e.g. an AI auto
     reply).
@@ -18,7 +19,8 @@ hand_back(lead, user, *, stage=None, resume=True)
     Only the holder hands back. `stage` is applied through outreach.stages.transition.
     With `resume`, a lead still in COLD/CONTACTED_* whose last enrollment is the one the
     takeover stopped is put back in that sequence, continuing at the step after the last
-    one sent (the same enrollment row becomes ACTIVE again, keeping its sequence version),
+    one sent (the same enrollment row becomes ACTIVE again, keeping its sequence version;
+    a step withdrawn from a campaign does not count as sent, so it is pushed again),
     and the journey is due now so the next dispatch queues that step (inside the sending
     window; dispatch defers it otherwise). Nothing is resumed when the lead moved on (another
     stage, another enrollment since, sequence inactive or already at its last step); the

@@ -20,7 +20,7 @@ from django.utils import timezone
 
 from cerniq import reasons
 from cerniq.models import Tenant
-from outreach import pacing, spintax, stages, stalls
+from outreach import automation, pacing, spintax, stalls
 from outreach import reasons as codes
 from outreach.channels import choose_channel, email_subject
 from outreach.delivery import enqueue_message, plan_push
@@ -81,13 +81,8 @@ class _Plan:
 
 
 def _due(tenant: Tenant, now: datetime):
-    return Journey.objects.filter(
-        tenant=tenant,
-        stage__in=stages.AUTOMATED,
-        next_action_at__lte=now,
-        requires_human_review=False,
-        taken_over_by__isnull=True,
-    )
+    """Journeys of `tenant` due by `now` whose automation is wanted (outreach.automation)."""
+    return Journey.objects.filter(automation.wanted_q(), tenant=tenant, next_action_at__lte=now)
 
 
 def dispatch_due(

@@ -26,7 +26,7 @@ from cerniq import reasons
 from cerniq.models import Tenant
 from outreach import optout
 from outreach import reasons as codes
-from outreach.models import Channel, Lead, Message
+from outreach.models import SENT_STATUSES, Channel, Lead, Message
 from outreach.suppression import suppress
 
 log = logging.getLogger(__name__)
@@ -91,6 +91,31 @@ def find_message(
         )
         .select_related("lead")
         .first()
+    )
+
+
+def learn_provider_id(tenant: Tenant, message_tag: str, provider_message_id: str) -> bool:
+    """Our sent email named by its message tag (`OutgoingEmail.tags`) learns the provider's
+    id when it was recorded without one: a send the provider answered with "I hold this
+    already" instead of its id (outreach.sending, `AlreadyAccepted`). Its later events then
+    find it like any other. Only a recorded send learns (an attempt in flight is recorded
+    with the id its own answer carries). True when learnt."""
+    if not (message_tag.isdigit() and provider_message_id):
+        return False
+    taken = Message.objects.filter(
+        channel__in=EMAIL_CHANNELS, provider_message_id=provider_message_id
+    )
+    if taken.exists():
+        return False
+    return bool(
+        Message.objects.filter(
+            pk=int(message_tag),
+            tenant=tenant,
+            channel__in=EMAIL_CHANNELS,
+            direction=Message.Direction.OUTBOUND,
+            status__in=SENT_STATUSES,
+            provider_message_id="",
+        ).update(provider_message_id=provider_message_id)
     )
 
 

@@ -202,6 +202,7 @@ class StageTransition(models.Model):
         "inbound": _("the lead's reply"),
         "instantly": _("Instantly"),
         "api": _("API"),
+        "withdrawal": _("withdrawal from a campaign"),
     }
 
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")

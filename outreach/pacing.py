@@ -11,6 +11,8 @@ next run for the moment something can happen: the end of the gap, a retry that c
 due, the window's opening. Whoever queues work for a phone calls `wake(phone, at)`, which
 adds a run only when none is already planned at or before `at` (`Phone.wake_at`). So a
 phone's 200 messages of a day cost about 200 actor runs, not one re-poll every second.
+A run in progress holds a lease (`Phone.run_until`): one run of a phone at a time, and
+the reconciler (outreach.delivery.requeue_stale) leaves a running phone alone.
 """
 
 from __future__ import annotations
@@ -37,6 +39,10 @@ SEND_LEASE = timedelta(seconds=120)
 # A planned run that has not started this long after it was due was lost (Redis flushed,
 # enqueue failed after commit): the next `wake` plans a new one instead of trusting it.
 WAKE_GRACE = timedelta(minutes=2)
+# A run holds its phone this long at most (renewed when its send starts). The run actor's
+# time limit is this lease (outreach.tasks), so a run never outlives it; a run whose worker
+# died frees the phone when it ends.
+RUN_LEASE = timedelta(seconds=150)
 
 PENDING = (Message.Status.QUEUED, Message.Status.SENDING)
 
@@ -71,26 +77,24 @@ def claim_phone(phone_id: int, now: datetime | None = None) -> datetime | None:
     return max(next_send_at or now, now)
 
 
-def finish_send(phone_id: int, tenant: Tenant, *, sent: bool, new_contact: bool) -> datetime:
-    """Release the phone after a provider call; the next send waits a fresh gap."""
+def finish_send(phone_id: int, tenant: Tenant) -> datetime:
+    """Release the phone after a provider call; the next send waits a fresh gap. (What
+    went out is counted where it is recorded: `count_send`.)"""
     finished = timezone.now()
-    changes: dict[str, object] = {"busy_until": None, "next_send_at": finished + gap_for(tenant)}
-    if sent:
-        changes |= _sent_counters(new_contact, finished)
-    Phone.objects.filter(pk=phone_id).update(**changes)
+    Phone.objects.filter(pk=phone_id).update(
+        busy_until=None, next_send_at=finished + gap_for(tenant)
+    )
     return finished
 
 
-def count_send(phone_id: int, *, new_contact: bool) -> None:
-    """Count a send found at the provider after its worker died (the lease is not ours)."""
-    Phone.objects.filter(pk=phone_id).update(**_sent_counters(new_contact, timezone.now()))
-
-
-def _sent_counters(new_contact: bool, at: datetime) -> dict[str, object]:
+def count_send(phone_id: int, *, new_contact: bool, at: datetime) -> None:
+    """Count one send on its phone: the totals and the last send, which the health guard
+    reads. Called once per message, in the transaction that records it sent
+    (outreach.recording.record_sent), whether its own attempt or a reconciliation found it."""
     changes: dict[str, object] = {"last_sent_at": at, "total_sent": F("total_sent") + 1}
     if new_contact:
         changes["total_new_contacts"] = F("total_new_contacts") + 1
-    return changes
+    Phone.objects.filter(pk=phone_id).update(**changes)
 
 
 def release_unused(phone_id: int) -> None:
@@ -141,25 +145,71 @@ def phone_queue_for(phone_id: int) -> str:
 def run_phone(phone_id: int) -> str:
     """One planned run: send the phone's next due message, then plan the next run.
 
-    Returns what happened, for the log ("idle" when nothing was due)."""
+    The run holds the phone's run lease (`Phone.run_until`) from start to end: a second
+    run that arrives meanwhile (a copy, a wake) leaves at once, and the reconciler does not
+    wake a phone whose run is in progress. The lease ends with the run, or on its own if
+    the worker dies. Returns what happened, for the log ("idle" when nothing was due)."""
     from outreach.sending import send_message  # sending → transports → pacing
 
     now = timezone.now()
-    Phone.objects.filter(pk=phone_id, wake_at__lte=now).update(wake_at=None)
-    phone = Phone.objects.select_related("tenant").filter(pk=phone_id).first()
-    if phone is None:
-        return "no such phone"
-    window = SendingWindow.for_tenant(phone.tenant)
-    resting = max(phone.busy_until or now, phone.next_send_at or now) > now
-    message_id = None if resting else next_due(phone, window, now)
-    result = "resting" if resting else "idle"
-    if message_id is not None:
-        outcome = send_message(message_id)
-        result = f"message {message_id}: {outcome.kind} {outcome.detail}"
-    at = next_run_at(phone_id, window)
-    if at is not None:
-        wake(phone_id, at, after_gap=True)
+    lease = _start_run(phone_id, now)
+    if lease is None:
+        return "already running"
+    at = None
+    try:
+        phone = Phone.objects.select_related("tenant").filter(pk=phone_id).first()
+        if phone is None:
+            return "no such phone"
+        window = SendingWindow.for_tenant(phone.tenant)
+        resting = max(phone.busy_until or now, phone.next_send_at or now) > now
+        message_id = None if resting else next_due(phone, window, now)
+        result = "resting" if resting else "idle"
+        if message_id is not None:
+            lease = _hold_run(phone_id, lease)  # from the send's start, like the send's own
+            outcome = send_message(message_id)
+            result = f"message {message_id}: {outcome.kind} {outcome.detail}"
+        at = next_run_at(phone_id, window)
+    finally:
+        _end_run(phone_id, lease, at)
     return result
+
+
+def _start_run(phone_id: int, now: datetime) -> datetime | None:
+    """Take the run lease (None when another run holds it); the planned run that brought
+    us here, due by now, is no longer planned. Returns the lease's end: it names the lease,
+    so that a run whose lease expired and was taken never frees its successor's."""
+    lease = now + RUN_LEASE
+    taken = (
+        Phone.objects.filter(pk=phone_id)
+        .filter(Q(run_until__isnull=True) | Q(run_until__lte=now))
+        .update(run_until=lease, wake_at=_unless_due(now))
+    )
+    return lease if taken else None
+
+
+def _hold_run(phone_id: int, lease: datetime) -> datetime:
+    renewed = timezone.now() + RUN_LEASE
+    held = Phone.objects.filter(pk=phone_id, run_until=lease).update(run_until=renewed)
+    return renewed if held else lease
+
+
+def _end_run(phone_id: int, lease: datetime, at: datetime | None) -> None:
+    """Give the lease back and plan the next run at `at`, in one transaction, so that the
+    reconciler never sees the phone with neither a run nor a plan. A run that came due
+    while this one held the lease left without working: this plan replaces it."""
+    now = timezone.now()
+    with transaction.atomic():
+        Phone.objects.filter(pk=phone_id).update(
+            run_until=Case(When(run_until=lease, then=Value(None)), default=F("run_until")),
+            wake_at=_unless_due(now),
+        )
+        if at is not None:
+            wake(phone_id, at, after_gap=True)
+
+
+def _unless_due(now: datetime) -> Case:
+    """`wake_at`, or None when it is due by `now`."""
+    return Case(When(wake_at__lte=now, then=Value(None)), default=F("wake_at"))
 
 
 def _priority() -> Case:
@@ -225,9 +275,12 @@ def next_run_at(phone_id: int, window: SendingWindow) -> datetime | None:
 
 
 def phones_needing_a_run(now: datetime | None = None) -> list[int]:
-    """Phones with pending messages but no live planned run (the reconciler's list)."""
+    """Phones with pending messages, no live planned run and no run in progress (the
+    reconciler's list)."""
     now = now or timezone.now()
-    stalled = Q(wake_at__isnull=True) | Q(wake_at__lt=now - WAKE_GRACE)
+    stalled = (Q(wake_at__isnull=True) | Q(wake_at__lt=now - WAKE_GRACE)) & (
+        Q(run_until__isnull=True) | Q(run_until__lte=now)
+    )
     pending = Message.objects.filter(
         direction=Message.Direction.OUTBOUND, status__in=PENDING, phone_id__isnull=False
     ).values("phone_id")

@@ -33,7 +33,8 @@ from django.utils import timezone
 from cerniq.provider_errors import ProviderError
 from email_channels.models import EmailCampaign
 from outreach.models import SENT_STATUSES, Channel, Message
-from outreach.sending import record_failure, record_sent, why_not_send
+from outreach.recording import record_sent
+from outreach.sending import record_failure, why_not_send
 from outreach.sequences import cancel_message
 from outreach.transports import EmailTransport, transport_for
 

@@ -147,6 +147,8 @@ ALERT_DEAD_LETTERS = reasons.define(
 )
 
 # --- why a queued message was not sent after all (outreach.sending.why_not_send) ----------
+# A sequence's step is refused with the one rule's `stop.*` codes (outreach.automation);
+# TAKEN_OVER, UNDER_REVIEW and ENROLLMENT stay for the rows written before it.
 NOT_SENT_NO_JOURNEY = reasons.define("send.no_journey", _("The lead has no journey"))
 NOT_SENT_OPTED_OUT = reasons.define(
     "send.opted_out", _("The lead opted out of %(channel)s"), channel=Channel
@@ -163,6 +165,12 @@ NOT_SENT_ENROLLMENT = reasons.define(
 NOT_SENT_NO_PHONE = reasons.define("send.no_phone", _("No phone is assigned"))
 NOT_SENT_EMAIL_STATUS = reasons.define(
     "send.email_status", _("The email address is %(status)s"), status=Lead.EmailStatus
+)
+
+# --- a sent message whose delivery cannot be followed (integrations' delivery polls) ------
+STATUS_UNKNOWN = reasons.define(
+    "delivery.status_unknown",
+    _("Delivery not followed: the provider no longer knows this message (HTTP %(status)s)"),
 )
 
 # --- lead import: why a row or a file was refused (outreach.importing, outreach.lead_entry)
@@ -292,3 +300,21 @@ STOP_COMPANY_REPLIED = reasons.define(
     "stop.company_replied", _("another contact of the company replied")
 )
 STOP_PAUSED = reasons.define("stop.paused", _("the lead was paused"))
+STOP_REVIEW = reasons.define("stop.review", _("the lead is held for human review"))
+STOP_NOT_RUNNING = reasons.define("stop.not_running", _("the sequence no longer runs for the lead"))
+
+# --- what a provider held and was taken back (outreach.automation, the integrations) ------
+# Message.error of a cold email a provider had not sent yet when automation stopped.
+WITHDRAWN = reasons.define(
+    "withdrawn.before_sent",
+    _("Withdrawn from %(provider)s campaign %(campaign)s before it was sent: %(why)s"),
+    why=reasons.render,
+)
+WITHDRAW_FAILED = reasons.define(
+    "withdrawn.failed",
+    _(
+        "Could not withdraw it from %(provider)s campaign %(campaign)s (%(error)s): it may "
+        "still be sent although %(why)s"
+    ),
+    why=reasons.render,
+)

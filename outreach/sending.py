@@ -31,6 +31,7 @@ from cerniq.models import Alert
 from cerniq.outbound.events import emit
 from cerniq.provider_errors import (
     AccountDisconnected,
+    AlreadyAccepted,
     AuthenticationFailed,
     InvalidRecipient,
     PermanentProviderError,
@@ -38,12 +39,12 @@ from cerniq.provider_errors import (
     ProviderTimeout,
     SendResult,
 )
+from outreach import automation, sequences, stages
 from outreach import reasons as codes
-from outreach import sequences, stages
 from outreach.hours import SendingWindow
 from outreach.metrics import count_message
-from outreach.models import Enrollment, Journey, Message, TemplateVersion
-from outreach.reasons import STAGE_SENT
+from outreach.models import Enrollment, Journey, Message
+from outreach.recording import record_sent
 from outreach.sequences import cancel_message, is_opt_out_confirmation
 from outreach.transports import Transport, recipient_id, transport_for
 from whatsapp.quota import release
@@ -51,10 +52,6 @@ from whatsapp.quota import release
 log = logging.getLogger(__name__)
 
 ERROR_LIMIT = 2000
-# A provider's echo of a send that no row of ours matched yet (WhatsApp's
-# `message:sent:new`) is stored as an outbound row with this key true in `raw_response`;
-# the send that owns the provider id adopts it in `record_sent` (`adopt_echo`).
-ECHO_MARK = "provider_echo"
 
 
 @dataclass(frozen=True)
@@ -101,31 +98,41 @@ def _send(message: Message) -> Outcome:
     busy_until = transport.acquire(message, now)
     if busy_until is not None:
         return _defer(message, transport.busy_reason, busy_until)
+    # The request is rendered once, by the attempt that first claims the message, and
+    # stored with the claim: every later attempt sends it as it is.
+    request = transport.request_to_store(message)
+    stored = {} if request is None else {"raw_request": request}
     claimed = Message.objects.filter(pk=message.pk, status=Message.Status.QUEUED).update(
-        status=Message.Status.SENDING, attempts=F("attempts") + 1, attempt_started_at=now
+        status=Message.Status.SENDING, attempts=F("attempts") + 1, attempt_started_at=now, **stored
     )
     if not claimed:
-        transport.release(message, called=False, sent=False)
+        transport.release(message, called=False)
         return Outcome("skipped", "claimed by another worker")
     message.status = Message.Status.SENDING
     message.attempts += 1
     message.attempt_started_at = now
+    if request is not None:
+        message.raw_request = request
     try:
         result = transport.deliver(message)
     except ProviderError as error:
-        transport.release(message, called=True, sent=False)
+        transport.release(message, called=True)
         return record_failure(message, transport, error)
-    record_sent(message, transport, result)
-    transport.release(message, called=True, sent=True)
+    recorded = record_sent(message, transport, result)
+    transport.release(message, called=True)
+    if not recorded:
+        return Outcome("skipped", "recorded already (another run reconciled it)")
     return Outcome("sent", result.provider_message_id)
 
 
 def why_not_send(message: Message, transport: Transport | None = None) -> str:
     """A reason to drop this message now ("" when it should still go out).
 
-    Automated messages stop for a takeover, a review hold, a stage where automation does
-    not run and a stopped enrollment; a person's message only for an opt-out. An opt-out
-    confirmation is the one message that still reaches someone who opted out.
+    A sequence's step goes only while automation is wanted for the lead (the one rule,
+    outreach.automation.why_stopped: opt-out, takeover, review hold, stage, enrollment);
+    another automated message (an AI answer) stops for a takeover, a review hold and a
+    closed stage; a person's message only for an opt-out. An opt-out confirmation is the
+    one message that still reaches someone who opted out.
     """
     transport = transport or transport_for(message.channel)
     if message.lead_id is None:  # an inbound row from an unknown sender: nobody to send to
@@ -138,96 +145,25 @@ def why_not_send(message: Message, transport: Transport | None = None) -> str:
         return reasons.code(codes.NOT_SENT_OPTED_OUT, channel=message.channel)
     if not confirmation and transport.suppressed(message):
         return reasons.code(codes.NOT_SENT_SUPPRESSED)
-    if not message.is_manual:
-        if journey.taken_over_by_id:
-            return reasons.code(codes.NOT_SENT_TAKEN_OVER)
-        if journey.requires_human_review and not confirmation:
-            return reasons.code(codes.NOT_SENT_UNDER_REVIEW)
-        if message.step_id:
-            if journey.stage not in stages.AUTOMATED:
-                return reasons.code(codes.NOT_SENT_STAGE, stage=journey.stage)
-            if message.sequence_id is None:  # its sequence was deleted
-                return reasons.code(codes.NOT_SENT_ENROLLMENT)
-            if not Enrollment.objects.filter(
-                lead_id=message.lead_id,
-                sequence_id=message.sequence_id,
-                status=Enrollment.Status.ACTIVE,
-            ).exists():
-                return reasons.code(codes.NOT_SENT_ENROLLMENT)
-        elif journey.stage in stages.CLOSED and not confirmation:
+    if message.is_manual:
+        return transport.blocker(message, journey)
+    if message.step_id:
+        enrollment = None  # of a sequence deleted since: not running
+        if message.sequence_id is not None:
+            enrollment = (
+                Enrollment.objects.filter(lead_id=message.lead_id, sequence_id=message.sequence_id)
+                .order_by("-pk")
+                .first()
+            )
+        stopped = automation.why_stopped(journey, enrollment, channel=message.channel)
+        if stopped:
+            return stopped
+    else:
+        if hold := automation.held(journey, review=not confirmation):
+            return hold
+        if journey.stage in stages.CLOSED and not confirmation:
             return reasons.code(codes.NOT_SENT_STAGE, stage=journey.stage)
     return transport.blocker(message, journey)
-
-
-@transaction.atomic
-def record_sent(message: Message, transport: Transport, result: SendResult) -> None:
-    """SENT, plus everything a send changes: journey, stage, sequence, template results."""
-    now = timezone.now()
-    echo = adopt_echo(message, result.provider_message_id)
-    # Only a thread we learnt: the row may have learnt its chat meanwhile (a webhook), and
-    # `message` in memory would not know it.
-    thread = {"provider_thread_id": result.thread_id} if result.thread_id else {}
-    Message.objects.filter(pk=message.pk).update(
-        status=Message.Status.SENT,
-        needs_reconcile=False,
-        provider_message_id=result.provider_message_id,
-        raw_response=result.raw,
-        sent_at=now,
-        error="",
-        **{**echo, **thread},
-    )
-    message.status = Message.Status.SENT
-    count_message(message.channel, "sent")
-    transport.recipient_confirmed(message)
-    journey = Journey.objects.select_for_update().get(lead_id=recipient_id(message))
-    contacted = transport.contacted_stage
-    if journey.stage in stages.AUTOMATED and journey.stage != contacted:
-        sent = reasons.code(STAGE_SENT, channel=message.channel)
-        stages.transition(journey, contacted, reason=sent, by_system="send")
-    Journey.objects.filter(pk=journey.pk).update(
-        last_channel=message.channel,
-        first_contact_at=journey.first_contact_at or now,
-        last_contact_at=now,
-        **transport.journey_changes(message),
-    )
-    if message.template_version_id:
-        TemplateVersion.objects.filter(pk=message.template_version_id).update(
-            sent_count=F("sent_count") + 1
-        )
-    if message.step_id and message.sequence_id:
-        enrollment = Enrollment.objects.filter(
-            lead_id=journey.lead_id,
-            sequence_id=message.sequence_id,
-            status=Enrollment.Status.ACTIVE,
-        ).first()
-        if enrollment and message.step:
-            sequences.advance_after_send(enrollment, message.step, now, journey)
-
-
-def adopt_echo(message: Message, provider_message_id: str) -> dict[str, str]:
-    """The provider's echo of this send may be stored already, as its own row (it came back
-    before this send was recorded): remove it, so the send stays one row (ours) and the
-    unique (channel, provider_message_id) holds, and return the chat it taught us.
-    Only rows marked ECHO_MARK of the same tenant are ever taken."""
-    if not provider_message_id:
-        return {}
-    echo = (
-        Message.objects.select_for_update()
-        .filter(
-            tenant_id=message.tenant_id,
-            channel=message.channel,
-            direction=Message.Direction.OUTBOUND,
-            provider_message_id=provider_message_id,
-            **{f"raw_response__{ECHO_MARK}": True},
-        )
-        .exclude(pk=message.pk)
-        .first()
-    )
-    if echo is None:
-        return {}
-    echo.delete()
-    learnt = {"provider_thread_id": echo.provider_thread_id, "provider_url": echo.provider_url}
-    return {name: value for name, value in learnt.items() if value}
 
 
 # --- recovery ---------------------------------------------------------------------------
@@ -306,7 +242,6 @@ def _recover(message: Message, transport: Transport) -> Outcome:
         return found
     if found is not None:
         record_sent(message, transport, found)
-        transport.count_found(message)
         return Outcome("reconciled", found.provider_message_id)
     now = timezone.now()
     lease_end = _attempt_start(message) + transport.attempt_lease
@@ -324,7 +259,13 @@ SPENT = "spent"  # Message.retries key: why the retries ran out (reconciling bef
 def record_failure(message: Message, transport: Transport, error: ProviderError) -> Outcome:
     """Apply the retry table, each error class counting its own retries: again later
     (QUEUED, due at `retry_at`), or give up. An uncertain failure is looked for at the
-    provider first, also on the last attempt: it may have gone out."""
+    provider first, also on the last attempt: it may have gone out. A provider that says
+    it holds this message already (an earlier attempt got through) is no failure."""
+    if isinstance(error, AlreadyAccepted):
+        log.info("message %s: the provider holds it already: %s", message.pk, error)
+        found = SendResult("", raw={"already_accepted": str(error)})
+        record_sent(message, transport, found)
+        return Outcome("reconciled", "the provider had it from an earlier attempt")
     kind = retry.error_class(error)
     retries = {**(message.retries or {})}
     retries[kind] = retries.get(kind, 0) + 1

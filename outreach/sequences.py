@@ -18,8 +18,8 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from cerniq import reasons
+from outreach import automation, stages
 from outreach import reasons as codes
-from outreach import stages
 from outreach.hours import SendingWindow
 from outreach.metrics import count_message
 from outreach.models import (
@@ -37,13 +37,6 @@ from whatsapp.quota import quota_day, release
 
 # Stage changes that end automation for the lead, with the stop reason recorded.
 STOPPING_STAGES = frozenset({Stage.WARM_REPLY, Stage.NEGOTIATION, Stage.CONVERTED, Stage.DEAD})
-
-
-def _stopped_by_stage(stage: str) -> str:
-    """The stop reason (a code) of an enrollment ended by a move to `stage`."""
-    if stage == Stage.WARM_REPLY:
-        return reasons.code(codes.STOP_REPLY)
-    return reasons.code(codes.STOP_STAGE, stage=stage)
 
 
 class EnrollmentError(ValueError):
@@ -336,7 +329,15 @@ def reservation_day(message: Message) -> date:
 
 @transaction.atomic
 def stop(lead_id: int, reason: str) -> bool:
-    """Stop the lead's active enrollment and anything it queued. True if one was active."""
+    """Stop the lead's active enrollment and anything it queued. True if one was active.
+    Providers hear of it whether one was active or not: an enrollment completed by handing
+    its last step to a campaign still has that email waiting there (automation.stopped)."""
+    stopped = _stop(lead_id, reason)
+    automation.stopped([lead_id])
+    return stopped
+
+
+def _stop(lead_id: int, reason: str) -> bool:
     now = timezone.now()
     stopped = Enrollment.objects.filter(
         lead_id=lead_id, status__in=[Enrollment.Status.ACTIVE, Enrollment.Status.PAUSED]
@@ -348,9 +349,30 @@ def stop(lead_id: int, reason: str) -> bool:
         stalled_reason="",
         stalled_since=None,
     )
+    if not stopped:
+        _stop_handed_over(lead_id, reason, now)
     Journey.objects.filter(lead_id=lead_id).update(next_action_at=None)
     cancel_queued([lead_id], reason)
     return bool(stopped)
+
+
+def _stop_handed_over(lead_id: int, reason: str, now: datetime) -> None:
+    """An enrollment completed by handing its last step to a campaign has not finished
+    while the provider still holds that email: it stops too, so the email is withdrawn
+    (outreach.withdrawal asks the rule, which reads this row)."""
+    latest = Enrollment.objects.filter(lead_id=lead_id).order_by("-pk").first()
+    if latest is None or latest.status != Enrollment.Status.COMPLETED:
+        return
+    held = Message.objects.filter(
+        pk__in=automation.held_pushes([lead_id]), sequence_id=latest.sequence_id
+    )
+    if held.exists():
+        Enrollment.objects.filter(pk=latest.pk).update(
+            status=Enrollment.Status.STOPPED,
+            stop_reason=reason,
+            stopped_at=now,
+            completed_at=None,
+        )
 
 
 def stop_sequence(
@@ -364,20 +386,23 @@ def stop_sequence(
     if lead_ids is not None:
         running = running.filter(lead_id__in=list(lead_ids))
     stopped = list(running.values_list("lead_id", flat=True))
-    for lead_id in stopped:
-        stop(lead_id, reason)
+    with transaction.atomic():
+        for lead_id in stopped:
+            _stop(lead_id, reason)
+        automation.stopped(stopped)
     return stopped
 
 
 def on_stage_changed(journey: Journey, old: str, new: str) -> None:
     """Keep automation in step with the stage machine (called by outreach.stages)."""
     if new in STOPPING_STAGES:
-        stop(journey.lead_id, _stopped_by_stage(new))
+        stop(journey.lead_id, automation.stage_reason(new))
     elif new == Stage.PAUSED:
         Enrollment.objects.filter(lead_id=journey.lead_id, status=Enrollment.Status.ACTIVE).update(
             status=Enrollment.Status.PAUSED
         )
-        cancel_queued([journey.lead_id], reasons.code(codes.STOP_PAUSED))
+        cancel_queued([journey.lead_id], automation.stage_reason(new))
+        automation.stopped([journey.lead_id])
     elif old == Stage.PAUSED:
         resumed = Enrollment.objects.filter(
             lead_id=journey.lead_id, status=Enrollment.Status.PAUSED

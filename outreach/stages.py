@@ -1,6 +1,8 @@
 """The stage machine: the only code that changes a journey's stage.
 
-Every move is checked against ALLOWED and leaves a StageTransition row.
+Every move is checked against ALLOWED and leaves a StageTransition row; the one move
+outside ALLOWED, back to COLD when the only contact was withdrawn before it went out,
+is `not_contacted`'s and leaves its row too.
 """
 
 from __future__ import annotations
@@ -54,6 +56,9 @@ def after_reply(stage: str, *, declines: bool) -> str | None:
     return Stage.DEAD if declines else Stage.WARM_REPLY
 
 
+WITHDRAWAL = "withdrawal"  # by_system of the move back to COLD (not_contacted)
+
+
 class IllegalTransition(ValueError):
     pass
 
@@ -90,6 +95,21 @@ def transition(
         )
     if not reason:
         raise IllegalTransition(_("A stage change needs a reason."))
+    return _move(journey, locked, to, reason=reason, by_user=by_user, by_system=by_system)
+
+
+def _move(
+    journey: Journey,
+    locked: Journey,
+    to: str,
+    *,
+    reason: str,
+    by_user: User | None,
+    by_system: str,
+) -> StageTransition:
+    """Move the locked journey (and `journey`, the caller's copy) to `to`: the change, its
+    consequences (sequences, integrations, outgoing webhooks) and its history row."""
+    current = locked.stage
     now = timezone.now()
     locked.previous_stage, locked.stage, locked.stage_changed_at = current, to, now
     locked.save(update_fields=["previous_stage", "stage", "stage_changed_at", "updated_at"])
@@ -122,6 +142,20 @@ def _stage_event(journey: Journey, current: str, to: str, reason: str, by_system
         "by_system": by_system,
         "changed_at": journey.stage_changed_at.isoformat(),
     }
+
+
+@transaction.atomic
+def not_contacted(journey: Journey, *, reason: str) -> None:
+    """The lead's only contact was taken back before it went out (a cold email withdrawn
+    from its campaign, outreach.withdrawal): a lead that contact made CONTACTED_EMAIL is
+    COLD again, and a paused one resumes to COLD, so its next step is a first contact
+    again (a cold email, not a warm one). Any other stage says more and stays."""
+    locked = Journey.objects.select_for_update().get(pk=journey.pk)
+    if locked.stage == Stage.PAUSED and locked.previous_stage == Stage.CONTACTED_EMAIL:
+        Journey.objects.filter(pk=locked.pk).update(previous_stage=Stage.COLD)
+        journey.previous_stage = Stage.COLD
+    elif locked.stage == Stage.CONTACTED_EMAIL:
+        _move(journey, locked, Stage.COLD, reason=reason, by_user=None, by_system=WITHDRAWAL)
 
 
 def pause(journey: Journey, *, reason: str, by_user: User | None = None) -> None:

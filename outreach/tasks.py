@@ -44,10 +44,15 @@ def push_cold_email(tenant_id: int) -> None:
     log.info("cold email push, tenant %s: %s", tenant_id, outcome)
 
 
-@dramatiq.actor(queue_name="wa.phone_01", max_retries=3, time_limit=150_000)
+@dramatiq.actor(
+    queue_name="wa.phone_01",
+    max_retries=3,
+    time_limit=int(pacing.RUN_LEASE.total_seconds() * 1000),
+)
 def run_phone(phone_id: int) -> None:
     """One planned run of a WhatsApp phone: its next due send, then the next run planned.
-    Enqueued on the phone's own queue (outreach.pacing.wake)."""
+    Enqueued on the phone's own queue (outreach.pacing.wake). Stopped at its run lease's
+    length, so a run never outlives the lease that keeps other runs off its phone."""
     result = pacing.run_phone(phone_id)
     log.info("phone %s: %s", phone_id, result)
 

@@ -8,6 +8,7 @@ find an earlier attempt there, and what a failure means for the lead or the acco
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any, ClassVar
 
@@ -95,8 +96,13 @@ class Transport:
         """Take what a send holds; None when taken, else when to try again."""
         return None
 
-    def release(self, message: Message, *, called: bool, sent: bool) -> None:
+    def release(self, message: Message, *, called: bool) -> None:
         """Give it back (after the provider was `called`, or before any call)."""
+
+    def request_to_store(self, message: Message) -> dict[str, Any] | None:
+        """The message's `raw_request` with its request rendered, to store when the first
+        attempt claims it; None when nothing is rendered, or it was on an earlier attempt."""
+        return None
 
     def deliver(self, message: Message) -> SendResult:
         raise NotImplementedError
@@ -105,8 +111,9 @@ class Transport:
         """The provider's record of an earlier attempt of this message, if it went out."""
         raise NotImplementedError
 
-    def count_found(self, message: Message) -> None:
-        """An earlier attempt was found at the provider: count it like a send."""
+    def count_sent(self, message: Message, at: datetime) -> None:
+        """Count a send on what sent it (once per message: the send path calls it only
+        when it records the message sent, whichever attempt or reconciliation found it)."""
 
     def journey_changes(self, message: Message) -> dict[str, Any]:
         return {}
@@ -148,14 +155,9 @@ class WhatsAppTransport(Transport):
     def acquire(self, message: Message, now: datetime) -> datetime | None:
         return pacing.claim_phone(sending_phone_id(message), now)
 
-    def release(self, message: Message, *, called: bool, sent: bool) -> None:
+    def release(self, message: Message, *, called: bool) -> None:
         if called:
-            pacing.finish_send(
-                sending_phone_id(message),
-                message.tenant,
-                sent=sent,
-                new_contact=bool(message.quota_cost),
-            )
+            pacing.finish_send(sending_phone_id(message), message.tenant)
         else:
             pacing.release_unused(sending_phone_id(message))
 
@@ -200,8 +202,9 @@ class WhatsAppTransport(Transport):
             account_id=phone.account_id,
         )
 
-    def count_found(self, message: Message) -> None:
-        pacing.count_send(sending_phone_id(message), new_contact=bool(message.quota_cost))
+    def count_sent(self, message: Message, at: datetime) -> None:
+        # What the health guard reads (failures since the last send) and the phone pages show.
+        pacing.count_send(sending_phone_id(message), new_contact=bool(message.quota_cost), at=at)
 
     def journey_changes(self, message: Message) -> dict[str, Any]:
         return {"assigned_phone_id": message.phone_id}
@@ -263,6 +266,15 @@ class EmailTransport(Transport):
         ready = email_readiness(lead, journey, message.tenant)
         return "" if ready.usable else ready.reason
 
+    def request_to_store(self, message: Message) -> dict[str, Any] | None:
+        """The email rendered for the first attempt (its unsubscribe link, signed with a
+        timestamp, differs at every rendering): every attempt sends these same bytes under
+        the same idempotency key."""
+        stored = message.raw_request or {}
+        if STORED_EMAIL in stored:
+            return None
+        return {**stored, STORED_EMAIL: _render(message).stored()}
+
     def deliver(self, message: Message) -> SendResult:
         return self.backend().send(
             outgoing_email(message), idempotency_key=idempotency_key(message)
@@ -293,10 +305,24 @@ class EmailTransport(Transport):
         return self.ALIASES[self.channel].split(".", 1)[1]
 
 
+# `Message.raw_request` key of the email as rendered for its first attempt.
+STORED_EMAIL = "email"
+
+
 def outgoing_email(message: Message) -> OutgoingEmail:
-    """The email of a message as every backend gets it: the text and an HTML version of it
-    (escaped, line breaks kept), the RFC 8058 one-click unsubscribe headers, and tags that
-    name the tenant and the message at the provider."""
+    """The email of a message as every backend gets it: the one stored when its first
+    attempt claimed it (`request_to_store`), else rendered now."""
+    stored = (message.raw_request or {}).get(STORED_EMAIL)
+    email = OutgoingEmail.from_stored(stored) if stored else _render(message)
+    if message.is_manual:  # only a person attaches files (no query for the sequences' emails)
+        email = replace(email, attachments=attachments.for_sending(message))
+    return email
+
+
+def _render(message: Message) -> OutgoingEmail:
+    """The text and an HTML version of it (escaped, line breaks kept), the RFC 8058
+    one-click unsubscribe headers, and tags that name the tenant and the message at the
+    provider (attachments apart)."""
     return OutgoingEmail(
         to=message.counterpart,
         subject=message.subject,
@@ -306,8 +332,6 @@ def outgoing_email(message: Message) -> OutgoingEmail:
         tags={"tenant_id": str(message.tenant_id), "message_id": str(message.pk)},
         campaign=campaign_key(message),
         in_reply_to=message.provider_thread_id,
-        # Only a person attaches files (no query for the sequences' thousands of emails).
-        attachments=attachments.for_sending(message) if message.is_manual else (),
         sender=str((message.raw_request or {}).get("sender") or ""),
     )
 

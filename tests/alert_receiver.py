@@ -32,11 +32,12 @@ class Received:
 
 class AlertReceiver:
     """Records every POST; answers `status` (set `statuses` for a sequence of answers),
-    after `delay` seconds."""
+    after `delay` seconds, with a `Location` header when `location` is set (a redirect)."""
 
     def __init__(self) -> None:
         self.received: list[Received] = []
         self.status = 200
+        self.location = ""
         self.statuses: list[int] = []
         self.delay = 0.0
         self._lock = threading.Lock()
@@ -58,6 +59,8 @@ class AlertReceiver:
                     )
                     status = receiver.statuses.pop(0) if receiver.statuses else receiver.status
                 self.send_response(status)
+                if receiver.location:
+                    self.send_header("Location", receiver.location)
                 self.send_header("Content-Length", "2")
                 self.end_headers()
                 self.wfile.write(b"ok")

@@ -30,6 +30,10 @@ def redis_url_for_worker(url: str, index: int) -> str:
 
 
 os.environ.setdefault("DEBUG", "true")
+# DEBUG would let webhooks and alert channels reach local addresses; tests run with the
+# production rule (cerniq.net_guard), and those that talk to a receiver on 127.0.0.1 say so
+# (settings.OUTBOUND_ALLOW_LOCAL_TARGETS = True).
+os.environ.setdefault("OUTBOUND_ALLOW_LOCAL_TARGETS", "false")
 # Webhook events go to the broker when their transaction commits, not from the relay's
 # thread a moment later, so a test sees its message at once (tests/cerniq/test_relay.py
 # runs the batching itself).

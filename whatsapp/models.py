@@ -60,6 +60,9 @@ class Phone(models.Model):
     # When the phone's next scheduled run (outreach.pacing.run_phone) is due; None when no
     # run is scheduled. Lets many enqueuers share one run instead of each adding one.
     wake_at = models.DateTimeField(null=True, blank=True)
+    # A run in progress holds the phone until then (a lease that expires on its own if its
+    # worker dies): a second run finds it held and leaves, the reconciler does not wake it.
+    run_until = models.DateTimeField(null=True, blank=True)
     last_sent_at = models.DateTimeField(null=True, blank=True)
     last_health_check_at = models.DateTimeField(null=True, blank=True)
     connected_at = models.DateTimeField(null=True, blank=True)

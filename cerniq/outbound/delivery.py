@@ -26,6 +26,7 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
+from cerniq import net_guard, reasons
 from cerniq.logging import mask_log_text
 from cerniq.metrics.outbound import DELIVERIES
 from cerniq.models import WebhookDelivery, WebhookEndpoint
@@ -89,7 +90,8 @@ def sign(secret: str, event_id: str, at: datetime, body: str) -> dict[str, str]:
 
 
 def post(endpoint: WebhookEndpoint, payload: dict, now: datetime) -> Attempt:
-    """One signed POST, no redirects, short timeouts; never raises."""
+    """One signed POST, no redirects, short timeouts, only to the address vetted for the
+    URL's host (net_guard); never raises. A refusal is stored as a reason code."""
     body = json.dumps(payload, separators=(",", ":"), ensure_ascii=False)
     headers = {
         "Content-Type": "application/json",
@@ -97,18 +99,25 @@ def post(endpoint: WebhookEndpoint, payload: dict, now: datetime) -> Attempt:
         **sign(endpoint.secret, payload["id"], now, body),
     }
     try:
-        endpoint_rules.check_destination(endpoint.url)
-        response = requests.post(
-            endpoint.url,
-            data=body.encode(),
-            headers=headers,
-            timeout=TIMEOUT,
-            allow_redirects=False,
-        )
+        host = endpoint_rules.url_host(endpoint.url)
+        with net_guard.guarded(host) as guard:
+            try:
+                response = requests.post(
+                    endpoint.url,
+                    data=body.encode(),
+                    headers=headers,
+                    timeout=TIMEOUT,
+                    allow_redirects=False,
+                )
+            except requests.RequestException as exc:
+                if guard.refused:
+                    return Attempt(None, error=guard.refusal)
+                error = mask_log_text(f"{type(exc).__name__}: {exc}")
+                return Attempt(None, error=error[:EXCERPT_LIMIT])
     except endpoint_rules.EndpointURLError as refused:
         return Attempt(None, error=str(refused))
-    except requests.RequestException as exc:
-        return Attempt(None, error=mask_log_text(f"{type(exc).__name__}: {exc}")[:EXCERPT_LIMIT])
+    except net_guard.DestinationRefused as refused:  # before any connection
+        return Attempt(None, error=refused.reason)
     return Attempt(response.status_code, excerpt=excerpt(response))
 
 
@@ -189,7 +198,7 @@ def record(row: WebhookDelivery, attempt: Attempt, now: datetime) -> str:
             row.event_id,
             endpoint.pk,
             row.attempts,
-            attempt.status_code or attempt.error,
+            attempt.status_code or reasons.render(attempt.error),
         )
     DELIVERIES.labels(outcome).inc()
     return status

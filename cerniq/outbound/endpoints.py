@@ -1,26 +1,25 @@
-"""Endpoints: their secrets, the URLs they may have, and the SSRF guard.
+"""Endpoints: their secrets, the URLs they may have.
 
-A URL must be https and resolve only to public addresses, so a tenant cannot make our
+In production a URL must be https, carry no user or password, and its host must resolve
+only to public addresses (cerniq.net_guard, the one SSRF guard): a tenant cannot make our
 workers call the deployment's own network (a database, a metadata service, the admin).
-`settings.OUTBOUND_WEBHOOKS_ALLOW_LOCAL` (on with DEBUG, in development and tests) allows
-http and private, loopback and link-local addresses. The check runs when the URL is saved
-and again before every POST (a name may resolve elsewhere later); redirects are never
+`settings.OUTBOUND_ALLOW_LOCAL_TARGETS` (on with DEBUG, in development) allows http and
+private, loopback and link-local addresses. The host is checked when the URL is saved and
+again before every POST, which connects only to the address checked; redirects are never
 followed.
 """
 
 from __future__ import annotations
 
 import base64
-import ipaddress
 import secrets
-import socket
 from urllib.parse import urlsplit
 
-from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils.translation import gettext as _
 
+from cerniq import net_guard
 from cerniq.models import WebhookEndpoint
 from cerniq.outbound import events
 
@@ -40,35 +39,31 @@ def masked_secret(secret: str) -> str:
     return f"{SECRET_PREFIX}…{secret[-4:]}" if secret else ""
 
 
-def _is_public(address: str) -> bool:
-    ip = ipaddress.ip_address(address.split("%", 1)[0])
-    return ip.is_global and not ip.is_multicast
-
-
-def check_destination(url: str) -> None:
-    """EndpointURLError unless `url` may be called now (scheme, host, public addresses)."""
+def url_host(url: str) -> str:
+    """The host of an endpoint URL that follows the rules (scheme, host, no user or
+    password), without resolving it; else EndpointURLError."""
     parts = urlsplit(url.strip())
-    allow_local = settings.OUTBOUND_WEBHOOKS_ALLOW_LOCAL
-    if parts.scheme not in (("https", "http") if allow_local else ("https",)):
+    if parts.scheme not in (("https", "http") if net_guard.allow_local() else ("https",)):
         raise EndpointURLError(_("The URL must start with https://."))
+    try:
+        parts.port  # noqa: B018 - raises ValueError for a port that is not a number
+    except ValueError:
+        raise EndpointURLError(_("The URL's port is not a number from 1 to 65535.")) from None
     if not parts.hostname:
         raise EndpointURLError(_("The URL has no host."))
     if parts.username or parts.password:
         raise EndpointURLError(_("Put no user or password in the URL: deliveries are signed."))
-    if allow_local:
-        return
+    return parts.hostname
+
+
+def check_destination(url: str) -> None:
+    """EndpointURLError unless `url` may be saved: the rules of `url_host`, and a host
+    that resolves only to public addresses (net_guard)."""
+    host = url_host(url)
     try:
-        port = parts.port or 443
-        found = socket.getaddrinfo(parts.hostname, port, proto=socket.IPPROTO_TCP)
-    except (OSError, ValueError):
-        raise EndpointURLError(
-            _("The host %(host)s cannot be resolved.") % {"host": parts.hostname}
-        ) from None
-    if not all(_is_public(str(info[4][0])) for info in found):
-        raise EndpointURLError(
-            _("The host %(host)s resolves to a private or local address: refused.")
-            % {"host": parts.hostname}
-        )
+        net_guard.check_host(host)
+    except net_guard.DestinationRefused as refused:
+        raise EndpointURLError(refused.message) from None
 
 
 def validate_url(url: str) -> None:

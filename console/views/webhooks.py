@@ -13,6 +13,7 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
+from cerniq import reasons
 from cerniq.models import WebhookDelivery, WebhookEndpoint
 from cerniq.outbound import delivery, endpoints
 from cerniq.outbound.forms import WebhookEndpointForm
@@ -82,7 +83,7 @@ def webhook_action(request: HttpRequest, pk: int, action: str) -> HttpResponse:
         if row.status == WebhookDelivery.Status.DELIVERED:
             messages.success(request, _("Test event delivered to %(url)s.") % named)
         else:
-            problem = row.last_error or f"HTTP {row.last_status_code}"
+            problem = reasons.render(row.last_error) or f"HTTP {row.last_status_code}"
             messages.error(
                 request,
                 _("The test event to %(url)s failed: %(problem)s") % {**named, "problem": problem},

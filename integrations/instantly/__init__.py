@@ -7,6 +7,7 @@ campaigns.py   campaign and lead payloads from our sequences (per-lead rendered 
 timezones.py   the 102 time zones Instantly accepts, and the mapping onto them
 receiver.py    the webhook receiver (`/webhooks/instantly/<tenant token>/`, secret header)
 handlers.py    what each webhook event does to our leads, campaigns and alerts
+withdrawal.py  a pushed lead not emailed yet leaves its campaign when automation stops
 management/    `instantly_setup`: registers the webhook subscription of a tenant
 fixtures/      recorded API answers and webhook payloads (tests, `replay_webhook`)
 
@@ -35,10 +36,13 @@ integration = Integration(
     },
     backend_env="INSTANTLY_BACKEND",
     receiver="integrations.instantly.receiver.InstantlyReceiver",
-    # Our stage changes → the lead's interest status at Instantly (interest.py).
+    # Our stage changes → the lead's interest status at Instantly (interest.py); an
+    # opt-out deletes the lead there (optouts.py); any stop of automation withdraws the
+    # pushes Instantly has not emailed yet (withdrawal.py).
     hooks={
         "stage_changed": "integrations.instantly.interest.stage_changed",
         "opted_out": "integrations.instantly.optouts.opted_out",
+        "automation_stopped": "integrations.instantly.withdrawal.automation_stopped",
     },
     periodic_jobs=(
         {

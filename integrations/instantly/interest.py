@@ -9,9 +9,8 @@ from __future__ import annotations
 import logging
 
 from integrations.instantly import config
-from integrations.instantly.optouts import pushed_lead_ids, withdraw_pushed
+from integrations.instantly.optouts import pushed_lead_ids
 from outreach.models import Journey, Stage
-from outreach.stages import AUTOMATED
 
 log = logging.getLogger(__name__)
 SYSTEM = "instantly"  # by_system of the transitions the webhook handlers make
@@ -27,10 +26,9 @@ INTEREST: dict[str, int] = {
 
 
 def stage_changed(*, journey_id: int, from_stage: str, to_stage: str, by_system: str) -> None:
-    """The "stage_changed" hook (cerniq.integrations.notify): a sequence that stopped
-    withdraws its unsent pushes (optouts.withdraw_pushed); the interest update, if any."""
-    if from_stage in AUTOMATED and to_stage not in AUTOMATED:
-        withdraw_pushed(journey_id=journey_id)
+    """The "stage_changed" hook (cerniq.integrations.notify): the interest update, if any.
+    (A stage that stops automation withdraws unsent pushes through the
+    "automation_stopped" hook: withdrawal.py.)"""
     if by_system == SYSTEM or to_stage not in INTEREST or not config.talks_to_instantly():
         return
     if pushed_lead_ids(lead__journey=journey_id):

@@ -9,6 +9,11 @@ repeated key with the first send's answer for 24 hours instead of sending again,
 after a timeout or a 5xx (`uncertain=True`) reuses the key and can never send twice. There
 is no look-up by key, so `find_sent` returns None: after the 5-minute reconcile window
 (outreach/sending.py) the send path sends again with the same key, which Resend dedupes.
+Resend dedupes only a byte-identical body (another body under a used key is a 409
+`invalid_idempotent_request`): the core renders an email once and every attempt hands us
+the stored rendering (outreach.transports), and `request_body` and the JSON encoding below
+are deterministic, so attempts of one email are the same bytes. A 409 of that kind still
+means an earlier attempt got through (errors.py: `AlreadyAccepted`), never a failure.
 
 Rate limits (errors.py reads the headers): a deployment-wide ceiling of `max_per_second`
 sends (RESEND_MAX_PER_SECOND, 100 by default, the seeds' q:email:warm pace), lowered to

@@ -12,8 +12,10 @@ Error body `{"statusCode", "message", "name"}`; the table of docs/providers.md Â
 | 404, 405 | not_found, method_not_allowed                 | RejectedRequest (our bug)           |
 | 409  | concurrent_idempotent_requests                    | ProviderUnavailable, uncertain,     |
 |      |                                                   | retry_after 1: the first is running |
-| 409  | invalid_idempotent_request                        | RejectedRequest (same key, another  |
-|      |                                                   | body: never resend it as is)        |
+| 409  | invalid_idempotent_request                        | AlreadyAccepted: Resend holds an    |
+|      |                                                   | earlier request under this key, so  |
+|      |                                                   | that attempt reached it; the send   |
+|      |                                                   | path records the email as sent      |
 | 422  | invalid_attachment, invalid_from_address, â€¦       | RejectedRequest; InvalidRecipient   |
 |      |                                                   | when the message is about `to`      |
 | 429  | rate_limit_exceeded                               | RateLimited(retry_after)            |
@@ -41,6 +43,7 @@ from django.core.cache import cache
 
 from cerniq.logging import mask_pii
 from cerniq.provider_errors import (
+    AlreadyAccepted,
     AuthenticationFailed,
     ErrorDetails,
     InvalidRecipient,
@@ -150,7 +153,11 @@ def classify(
         # again soon with the same key returns its answer.
         return ProviderUnavailable(text, retry_after=1, uncertain=True, **common)
     if name == "invalid_idempotent_request":
-        return RejectedRequest(text + " (same Idempotency-Key, another body)", **common)
+        # Our keys name one message, and every attempt of a message sends the request that
+        # was rendered for it once (outreach.transports): a request Resend already holds
+        # under the key is an earlier attempt of this email, which it took. Looking it up
+        # is not possible (no look-up by key), and failing it would dead-letter a sent email.
+        return AlreadyAccepted(text + " (an earlier attempt holds this key)", **common)
     if status in (401, 403) or name in ("missing_api_key", "restricted_api_key", "invalid_api_key"):
         return AuthenticationFailed(text, **common)
     if status >= 500 or name in ("application_error", "internal_server_error"):

@@ -51,6 +51,7 @@ if TYPE_CHECKING:  # DRF's request: workers importing this need none of DRF
 log = logging.getLogger(__name__)
 
 TENANT_TAG = "tenant_id"  # set by the send path on every email (OutgoingEmail.tags)
+MESSAGE_TAG = "message_id"  # likewise: our message's id
 SVIX_ID_MAX = 200  # Svix ids are "msg_" + 27 characters; the stored key adds the tenant
 MAX_BODY_BYTES = 256 * 1024  # an event carries addresses, a subject, tags, never a body
 
@@ -145,6 +146,8 @@ class ResendReceiver(Receiver):
             inbound.remember_message_id(tenant, data.email_id, data.message_id)
         at = schemas.parse_time(envelope.created_at)
         email_id, address = data.email_id, data.to[0]
+        message_tag = str((data.tags or {}).get(MESSAGE_TAG) or "")
+        email_events.learn_provider_id(tenant, message_tag, email_id)
         if event_type == "email.delivered":
             email_events.message_event(
                 tenant, provider_message_id=email_id, status=Status.DELIVERED, at=at
@@ -174,7 +177,8 @@ class ResendReceiver(Receiver):
             # Resend keeps trying (a full mailbox, greylisting); a bounce or a delivery
             # follows. Nothing changes until then.
             log.info("webhook event %s: email %s delivery delayed", event.pk, email_id)
-        # email.sent: our send already recorded SENT with this id; nothing to change.
+        # email.sent: our send already recorded SENT (and its id, learnt above if it had
+        # none); nothing else to change.
         return True
 
     def _suppressed(self, tenant: Tenant, data: schemas.SuppressedData) -> None:

@@ -12,7 +12,7 @@ from cerniq.models import Tenant
 from hitl.replies import process_reply, process_unknown_sender
 from integrations.timelinesai.schemas import phone_of_jid
 from outreach.models import Channel, Lead, Message
-from outreach.sending import ECHO_MARK
+from outreach.recording import ECHO_MARK
 from whatsapp.models import Phone
 
 log = logging.getLogger(__name__)
@@ -104,9 +104,9 @@ def handle_sent(tenant: Tenant, msg) -> None:
     """A send came back (`message:sent:new`): ours learns its chat.
 
     One we have no row for is stored once as an outbound message, marked as an echo
-    (`outreach.sending.ECHO_MARK`): a send from the phone app or from another tool using
+    (`outreach.recording.ECHO_MARK`): a send from the phone app or from another tool using
     the API, or our own send whose row is not written yet. In that last case the send path
-    adopts the echo when it records the same provider id (`outreach.sending.adopt_echo`):
+    adopts the echo when it records the same provider id (`outreach.recording.adopt_echo`):
     one row, ours, with the echo's chat."""
     if _learn_chat(tenant, msg):
         return

@@ -8,14 +8,23 @@ numbers are still connected. Status only moves forward: SENT → DELIVERED → R
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from datetime import timedelta
 
 from django.utils import timezone
 
 from cerniq import reasons
-from cerniq.provider_errors import ProviderError
+from cerniq.provider_errors import (
+    AccountDisconnected,
+    AuthenticationFailed,
+    PermanentProviderError,
+    ProviderError,
+    QuotaExceeded,
+    RateLimited,
+)
 from cerniq.providers import get_backend
 from outreach.models import Channel, Message
+from outreach.reasons import STATUS_UNKNOWN
 from outreach.replanning import take_phone_offline
 from whatsapp.models import Phone
 from whatsapp.phones import mark_active
@@ -47,8 +56,32 @@ def newest_status(history: list[dict]) -> str | None:
     return best
 
 
-def sync_delivery_status(*, limit: int = 200, max_age: timedelta = timedelta(days=2)) -> int:
-    """Advance SENT/DELIVERED messages from the last `max_age`; returns how many moved."""
+# Errors of the provider as a whole, not of one message: the run stops, the next one retries.
+STOP_RUN = (RateLimited, QuotaExceeded, AuthenticationFailed, AccountDisconnected)
+# Transient failures in a row after which the provider counts as down for this run.
+MAX_FAILURES_IN_A_ROW = 3
+
+
+@dataclass
+class SyncResult:
+    moved: int = 0  # messages advanced
+    unknown: int = 0  # messages the provider no longer knows: recorded, not polled again
+    failed: int = 0  # messages whose poll failed this run (polled again next run)
+    stopped: str = ""  # why the run stopped early
+
+    def __str__(self) -> str:
+        stopped = f"; stopped: {self.stopped}" if self.stopped else ""
+        return f"{self.moved} advanced, {self.unknown} unknown, {self.failed} failed{stopped}"
+
+
+def sync_delivery_status(*, limit: int = 200, max_age: timedelta = timedelta(days=2)) -> SyncResult:
+    """Advance SENT/DELIVERED messages from the last `max_age`, oldest first.
+
+    One message's failure never holds the others back: a message the provider no longer
+    knows (a 4xx about it) gets STATUS_UNKNOWN in its `error` and leaves the poll for good;
+    a transient failure skips it until the next run. Only a failure of the provider as a
+    whole (rate limit, quota, credentials, or MAX_FAILURES_IN_A_ROW transient ones in a
+    row) ends the run."""
     since = timezone.now() - max_age
     candidates = (
         Message.objects.filter(
@@ -59,23 +92,49 @@ def sync_delivery_status(*, limit: int = 200, max_age: timedelta = timedelta(day
             phone__provider=PROVIDER,
         )
         .exclude(provider_message_id="")
+        .exclude(error__startswith=STATUS_UNKNOWN)
         .order_by("sent_at")[:limit]
     )
     backend = get_backend("whatsapp.timelinesai")
-    moved = 0
+    result = SyncResult()
+    in_a_row = 0
     for message in candidates:
         try:
             history = backend.status_history(message.provider_message_id)
-        except ProviderError as error:
-            log.warning("status sync stopped: %s", error)
+        except STOP_RUN as error:
+            result.stopped = str(error)
             break
+        except PermanentProviderError as error:
+            _unknown(message, error)
+            result.unknown += 1
+            continue
+        except ProviderError as error:
+            result.failed += 1
+            in_a_row += 1
+            log.warning("status of message %s not read: %s", message.pk, error)
+            if in_a_row >= MAX_FAILURES_IN_A_ROW:
+                result.stopped = f"{in_a_row} failures in a row, last: {error}"
+                break
+            continue
+        in_a_row = 0
         status = newest_status(history)
         if status is None or RANK[status] <= RANK[message.status]:
             continue
         changes = {"status": status, TIMESTAMP_FIELD[status]: timezone.now()}
         # Conditional on the old status, so a concurrent update never moves it backwards.
-        moved += Message.objects.filter(pk=message.pk, status=message.status).update(**changes)
-    return moved
+        result.moved += Message.objects.filter(pk=message.pk, status=message.status).update(
+            **changes
+        )
+    if result.stopped:
+        log.warning("status sync stopped: %s", result.stopped)
+    return result
+
+
+def _unknown(message: Message, error: ProviderError) -> None:
+    """The provider no longer knows the message: say so on it, and poll it no more."""
+    log.warning("message %s: unknown to the provider, no longer polled: %s", message.pk, error)
+    said = reasons.code(STATUS_UNKNOWN, status=error.status_code or "?")
+    Message.objects.filter(pk=message.pk, status=message.status).update(error=said)
 
 
 def sync_phone_status() -> list[str]:

@@ -203,8 +203,11 @@ def rollup_day(tenant: Tenant, day: date) -> RollupCounts:
     """Recompute the tenant's DailyStats (per channel and per phone) and TemplateDailyStats
     rows of one local day, then the touched versions' totals. Idempotent."""
     start, end = day_bounds(tenant, day)
-    # Serialise concurrent rollups of one tenant (the scheduler and a manual run).
-    list(Tenant.objects.select_for_update().filter(pk=tenant.pk).values_list("pk"))
+    # Serialise concurrent rollups of one tenant (the scheduler and a manual run) with FOR
+    # NO KEY UPDATE, never FOR UPDATE: a send's transaction checks its foreign keys to the
+    # tenant when it commits (FOR KEY SHARE, which FOR UPDATE blocks), after it has updated
+    # its template version's row, which this rollup then waits for: a deadlock.
+    list(Tenant.objects.select_for_update(no_key=True).filter(pk=tenant.pk).values_list("pk"))
 
     grouped = list(
         _messages(tenant, start, end)

@@ -21,7 +21,7 @@ Status = WebhookDelivery.Status
 
 @pytest.fixture(autouse=True)
 def local_receivers_allowed(settings):
-    settings.OUTBOUND_WEBHOOKS_ALLOW_LOCAL = True
+    settings.OUTBOUND_ALLOW_LOCAL_TARGETS = True
 
 
 def owe(tenant, event_type="lead.replied") -> list[WebhookDelivery]:
@@ -168,13 +168,27 @@ def test_a_bad_endpoint_is_a_400_naming_the_field_and_creates_nothing(api, body,
 
 
 def test_a_private_address_is_refused_in_production(api, settings):
-    settings.OUTBOUND_WEBHOOKS_ALLOW_LOCAL = False
+    settings.OUTBOUND_ALLOW_LOCAL_TARGETS = False
     response = api.post(
         HOOKS, {"url": "https://127.0.0.1/hooks", "events": ["lead.replied"]}, format="json"
     )
     assert response.status_code == 400
-    assert "private or local" in response.json()["error"]["fields"]["url"][0]
+    assert (
+        "not resolve to a public Internet address" in response.json()["error"]["fields"]["url"][0]
+    )
     assert not WebhookEndpoint.objects.exists()
+
+
+def test_a_delivery_refused_by_the_guard_says_why_in_words(api, tenant, settings):
+    endpoint = make_webhook_endpoint(tenant, url="https://10.0.0.7/hooks")
+    row = owe_one(tenant)
+    settings.OUTBOUND_ALLOW_LOCAL_TARGETS = False
+    assert delivery.deliver(row.pk) == Status.PENDING
+    (shown,) = api.get(DELIVERIES, {"endpoint": endpoint.pk}).json()["results"]
+    assert shown["last_status_code"] is None
+    assert shown["last_error"] == (
+        "10.0.0.7 does not resolve to a public Internet address: the server does not connect to it."
+    )
 
 
 def test_disabling_holds_what_is_owed_and_enabling_sends_it(api, tenant, alert_receiver):

@@ -75,7 +75,9 @@ def test_an_admin_adds_a_channel_and_sends_a_test_notification(
     live_server,
     browser_page,  # noqa: F811
     alert_receiver,
+    settings,
 ):
+    settings.OUTBOUND_ALLOW_LOCAL_TARGETS = True  # the channel is a receiver on 127.0.0.1
     tenant = make_tenant(name="Agro Browser SRL")
     make_user(tenant, username="admin-ana", role="ADMIN")
     page = browser_page

@@ -28,6 +28,13 @@ Kind, Severity = Alert.Kind, Alert.Severity
 
 
 @pytest.fixture(autouse=True)
+def local_receivers_allowed(settings):
+    """The channels here are real servers on 127.0.0.1: the SSRF guard would refuse them
+    (tests/cerniq/test_alert_channel_guard.py tests it)."""
+    settings.OUTBOUND_ALLOW_LOCAL_TARGETS = True
+
+
+@pytest.fixture(autouse=True)
 def english(settings):
     """Notices in English here (a channel's language defaults to the deployment's, Romanian;
     `test_a_channel_in_romanian_gets_romanian_notices` covers that)."""

@@ -20,6 +20,7 @@ PRODUCTION_ENV = {
     "TIMELINESAI_API_TOKEN": "a-timelinesai-token",
     "RESEND_API_KEY": "re_production_key",
     "RESEND_FROM": "Agro Demo <oferte@agrofirma.ro>",
+    "RESEND_INBOUND_DOMAIN": "reply.agrofirma.ro",
     "RESEND_WEBHOOK_SECRET": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
     "INSTANTLY_API_KEY": "an-instantly-api-key",
     "INSTANTLY_SENDERS": "vanzari@agrofirma-mail.ro",
@@ -169,7 +170,12 @@ def test_embedded_defaults_are_sqlite_under_var_and_bucharest_time():
 
 
 @pytest.mark.parametrize(
-    ("variable", "option"), [("INSTANTLY_SENDERS", "senders"), ("RESEND_FROM", "from_address")]
+    ("variable", "option"),
+    [
+        ("INSTANTLY_SENDERS", "senders"),
+        ("RESEND_FROM", "from_address"),
+        ("RESEND_INBOUND_DOMAIN", "inbound_domain"),  # replies to warm emails would be lost
+    ],
 )
 def test_check_deploy_warns_when_an_email_backend_lacks_what_it_sends_with(variable, option):
     env = {k: v for k, v in PRODUCTION_ENV.items() if k != variable}

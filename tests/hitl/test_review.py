@@ -115,7 +115,7 @@ def test_an_already_queued_automated_message_is_cancelled_when_sent(tenant, lead
     outcome = send_message(queued.pk)
     assert (
         outcome.kind == "cancelled"
-        and reasons.render(outcome.detail) == "The lead is under human review"
+        and reasons.render(outcome.detail) == "the lead is held for human review"
     )
     queued.refresh_from_db()
     assert queued.status == Message.Status.CANCELLED

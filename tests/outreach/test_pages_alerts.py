@@ -205,6 +205,29 @@ def test_a_url_apprise_cannot_read_is_a_form_error_on_the_url_field(admin_web):
     assert not AlertChannel.objects.exists()
 
 
+def test_a_private_address_is_refused_on_save_and_by_the_test_button(
+    admin_web, tenant, alert_receiver
+):
+    """The production rule (tests run with OUTBOUND_ALLOW_LOCAL_TARGETS off): the form
+    names the host; a channel saved before the rule, tested, says the same and shows it as
+    its last error, and its receiver (answering 500) never hears of it."""
+    data = {"name": "Metadata", "url": "json://169.254.169.254/latest/meta-data"}
+    response = admin_web.post(CHANNELS, data | {"min_severity": "INFO", "language": "en"})
+    assert response.context["form"].errors["url"] == [
+        "169.254.169.254 does not resolve to a public Internet address: the server does not "
+        "connect to it."
+    ]
+    assert not AlertChannel.objects.exists()
+
+    alert_receiver.status = 500
+    channel = AlertChannel.objects.create(tenant=tenant, name="Hook", url=alert_receiver.url())
+    page = admin_web.post(f"{CHANNELS}{channel.pk}/test/", follow=True).content.decode()
+    refused = "127.0.0.1 does not resolve to a public Internet address"
+    assert f"The test notification to “Hook” failed: {refused}" in page
+    assert page.count(refused) == 2  # the message, and the channel's last error
+    assert "500" not in page and alert_receiver.received == []
+
+
 def test_editing_with_an_empty_url_keeps_the_saved_one(admin_web, tenant):
     channel = AlertChannel.objects.create(tenant=tenant, name="Ops", url=SLACK)
     data = {"name": "Ops 2", "url": "", "min_severity": "CRITICAL", "language": "en"}
@@ -213,7 +236,8 @@ def test_editing_with_an_empty_url_keeps_the_saved_one(admin_web, tenant):
     assert (channel.name, channel.url, channel.min_severity) == ("Ops 2", SLACK, "CRITICAL")
 
 
-def test_test_disable_enable_and_delete(admin_web, tenant, alert_receiver):
+def test_test_disable_enable_and_delete(admin_web, tenant, alert_receiver, settings):
+    settings.OUTBOUND_ALLOW_LOCAL_TARGETS = True  # the receiver is on 127.0.0.1
     channel = AlertChannel.objects.create(
         tenant=tenant, name="Hook", url=alert_receiver.url(), language="en"
     )

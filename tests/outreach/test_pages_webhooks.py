@@ -18,7 +18,7 @@ Status = WebhookDelivery.Status
 
 @pytest.fixture(autouse=True)
 def local_receivers_allowed(settings):
-    settings.OUTBOUND_WEBHOOKS_ALLOW_LOCAL = True
+    settings.OUTBOUND_ALLOW_LOCAL_TARGETS = True
 
 
 @pytest.fixture
@@ -93,9 +93,11 @@ def test_a_bad_endpoint_names_the_field_and_saves_nothing(admin_web, data, field
 
 
 def test_production_refuses_a_private_url_on_the_form(admin_web, settings):
-    settings.OUTBOUND_WEBHOOKS_ALLOW_LOCAL = False
+    settings.OUTBOUND_ALLOW_LOCAL_TARGETS = False
     response = admin_web.post(URL, {"url": "https://169.254.169.254/", "events": ["lead.replied"]})
-    assert "private or local" in " ".join(response.context["form"].errors["url"])
+    assert "not resolve to a public Internet address" in " ".join(
+        response.context["form"].errors["url"]
+    )
     assert not WebhookEndpoint.objects.exists()
 
 
@@ -144,3 +146,16 @@ def test_recent_deliveries_show_status_attempts_and_the_last_response_and_redeli
     assert admin_web.post(f"{URL}deliveries/{row.pk}/redeliver/").status_code == 302
     row.refresh_from_db()
     assert (row.status, row.attempts) == (Status.PENDING, 0)
+
+
+def test_a_test_event_to_a_private_address_is_refused_and_the_page_says_why(
+    admin_web, tenant, alert_receiver, settings
+):
+    endpoint = make_webhook_endpoint(tenant, url=f"https://127.0.0.1:{alert_receiver.port}/in")
+    settings.OUTBOUND_ALLOW_LOCAL_TARGETS = False  # saved before; production rule now
+    page = admin_web.post(f"{URL}{endpoint.pk}/test/", follow=True).content.decode()
+    refused = "127.0.0.1 does not resolve to a public Internet address"
+    assert f"failed: {refused}" in page
+    assert page.count(refused) == 2  # the message, and the delivery's last error
+    assert "platform.destination_refused" not in page  # the reason, never its code
+    assert alert_receiver.received == []

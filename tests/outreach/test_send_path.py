@@ -22,6 +22,7 @@ from cerniq.provider_errors import ProviderUnavailable, QuotaExceeded, RateLimit
 from cerniq.providers import get_backend
 from outreach.dispatch import dispatch_due
 from outreach.models import Channel, Enrollment, Journey, Message, Stage
+from outreach.reasons import STOP_COMPANY_REPLIED
 from outreach.sending import LOOKUP_LIMIT, RECONCILE_DEADLINE, send_message
 from outreach.transports import outgoing_email
 from tests.factories import make_outreach_world, make_user
@@ -304,22 +305,24 @@ def test_after_the_window_a_failed_resend_follows_its_own_class(path, clock):
 
 def stop_by_takeover(path, tenant):
     Journey.objects.update(taken_over_by=make_user(tenant), taken_over_at=MONDAY_10)
-    return "The lead is taken over by an operator"
+    return "a colleague took the conversation over"
 
 
 def stop_by_pause(path, tenant):
     Journey.objects.update(stage=Stage.PAUSED, previous_stage=Stage.COLD)
-    return "The lead is Paused"
+    return "the lead was paused"
 
 
 def stop_by_review(path, tenant):
     Journey.objects.update(requires_human_review=True, review_priority="HIGH")
-    return "The lead is under human review"
+    return "the lead is held for human review"
 
 
 def stop_enrollment(path, tenant):
-    Enrollment.objects.update(status=Enrollment.Status.STOPPED, stop_reason="manual")
-    return "The sequence is no longer active for this lead"
+    """The enrollment's own stop reason is what the message is refused for."""
+    stopped = reasons.code(STOP_COMPANY_REPLIED)
+    Enrollment.objects.update(status=Enrollment.Status.STOPPED, stop_reason=stopped)
+    return "another contact of the company replied"
 
 
 def stop_by_opt_out(path, tenant):

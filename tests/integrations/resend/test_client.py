@@ -14,6 +14,7 @@ import responses
 import time_machine
 
 from cerniq.provider_errors import (
+    AlreadyAccepted,
     AuthenticationFailed,
     InvalidRecipient,
     PermanentProviderError,
@@ -125,7 +126,8 @@ ERRORS = {
     "error_403_validation_error": (AuthenticationFailed, False),  # unverified domain
     "error_404_not_found": (RejectedRequest, False),
     "error_405_method_not_allowed": (RejectedRequest, False),
-    "error_409_invalid_idempotent_request": (RejectedRequest, False),
+    # Resend holds an earlier request under the key: that attempt got through.
+    "error_409_invalid_idempotent_request": (AlreadyAccepted, False),
     "error_409_concurrent_idempotent_requests": (ProviderUnavailable, True),
     "error_422_invalid_attachment": (RejectedRequest, False),
     "error_422_invalid_from_address": (RejectedRequest, False),

@@ -122,7 +122,7 @@ def test_a_send_from_the_phone_app_is_recorded_as_manual(client, tenant, sent):
 def test_our_own_manual_send_is_not_taken_for_an_echo(tenant, queued):
     """Only rows stored from an echo are adopted; another of our sends with the same id
     (which the unique constraint forbids anyway) is never deleted."""
-    from outreach.sending import adopt_echo
+    from outreach.recording import adopt_echo
 
     ours = make_message(
         queued.lead, is_manual=True, idempotency_key=None, provider_message_id="x-1"
