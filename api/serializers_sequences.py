@@ -11,6 +11,7 @@ from rest_framework import serializers
 
 from api.fields import ReasonField, reason_code
 from outreach.models import Channel, Sequence, SequenceStep
+from outreach.sequences import MAX_STEPS
 
 MAX_ENROLL = 1000  # lead ids per enroll or stop request
 MAX_ID = 2**63 - 1  # the largest row id (BigAutoField); a larger one is a 400, not a DB error
@@ -96,14 +97,17 @@ class SequenceWriteSerializer(serializers.Serializer):
         many=True,
         required=False,
         allow_empty=False,
+        max_length=MAX_STEPS,
         help_text="All steps, in order; they replace the current ones (a new version when "
-        "leads run on the current one; unchanged steps keep the version).",
+        f"leads run on the current one; unchanged steps keep the version). At most {MAX_STEPS}.",
     )
 
 
 class SequenceCreateSerializer(SequenceWriteSerializer):
     name = serializers.CharField(max_length=200)
-    steps = StepWriteSerializer(many=True, allow_empty=False)
+    steps = StepWriteSerializer(
+        many=True, allow_empty=False, max_length=MAX_STEPS, help_text=f"At most {MAX_STEPS}."
+    )
 
 
 class LeadIdsSerializer(serializers.Serializer):
