@@ -57,10 +57,10 @@ def flatten(detail: Any, prefix: str = "") -> dict[str, list[str]]:
 
 
 def exception_handler(exc: Exception, context: dict) -> Response:
-    unreadable = refusal(exc)  # too large a body, too many fields or files (Django's limits)
-    if unreadable is not None:
-        code_status, code, message = unreadable
-        return Response(error_body(code, message), status=code_status)
+    refused = refusal(exc)  # too large, too many fields or files, unprintable text
+    if refused is not None:
+        body = error_body(refused.code, refused.message, refused.fields)
+        return Response(body, status=refused.status)
     if isinstance(exc, Http404):
         exc = exceptions.NotFound(_("Not found."))
     elif isinstance(exc, DjangoPermissionDenied):

@@ -7,7 +7,8 @@ JSON is also refused (400) when nested deeper than MAX_JSON_DEPTH, before it is 
 no body of ours nests more than a few levels, and a deep one would make the decoder (and
 anything walking the result) recurse until Python gives up. Form bodies keep Django's
 field count limit (DATA_UPLOAD_MAX_NUMBER_FIELDS: a 400 naming it, cerniq.http_errors).
-Multipart bodies are bounded by cerniq.http_errors.BoundedUploadHandler."""
+Multipart bodies are bounded by cerniq.http_errors.BoundedUploadHandler. Every decoded body
+is held to cerniq.text_input's rule (no control characters; form bodies in UTF-8)."""
 
 from __future__ import annotations
 
@@ -19,9 +20,16 @@ from django.conf import settings
 from django.http import QueryDict
 from django.utils.translation import gettext as _
 from rest_framework import exceptions, status
-from rest_framework.parsers import BaseParser, FormParser, JSONParser
+from rest_framework.parsers import BaseParser, FormParser, JSONParser, MultiPartParser
 
 from cerniq.http_errors import too_large
+from cerniq.text_input import (
+    first_unprintable,
+    first_unprintable_field,
+    form_is_utf8,
+    not_utf8,
+    refused,
+)
 
 MAX_JSON_DEPTH = 32  # arrays and objects inside each other
 
@@ -72,7 +80,10 @@ class BoundedJSONParser(JSONParser):
                 _("JSON parse error - nested deeper than %(depth)d levels.")
                 % {"depth": MAX_JSON_DEPTH}
             )
-        return super().parse(io.BytesIO(body), media_type, parser_context)
+        data = super().parse(io.BytesIO(body), media_type, parser_context)
+        if found := first_unprintable(data):
+            raise refused(*found)
+        return data
 
 
 class BoundedFormParser(FormParser):
@@ -85,7 +96,23 @@ class BoundedFormParser(FormParser):
         parser_context = parser_context or {}
         encoding = parser_context.get("encoding", settings.DEFAULT_CHARSET)
         body = read_bounded(stream, settings.DATA_UPLOAD_MAX_MEMORY_SIZE)
-        return QueryDict(body, encoding=encoding)  # TooManyFieldsSent past the field limit
+        if not form_is_utf8(body):
+            raise not_utf8()
+        data = QueryDict(body, encoding=encoding)  # TooManyFieldsSent past the field limit
+        if found := first_unprintable_field(data):
+            raise refused(*found)
+        return data
+
+
+class BoundedMultiPartParser(MultiPartParser):
+    """Django's multipart parsing (bounded by cerniq.http_errors.BoundedUploadHandler), its
+    text fields held to cerniq.text_input's rule."""
+
+    def parse(self, stream: Any, media_type: str | None = None, parser_context: Any = None) -> Any:
+        parsed = super().parse(stream, media_type, parser_context)
+        if found := first_unprintable_field(parsed.data):
+            raise refused(*found)
+        return parsed
 
 
 class BoundedBodyParser(BaseParser):

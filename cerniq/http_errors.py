@@ -1,5 +1,5 @@
 """Requests refused before a view can read them: a body over a size limit, more form fields
-or files than Django takes, a request it cannot read at all.
+or files than Django takes, a request it cannot read at all, text cerniq.text_input refuses.
 
 Django raises these while a body is parsed (`RequestDataTooBig`, `TooManyFieldsSent`,
 `TooManyFilesSent`, other `SuspiciousOperation`s) and, left alone, they become a bare 400
@@ -15,6 +15,7 @@ before a byte is stored.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
@@ -39,6 +40,23 @@ API_PREFIX = "/api/"  # where cerniq.urls mounts the REST API
 def error_body(code: str, message: str, fields: dict[str, list[str]] | None = None) -> dict:
     """The API's one error shape: {"error": {"code", "message", "fields"}}."""
     return {"error": {"code": code, "message": message, "fields": fields or {}}}
+
+
+@dataclass(frozen=True)
+class Refusal:
+    status: int
+    code: str
+    message: str
+    fields: dict[str, list[str]] = field(default_factory=dict)
+
+
+class RefusedInput(BadRequest):
+    """Input refused before any view or serializer reads it (cerniq.text_input): a 400
+    with this code, message and, for the API, the fields at fault."""
+
+    def __init__(self, code: str, message: str, fields: dict[str, list[str]] | None = None):
+        super().__init__(message)
+        self.refusal = Refusal(400, code, message, fields or {})
 
 
 class UploadTooLarge(RequestDataTooBig):
@@ -78,31 +96,24 @@ def too_large(limit: int) -> str:
     return _("The request is larger than %(size)s, the most this address takes.") % {"size": size}
 
 
-def refusal(exc: BaseException) -> tuple[int, str, str] | None:
-    """(status, code, message) for a request Django could not read; None for anything
-    else. The message names the limit that was passed."""
+def refusal(exc: BaseException) -> Refusal | None:
+    """The answer to a request Django could not read, or that cerniq refused before any
+    view; None for anything else. The message names the limit that was passed."""
+    if isinstance(exc, RefusedInput):
+        return exc.refusal
     if isinstance(exc, RequestDataTooBig):
-        return (
-            413,
-            "too_large",
-            too_large(getattr(exc, "limit", settings.DATA_UPLOAD_MAX_MEMORY_SIZE)),
-        )
+        limit = getattr(exc, "limit", settings.DATA_UPLOAD_MAX_MEMORY_SIZE)
+        return Refusal(413, "too_large", too_large(limit))
     if isinstance(exc, TooManyFieldsSent):
-        return (
-            400,
-            "too_many_fields",
-            _("The request has more than %(count)s fields, the most a request may have.")
-            % {"count": number_format(settings.DATA_UPLOAD_MAX_NUMBER_FIELDS, force_grouping=True)},
-        )
+        count = number_format(settings.DATA_UPLOAD_MAX_NUMBER_FIELDS, force_grouping=True)
+        message = _("The request has more than %(count)s fields, the most a request may have.")
+        return Refusal(400, "too_many_fields", message % {"count": count})
     if isinstance(exc, TooManyFilesSent):
-        return (
-            400,
-            "too_many_files",
-            _("The request has more than %(count)s files, the most a request may have.")
-            % {"count": number_format(settings.DATA_UPLOAD_MAX_NUMBER_FILES, force_grouping=True)},
-        )
+        count = number_format(settings.DATA_UPLOAD_MAX_NUMBER_FILES, force_grouping=True)
+        message = _("The request has more than %(count)s files, the most a request may have.")
+        return Refusal(400, "too_many_files", message % {"count": count})
     if isinstance(exc, SuspiciousOperation | BadRequest):
-        return 400, "bad_request", _("The request could not be read.")
+        return Refusal(400, "bad_request", _("The request could not be read."))
     return None
 
 
@@ -110,11 +121,13 @@ def bad_request(request: HttpRequest, exception: BaseException | None = None) ->
     """handler400: the refusal as the API's JSON error or as a page; rendered without the
     request's context (the failure may come before the user is known)."""
     found = refusal(exception) if exception is not None else None
-    status, code, message = found or (400, "bad_request", _("The request could not be read."))
+    found = found or Refusal(400, "bad_request", _("The request could not be read."))
     if request.path.startswith(API_PREFIX):
-        return JsonResponse(error_body(code, message), status=status)
+        return JsonResponse(
+            error_body(found.code, found.message, found.fields), status=found.status
+        )
     page = render_to_string(
         "http_error.html",
-        {"status": status, "message": message, "LANGUAGE_CODE": get_language()},
+        {"status": found.status, "message": found.message, "LANGUAGE_CODE": get_language()},
     )
-    return HttpResponse(page, status=status)
+    return HttpResponse(page, status=found.status)

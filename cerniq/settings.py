@@ -76,6 +76,7 @@ MIDDLEWARE = [
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
+    "cerniq.text_input.UnprintableTextMiddleware",  # form text: no control characters
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
@@ -405,7 +406,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PARSER_CLASSES": [
         "api.parsers.BoundedJSONParser",
         "api.parsers.BoundedFormParser",
-        "rest_framework.parsers.MultiPartParser",  # bounded by FILE_UPLOAD_HANDLERS
+        "api.parsers.BoundedMultiPartParser",  # its files bounded by FILE_UPLOAD_HANDLERS
     ],
     # OPTIONS describes the endpoint only (the schema has the bodies): no serializer built.
     "DEFAULT_METADATA_CLASS": "api.metadata.EndpointMetadata",
