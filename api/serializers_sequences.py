@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from api.fields import ReasonField, reason_code
+from api.fields import BoundedListField, ReasonField, reason_code
 from outreach.models import Channel, Sequence, SequenceStep
 from outreach.sequences import MAX_STEPS
 
@@ -87,7 +87,11 @@ class StepWriteSerializer(serializers.Serializer):
 
 class SequenceWriteSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=200, required=False)
-    description = serializers.CharField(required=False, allow_blank=True)
+    description = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        max_length=Sequence._meta.get_field("description").max_length,
+    )
     is_active = serializers.BooleanField(required=False)
     stop_on_reply = serializers.BooleanField(required=False)
     fallback_sequence = row_id(
@@ -111,7 +115,7 @@ class SequenceCreateSerializer(SequenceWriteSerializer):
 
 
 class LeadIdsSerializer(serializers.Serializer):
-    lead_ids = serializers.ListField(
+    lead_ids = BoundedListField(
         child=row_id(),
         min_length=1,
         max_length=MAX_ENROLL,
@@ -120,7 +124,7 @@ class LeadIdsSerializer(serializers.Serializer):
 
 
 class StopSerializer(serializers.Serializer):
-    lead_ids = serializers.ListField(
+    lead_ids = BoundedListField(
         child=row_id(),
         required=False,
         min_length=1,
