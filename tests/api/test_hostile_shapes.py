@@ -178,3 +178,28 @@ def test_options_on_a_list_route_with_a_put_is_a_description(world):
     assert response.status_code == 200
     assert response.json()["name"] == "Warmup"
     assert "actions" not in response.json()
+
+
+def test_a_control_character_is_a_400_naming_the_field_before_any_serializer(world):
+    client, ids, _ = world
+    before = snapshot()
+    response = client.patch(
+        f"/api/v1/leads/{ids['leads']}/",
+        {"custom_fields": {"notes": "a\x1bb"}, "name": "Agro\u0085 SRL"},
+        format="json",
+    )
+    assert response.status_code == 400
+    assert response.json()["error"] == {
+        "code": "invalid_text",
+        "message": "custom_fields.notes contains a control character (U+001B); "
+        "remove it and send again.",
+        "fields": {
+            "custom_fields.notes": [
+                "contains a control character (U+001B); remove it and send again"
+            ]
+        },
+    }
+    form = client.generic("POST", "/api/v1/templates/preview/", "body=Salut%00", content_type=FORM)
+    assert form.status_code == 400
+    assert list(form.json()["error"]["fields"]) == ["body"]
+    assert not changed_tables(before, snapshot())

@@ -165,3 +165,23 @@ def test_the_live_preview_shows_the_limit_instead_of_working_on(signed_in, setti
 def test_the_live_preview_says_more_than_the_cap(signed_in):
     response = signed_in.post("/outreach/templates/preview/", {"body": "{a|b}" * 40}, **EN)
     assert "more than 1,000,000,000 variants" in response.content.decode()
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (b"name=Agro%1B&description=", "name contains a control character (U+001B)"),
+        (b"name=Agro%FF%FE", "The request body is not UTF-8 text."),
+    ],
+)
+def test_a_form_with_unprintable_text_is_a_400_page_naming_the_field(signed_in, body, message):
+    response = signed_in.generic(
+        "POST",
+        "/outreach/sequences/new/",
+        body,
+        content_type="application/x-www-form-urlencoded",
+        **EN,
+    )
+    assert response.status_code == 400
+    assert message in response.content.decode()
+    assert not Sequence.objects.exists()
