@@ -113,7 +113,9 @@ class PreviewSerializer(serializers.Serializer):
         help_text="Per field (body, subject): each problem with its line and column.",
     )
     variants = serializers.ListField(
-        child=serializers.CharField(), help_text="Distinct rendered bodies (up to `count`)."
+        child=serializers.CharField(),
+        help_text="Distinct rendered bodies: up to `count`, fewer when they would pass "
+        f"{spintax.PREVIEW_TEXT_BUDGET:,} characters together (one at least).",
     )
     total = serializers.IntegerField(
         help_text="How many variants the body's spintax has, counted up to "

@@ -68,6 +68,7 @@ LINK_ENUMERATE_LIMIT = 1000  # links split by spintax ({agro|ferma}.ro) are soug
 # characters, preview samples and the link check reads the raw text only.
 ENUMERATE_BUDGET = 2_000_000
 PREVIEW_SAMPLE_ATTEMPTS = 50  # renders tried per variant asked for, when sampling
+PREVIEW_TEXT_BUDGET = 200_000  # characters of previewed variants together (one at least)
 
 _NAME_RE = re.compile(r"[a-z_][a-z0-9_]*")
 _BRACED_RE = re.compile(r"\{\{([^{}|]*)\}\}")  # what a writer meant as a variable
@@ -322,7 +323,8 @@ def preview(source: str, variables: Mapping[str, str], n: int = 5) -> Preview:
 
     Small templates list every variant and spread the n over them; others sample renders,
     at most PREVIEW_SAMPLE_ATTEMPTS per text asked for and within ENUMERATE_BUDGET
-    characters (but n renders at least)."""
+    characters (but n renders at least). The texts stop at PREVIEW_TEXT_BUDGET characters
+    together (one at least), so a long template previews fewer variants."""
     tree = _tree(source)
     total = _count(tree)
     texts: list[str] = []
@@ -336,9 +338,16 @@ def preview(source: str, variables: Mapping[str, str], n: int = 5) -> Preview:
             text = _render(tree, variables, f"preview:{attempt}").text
             if text not in texts:
                 texts.append(text)
-                if len(texts) == n:
+                if len(texts) == n or sum(map(len, texts)) >= PREVIEW_TEXT_BUDGET:
                     break
+    shown = list(itertools.takewhile(lambda end: end <= PREVIEW_TEXT_BUDGET, _ends(texts)))
+    texts = texts[: max(len(shown), 1 if texts else 0)]
     return Preview(texts, min(total, VARIANT_COUNT_CAP), more=total > VARIANT_COUNT_CAP)
+
+
+def _ends(texts: list[str]) -> Iterator[int]:
+    """Where each text ends when they are laid end to end."""
+    return itertools.accumulate(len(text) for text in texts)
 
 
 def choose_version(weights: Sequence[int], seed: str) -> int:

@@ -82,3 +82,13 @@ def test_a_preview_of_a_long_template_samples_instead_of_listing_every_variant()
     assert result.total == 1_000
     assert len(result.variants) == 4 == len(set(result.variants))
     assert all(text.endswith(long_text) for text in result.variants)
+
+
+def test_a_preview_of_long_variants_stops_at_the_text_budget():
+    source = "{a|b|c|d|e|f|g|h|i|j}" * 9 + "x" * 55_000  # a billion variants of 55,009
+    result = spintax.preview(source, {}, n=50)
+    assert len(result.variants) == spintax.PREVIEW_TEXT_BUDGET // 55_009 == 3
+    single = spintax.preview("x" * 59_000 + "{a|b}" * 100, {}, n=5)
+    assert len(single.variants) == 3  # each 59,100: a fourth would pass 200,000
+    alone = spintax.preview("y" * 60_000, {}, n=5)
+    assert alone.variants == ["y" * 60_000]
