@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qsl
 
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse, QueryDict
 from django.utils.translation import gettext as _
 
@@ -67,9 +68,16 @@ def form_is_utf8(body: bytes) -> bool:
     """Whether a url-encoded form body is UTF-8, its %-escapes included (Django and the
     parsers replace what is not with U+FFFD, silently)."""
     try:
-        parse_qsl(body.decode("utf-8"), keep_blank_values=True, errors="strict")
+        parse_qsl(
+            body.decode("utf-8"),
+            keep_blank_values=True,
+            errors="strict",
+            max_num_fields=settings.DATA_UPLOAD_MAX_NUMBER_FIELDS,
+        )
     except UnicodeDecodeError:
         return False
+    except ValueError:  # too many fields: counted before any is decoded; Django says so next
+        return True
     return True
 
 
@@ -86,7 +94,9 @@ def first_unprintable_field(fields: QueryDict) -> tuple[str, str] | None:
     """(field name, the character) of the first unprintable character in a form's field
     names and values; None when there is none."""
     for key in fields:
-        for text in (key, *fields.getlist(key)):
+        if found := UNPRINTABLE.search(key):
+            return "", found[0]  # a name that would carry the character itself: "body"
+        for text in fields.getlist(key):
             if found := UNPRINTABLE.search(text):
                 return key, found[0]
     return None
