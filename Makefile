@@ -79,6 +79,7 @@ bench: install-dev
 	$(PY) bench/send_pipeline.py
 	$(PY) bench/webhooks.py
 	$(PY) bench/faults.py
+	$(PY) bench/hostile.py
 	$(PY) bench/worker_rss.py
 
 ## Romanian catalogue: collect the marked strings into locale/ro (translate new/fuzzy entries), compile the .mo.

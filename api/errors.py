@@ -18,6 +18,9 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from cerniq.http_errors import error_body as error_body  # the shape, shared with handler400
+from cerniq.http_errors import refusal
+
 log = logging.getLogger(__name__)
 
 NON_FIELD = "non_field_errors"
@@ -53,11 +56,11 @@ def flatten(detail: Any, prefix: str = "") -> dict[str, list[str]]:
     return {prefix or NON_FIELD: [str(message) for message in messages]}
 
 
-def error_body(code: str, message: str, fields: dict[str, list[str]] | None = None) -> dict:
-    return {"error": {"code": code, "message": message, "fields": fields or {}}}
-
-
 def exception_handler(exc: Exception, context: dict) -> Response:
+    refused = refusal(exc)  # too large, too many fields or files, unprintable text
+    if refused is not None:
+        body = error_body(refused.code, refused.message, refused.fields)
+        return Response(body, status=refused.status)
     if isinstance(exc, Http404):
         exc = exceptions.NotFound(_("Not found."))
     elif isinstance(exc, DjangoPermissionDenied):

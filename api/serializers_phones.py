@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from api.fields import ReasonField
+from api.fields import BoundedListField, ReasonField
 from outreach.hours import Closure
 from outreach.next_send import NextSend, Reason
 from outreach.next_send_text import holiday_list, reason_text
@@ -148,10 +148,11 @@ class PauseSerializer(serializers.Serializer):
 class WarmupSerializer(serializers.Serializer):
     """The tenant's warm-up ramp: `[from day, new contacts a day]` steps."""
 
-    steps = serializers.ListField(
-        child=serializers.ListField(
+    steps = BoundedListField(
+        child=BoundedListField(
             child=serializers.IntegerField(min_value=1), min_length=2, max_length=2
         ),
+        max_length=MAX_DAYS,  # a step a day at most
         help_text=(
             f"[[1, 20], [3, 40], ..., [N, {FULL_LIMIT}]]: day 1 first, days and limits "
             f"growing, the last step at {FULL_LIMIT}, at most day {MAX_DAYS}."

@@ -10,6 +10,7 @@ from rest_framework import serializers
 from api.fields import ReasonField, reason_code
 from api.serializers import MessageSerializer
 from cerniq.tenancy import display_name
+from hitl import review
 from hitl.models import ReviewItem
 from hitl.review import RESOLVE_STAGES
 from outreach.models import Stage
@@ -117,7 +118,9 @@ class SendSerializer(serializers.Serializer):
 
 
 class RejectSerializer(serializers.Serializer):
-    note = serializers.CharField(max_length=2000, help_text="Why (kept as the resolution).")
+    note = serializers.CharField(
+        max_length=review.MAX_NOTE, help_text="Why (kept as the resolution)."
+    )
 
 
 class ResolveSerializer(serializers.Serializer):
@@ -126,4 +129,4 @@ class ResolveSerializer(serializers.Serializer):
         required=False,
         help_text="Move the lead there while closing the item; its stage stays when absent.",
     )
-    note = serializers.CharField(required=False, allow_blank=True, max_length=2000)
+    note = serializers.CharField(required=False, allow_blank=True, max_length=review.MAX_NOTE)

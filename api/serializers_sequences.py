@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from api.fields import ReasonField, reason_code
+from api.fields import BoundedListField, ReasonField, reason_code
+from cerniq.model_fields import max_length
 from outreach.models import Channel, Sequence, SequenceStep
+from outreach.sequences import MAX_STEPS
 
 MAX_ENROLL = 1000  # lead ids per enroll or stop request
 MAX_ID = 2**63 - 1  # the largest row id (BigAutoField); a larger one is a 400, not a DB error
@@ -86,28 +88,37 @@ class StepWriteSerializer(serializers.Serializer):
 
 class SequenceWriteSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=200, required=False)
-    description = serializers.CharField(required=False, allow_blank=True)
+    description = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        max_length=max_length(Sequence, "description"),
+    )
     is_active = serializers.BooleanField(required=False)
     stop_on_reply = serializers.BooleanField(required=False)
     fallback_sequence = row_id(
         required=False, allow_null=True, help_text="Another sequence of your tenant, or null."
     )
-    steps = StepWriteSerializer(
+    # many=True passes max_length on to DRF's ListSerializer; the stubs do not list it.
+    steps = StepWriteSerializer(  # type: ignore[call-arg]
         many=True,
         required=False,
         allow_empty=False,
+        max_length=MAX_STEPS,
         help_text="All steps, in order; they replace the current ones (a new version when "
-        "leads run on the current one; unchanged steps keep the version).",
+        f"leads run on the current one; unchanged steps keep the version). At most {MAX_STEPS}.",
     )
 
 
 class SequenceCreateSerializer(SequenceWriteSerializer):
     name = serializers.CharField(max_length=200)
-    steps = StepWriteSerializer(many=True, allow_empty=False)
+    # many=True passes max_length on to DRF's ListSerializer; the stubs do not list it.
+    steps = StepWriteSerializer(  # type: ignore[call-arg]
+        many=True, allow_empty=False, max_length=MAX_STEPS, help_text=f"At most {MAX_STEPS}."
+    )
 
 
 class LeadIdsSerializer(serializers.Serializer):
-    lead_ids = serializers.ListField(
+    lead_ids = BoundedListField(
         child=row_id(),
         min_length=1,
         max_length=MAX_ENROLL,
@@ -116,7 +127,7 @@ class LeadIdsSerializer(serializers.Serializer):
 
 
 class StopSerializer(serializers.Serializer):
-    lead_ids = serializers.ListField(
+    lead_ids = BoundedListField(
         child=row_id(),
         required=False,
         min_length=1,

@@ -11,9 +11,11 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from api.serializers_sequences import row_id
+from outreach import spintax
 from outreach.analytics import rate
 from outreach.models import Channel, Template, TemplateVersion
 from outreach.template_preview import MAX_PREVIEW_COUNT, PREVIEW_COUNT
+from outreach.template_versions import MAX_VERSIONS
 
 
 class TemplateVersionSerializer(serializers.ModelSerializer):
@@ -65,7 +67,10 @@ class VersionWriteSerializer(serializers.Serializer):
     subject = serializers.CharField(
         max_length=255, required=False, allow_blank=True, default="", help_text="Email only."
     )
-    body = serializers.CharField(help_text="Spintax: {a|b}, {{variable}}, {{variable|fallback}}.")
+    body = serializers.CharField(
+        max_length=spintax.MAX_SOURCE_CHARS,
+        help_text="Spintax: {a|b}, {{variable}}, {{variable|fallback}}.",
+    )
     weight = serializers.IntegerField(min_value=0, max_value=1000, default=100)
     is_active = serializers.BooleanField(default=True)
 
@@ -75,13 +80,18 @@ class TemplateCreateSerializer(serializers.Serializer):
     channel = serializers.ChoiceField(Channel.choices)
     language = serializers.ChoiceField(Template.Language.choices, default=Template.Language.RO)
     is_active = serializers.BooleanField(default=True)
-    versions = VersionWriteSerializer(many=True, allow_empty=False)
+    # many=True passes max_length on to DRF's ListSerializer; the stubs do not list it.
+    versions = VersionWriteSerializer(  # type: ignore[call-arg]
+        many=True, allow_empty=False, max_length=MAX_VERSIONS, help_text=f"At most {MAX_VERSIONS}."
+    )
 
 
 class PreviewRequestSerializer(serializers.Serializer):
-    body = serializers.CharField(allow_blank=True, trim_whitespace=False)
+    body = serializers.CharField(
+        allow_blank=True, trim_whitespace=False, max_length=spintax.MAX_SOURCE_CHARS
+    )
     subject = serializers.CharField(
-        required=False, allow_blank=True, default="", trim_whitespace=False
+        required=False, allow_blank=True, default="", trim_whitespace=False, max_length=255
     )
     channel = serializers.ChoiceField(Channel.choices, default=Channel.WHATSAPP)
     first_message = serializers.BooleanField(
@@ -104,6 +114,14 @@ class PreviewSerializer(serializers.Serializer):
         help_text="Per field (body, subject): each problem with its line and column.",
     )
     variants = serializers.ListField(
-        child=serializers.CharField(), help_text="Distinct rendered bodies (up to `count`)."
+        child=serializers.CharField(),
+        help_text="Distinct rendered bodies: up to `count`, fewer when they would pass "
+        f"{spintax.PREVIEW_TEXT_BUDGET:,} characters together (one at least).",
     )
-    total = serializers.IntegerField(help_text="How many variants the body's spintax has.")
+    total = serializers.IntegerField(
+        help_text="How many variants the body's spintax has, counted up to "
+        f"{spintax.VARIANT_COUNT_CAP:,}."
+    )
+    more = serializers.BooleanField(
+        help_text="The body has more variants than `total` (counting stopped there)."
+    )

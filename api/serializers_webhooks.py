@@ -7,7 +7,7 @@ from __future__ import annotations
 from django.core.exceptions import ValidationError as DjangoValidationError
 from rest_framework import serializers
 
-from api.fields import ReasonField
+from api.fields import BoundedListField, ReasonField
 from cerniq.model_fields import max_length
 from cerniq.models import WebhookDelivery, WebhookEndpoint
 from cerniq.outbound import endpoints, events
@@ -26,9 +26,10 @@ class WebhookEndpointSerializer(serializers.ModelSerializer):
         max_length=max_length(WebhookEndpoint, "url"),
         help_text="https://… on a public address; every delivery is signed.",
     )
-    events = serializers.ListField(
+    events = BoundedListField(
         child=serializers.ChoiceField(choices=sorted(events.EVENTS)),
         allow_empty=False,
+        max_length=len(events.EVENTS),
         help_text="The event types this endpoint receives (GET webhooks/events/ lists them).",
     )
     enabled = serializers.BooleanField(required=False, default=True)

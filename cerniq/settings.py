@@ -82,6 +82,7 @@ MIDDLEWARE = [
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
+    "cerniq.text_input.UnprintableTextMiddleware",  # form text: no control characters
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
@@ -367,6 +368,17 @@ TIME_ZONE = "Europe/Bucharest"
 USE_I18N = True
 USE_TZ = True
 
+# Request bodies (cerniq.http_errors: over a limit, a 413/400 naming it). Forms and JSON:
+# Django's DATA_UPLOAD_MAX_MEMORY_SIZE (2.5 MiB) and DATA_UPLOAD_MAX_NUMBER_FIELDS (1,000).
+# Multipart, files included: the largest a page takes, a message's attachments (25 MiB
+# together) or a lead import (20 MiB), with the rest of its form.
+UPLOAD_MAX_REQUEST_BYTES = env.int("UPLOAD_MAX_REQUEST_BYTES", default=26 * 1024 * 1024)
+FILE_UPLOAD_HANDLERS = [
+    "cerniq.http_errors.BoundedUploadHandler",
+    "django.core.files.uploadhandler.MemoryFileUploadHandler",
+    "django.core.files.uploadhandler.TemporaryFileUploadHandler",
+]
+
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
 STATICFILES_DIRS = [BASE_DIR / "static"]
@@ -445,9 +457,11 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PARSER_CLASSES": [
         "api.parsers.BoundedJSONParser",
-        "rest_framework.parsers.FormParser",
-        "rest_framework.parsers.MultiPartParser",
+        "api.parsers.BoundedFormParser",
+        "api.parsers.BoundedMultiPartParser",  # its files bounded by FILE_UPLOAD_HANDLERS
     ],
+    # OPTIONS describes the endpoint only (the schema has the bodies): no serializer built.
+    "DEFAULT_METADATA_CLASS": "api.metadata.EndpointMetadata",
     "PAGE_SIZE": 50,
 }
 # Requests per API key (or per signed-in operator) and period, e.g. 120/min, 5000/hour.
@@ -466,6 +480,11 @@ SPECTACULAR_SETTINGS = {
     ),
     "SERVE_INCLUDE_SCHEMA": False,
     "SCHEMA_PATH_PREFIX": "/api/v1",
+    # The enums' default hook, then a 413 on every operation that takes a body.
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "api.schema.document_body_limits",
+    ],
     "COMPONENT_SPLIT_REQUEST": True,
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",

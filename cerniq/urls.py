@@ -10,6 +10,10 @@ from django.urls import include, path, re_path
 
 from cerniq.webhook_intake import WebhookIntakeView
 
+# A request Django cannot read (too large, too many fields or files): 413/400 naming the
+# limit, as the API's JSON error under /api/ and as a small page elsewhere.
+handler400 = "cerniq.http_errors.bad_request"
+
 urlpatterns = [
     path("admin/", admin.site.urls),
     # /webhooks/<provider>/<token>/ (the token is the per-tenant secret for providers that

@@ -12,6 +12,8 @@ from django.utils.translation import gettext_lazy as _
 from cerniq.models import Tenant
 from outreach import spintax
 from outreach.models import Channel, OptOutRecord, Sequence, SequenceStep, Template
+from outreach.sequences import MAX_STEPS
+from outreach.template_versions import MAX_VERSIONS
 
 
 class SequenceForm(forms.ModelForm):
@@ -104,7 +106,16 @@ class BaseStepFormSet(forms.BaseFormSet):
         ]
 
 
-StepFormSet = forms.formset_factory(StepForm, formset=BaseStepFormSet, extra=1, can_delete=True)
+# At most MAX_STEPS rows are built, whatever TOTAL_FORMS says; more is a form error.
+StepFormSet = forms.formset_factory(
+    StepForm,
+    formset=BaseStepFormSet,
+    extra=1,
+    can_delete=True,
+    max_num=MAX_STEPS,
+    absolute_max=MAX_STEPS,
+    validate_max=True,
+)
 
 
 class TemplateForm(forms.ModelForm):
@@ -135,7 +146,11 @@ class TemplateForm(forms.ModelForm):
 class VersionForm(forms.Form):
     id = forms.IntegerField(required=False, widget=forms.HiddenInput)
     subject = forms.CharField(label=_("Subject (email)"), required=False, max_length=255)
-    body = forms.CharField(label=_("Body"), widget=forms.Textarea(attrs={"rows": 5}))
+    body = forms.CharField(
+        label=_("Body"),
+        max_length=spintax.MAX_SOURCE_CHARS,
+        widget=forms.Textarea(attrs={"rows": 5}),
+    )
     weight = forms.IntegerField(label=_("Weight"), min_value=0, max_value=1000, initial=100)
     is_active = forms.BooleanField(label=_("Active"), required=False, initial=True)
 
@@ -172,7 +187,14 @@ class BaseVersionFormSet(forms.BaseFormSet):
 
 
 VersionFormSet = forms.formset_factory(
-    VersionForm, formset=BaseVersionFormSet, extra=1, min_num=1, validate_min=True
+    VersionForm,
+    formset=BaseVersionFormSet,
+    extra=1,
+    min_num=1,
+    validate_min=True,
+    max_num=MAX_VERSIONS,
+    absolute_max=MAX_VERSIONS,
+    validate_max=True,
 )
 
 

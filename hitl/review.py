@@ -53,6 +53,7 @@ ESCALATION: dict[str, str] = {
 OPEN_STATUSES = (ReviewItem.Status.OPEN, ReviewItem.Status.ASSIGNED)
 RESOLVE_STAGES = frozenset({Stage.NEGOTIATION, Stage.CONVERTED, Stage.DEAD})
 MAX_REASON = 255
+MAX_NOTE = 2000  # a person's note on a reject or resolve (pages and API)
 
 
 class ReviewError(ValueError):
@@ -330,10 +331,21 @@ def approve_draft(item: ReviewItem, user: User, text: str | None = None) -> Mess
     return message
 
 
+def _note(note: str | None) -> str:
+    """A person's note, trimmed; ReviewError past MAX_NOTE characters."""
+    note = (note or "").strip()
+    if len(note) > MAX_NOTE:
+        raise ReviewError(
+            _("The note has %(length)d characters; at most %(limit)d.")
+            % {"length": len(note), "limit": MAX_NOTE}
+        )
+    return note
+
+
 @transaction.atomic
 def reject(item: ReviewItem, user: User, note: str) -> ReviewItem:
     """Close the item without sending anything (the draft is discarded), saying why."""
-    note = (note or "").strip()
+    note = _note(note)
     if not note:
         raise ReviewError(_("Say why you reject it (a short note)."))
     locked, journey = _lock(item)
@@ -353,9 +365,9 @@ def resolve(
             _("A review can only close a lead as %(stages)s (or leave its stage).")
             % {"stages": allowed}
         )
+    note = _note(note)
     locked, journey = _lock(item)
     _check_actor(locked, user)
-    note = (note or "").strip()
     if stage is not None:
         try:
             stages.transition(

@@ -17,6 +17,7 @@ from django.db import transaction
 from django.db.models import F
 from django.db.models.functions import Least
 from django.utils import timezone
+from django.utils.formats import number_format
 from django.utils.translation import gettext as _
 
 from cerniq import reasons
@@ -29,6 +30,7 @@ from outreach.readiness import tally_ids
 log = logging.getLogger(__name__)
 
 MAX_UPLOAD_BYTES = 20 * 1024 * 1024
+MAX_ROWS = 100_000  # rows of one import (a file that size is about 15 MB of CSV)
 # A repeated request (same Idempotency-Key, or the same content without one) within this
 # window answers the job already made instead of importing again.
 IDEMPOTENCY_WINDOW = timedelta(hours=24)
@@ -36,6 +38,17 @@ IDEMPOTENCY_WINDOW = timedelta(hours=24)
 
 class UploadRefused(ValueError):
     """The upload cannot become an import job (empty, too big); the message says why."""
+
+
+def too_many_rows(rows: int) -> str:
+    """Why an import of this many rows is refused (the pages and the API say the same)."""
+    return _(
+        "The file has %(rows)s rows; at most %(max)s are imported at once: split it and "
+        "import the parts."
+    ) % {
+        "rows": number_format(rows, force_grouping=True),
+        "max": number_format(MAX_ROWS, force_grouping=True),
+    }
 
 
 class IdempotencyConflict(ValueError):
@@ -65,6 +78,9 @@ def start_import(
             _("The file is larger than %(mb)d MB; split it and import the parts.")
             % {"mb": MAX_UPLOAD_BYTES // (1024 * 1024)}
         )
+    total_rows = count_data_lines(content)
+    if total_rows > MAX_ROWS:
+        raise UploadRefused(too_many_rows(total_rows))
     from outreach.tasks import run_import_job
 
     job = ImportJob.objects.create(
@@ -73,7 +89,7 @@ def start_import(
         file_name=file_name[:255],
         content=content,
         dry_run=dry_run,
-        total_rows=count_data_lines(content),
+        total_rows=total_rows,
         idempotency_key=idempotency_key[:255],
         content_hash=content_hash(content, dry_run=dry_run) if idempotency_key else "",
     )

@@ -22,7 +22,7 @@ from cerniq.model_fields import column
 from cerniq.models import Tenant
 from outreach import reasons as codes
 from outreach import stalls
-from outreach.importing.cleaning import _CLEANERS, _Row, clean_fields
+from outreach.importing.cleaning import _CLEANERS, _Row, clean_fields, custom_problem
 from outreach.importing.writing import _create, _Index, _Target
 from outreach.models import Lead
 from outreach.suppression import flag_imported
@@ -86,7 +86,11 @@ def _custom(data: Mapping[str, Any], errors: dict[str, list[str]]) -> dict[str, 
     if any("\x00" in key or "\x00" in str(value) for key, value in custom.items()):
         errors["custom_fields"] = [_said(codes.IMPORT_NUL)]
         return {}
-    return {key: str(value).strip() for key, value in custom.items() if str(value).strip()}
+    cleaned = {key: str(value).strip() for key, value in custom.items() if str(value).strip()}
+    if too_much := custom_problem(cleaned):
+        errors["custom_fields"] = [reasons.render(too_much)]
+        return {}
+    return cleaned
 
 
 def _find_duplicate(tenant: Tenant, keys: dict[str, str], *, exclude: int | None = None) -> None:

@@ -326,7 +326,7 @@ def known_custom_fields(tenant_id: int, sample: int = 500) -> set[str]:
 class Sequence(models.Model):
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="sequences")
     name = models.CharField(max_length=200)
-    description = models.TextField(blank=True)
+    description = models.TextField(blank=True, max_length=2000)
     is_active = models.BooleanField(default=True)
     stop_on_reply = models.BooleanField(default=True)
     fallback_sequence = models.ForeignKey(

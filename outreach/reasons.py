@@ -229,6 +229,13 @@ IMPORT_NO_CONTACT = reasons.define("import.no_contact", _("no phone or email to 
 IMPORT_TOO_LONG = reasons.define(
     "import.too_long", _("%(field)s longer than %(max)s characters"), field=field_label
 )
+IMPORT_TOO_MANY_CUSTOM = reasons.define(
+    "import.too_many_custom", _("more than %(max)s custom fields")
+)
+IMPORT_CUSTOM_NAME_TOO_LONG = reasons.define(
+    "import.custom_name_too_long",
+    _("custom field name '%(value)s' longer than %(max)s characters"),
+)
 IMPORT_CUI_INVALID = reasons.define(
     "import.cui_invalid", _("invalid CUI '%(value)s': %(why)s"), why=_cui_problem
 )

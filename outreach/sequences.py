@@ -35,6 +35,8 @@ from outreach.readiness import ContactPolicy, Readiness, readiness_many
 from outreach.template_versions import VersionSpec, save_versions  # noqa: F401 (their home)
 from whatsapp.quota import quota_day, release
 
+MAX_STEPS = 20  # steps of one sequence (the page's formset and the API's list say so too)
+
 # Stage changes that end automation for the lead, with the stop reason recorded.
 STOPPING_STAGES = frozenset({Stage.WARM_REPLY, Stage.NEGOTIATION, Stage.CONVERTED, Stage.DEAD})
 
@@ -78,6 +80,8 @@ def replace_steps(sequence: Sequence, specs: list[StepSpec]) -> int:
     """Give the sequence new steps as a new version; enrollments keep their old version."""
     if not specs:
         raise EnrollmentError(_("A sequence needs at least one step."))
+    if len(specs) > MAX_STEPS:
+        raise EnrollmentError(_("A sequence has at most %(limit)d steps.") % {"limit": MAX_STEPS})
     locked = Sequence.objects.select_for_update().get(pk=sequence.pk)
     has_enrollments = Enrollment.objects.filter(
         sequence=locked, sequence_version=locked.version

@@ -17,6 +17,10 @@ inserted literally (never parsed as spintax), with surrounding whitespace stripp
 that renders empty (no value, no fallback) takes one neighbouring space with it: the space
 before it when followed by a space, punctuation or the end ("Bună ziua {{contact_name}}, ..."
 gives "Bună ziua, ..."), else the space after it at the start of a line.
+
+Size, nesting, alternatives, variables and the variant count are bounded
+(outreach.spintax_syntax has the limits, re-exported here): a template over a limit is a
+validation problem naming it, and nothing here ever lists more variants than it can afford.
 """
 
 from __future__ import annotations
@@ -26,14 +30,23 @@ import hashlib
 import itertools
 import random
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import partial
 from typing import TYPE_CHECKING
 
-from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
+from outreach.spintax_syntax import MAX_ALTERNATIVES as MAX_ALTERNATIVES
+from outreach.spintax_syntax import MAX_NESTING as MAX_NESTING
+from outreach.spintax_syntax import MAX_PROBLEMS as MAX_PROBLEMS
+from outreach.spintax_syntax import MAX_SOURCE_CHARS as MAX_SOURCE_CHARS
+from outreach.spintax_syntax import MAX_VARIABLES as MAX_VARIABLES
+from outreach.spintax_syntax import VARIANT_COUNT_CAP as VARIANT_COUNT_CAP
+from outreach.spintax_syntax import Choice, Seq, Text, Var, more_problems, parse, where
+from outreach.spintax_syntax import TemplateError as TemplateError
+from outreach.spintax_syntax import number as number
+from outreach.spintax_syntax import tree as _tree
 from whatsapp import backends as whatsapp_backends
 
 if TYPE_CHECKING:
@@ -52,12 +65,14 @@ CHANNEL_LIMITS: dict[str, int] = {
 NOMINAL_VARIABLE_LENGTH = 40  # length check: a variable without fallback counts as this long
 PREVIEW_ENUMERATE_LIMIT = 2000  # preview lists every variant up to this many, else samples
 LINK_ENUMERATE_LIMIT = 1000  # links split by spintax ({agro|ferma}.ro) are sought up to this
-MAX_NESTING = 50  # deeper spintax is refused (it also keeps the recursion bounded)
+# Listing every variant costs about their number times the text's length: past this many
+# characters, preview samples and the link check reads the raw text only.
+ENUMERATE_BUDGET = 2_000_000
+PREVIEW_SAMPLE_ATTEMPTS = 50  # renders tried per variant asked for, when sampling
+PREVIEW_TEXT_BUDGET = 200_000  # characters of previewed variants together (one at least)
 
 _NAME_RE = re.compile(r"[a-z_][a-z0-9_]*")
-_VAR_RE = re.compile(r"\{\{\s*([a-z_][a-z0-9_]*)\s*(?:\|([^{}]*))?\}\}")
 _BRACED_RE = re.compile(r"\{\{([^{}|]*)\}\}")  # what a writer meant as a variable
-_PLAIN_RE = re.compile(r"[^{}|]*")
 _TLDS = (
     "ro|com|net|org|eu|info|biz|io|co|md|de|it|fr|es|hu|bg|at|nl|uk|us|me|app|dev|online"
     "|site|shop|store|xyz|link|farm|bio|agency|ly"
@@ -72,14 +87,6 @@ _LINK_RE = re.compile(f"{_SCHEME}{_TAIL}|{_DOMAIN}(?:/{_TAIL})?")
 _TIGHT = " ,.;:!?\n"  # an empty variable before one of these gives up the space before it
 
 
-class TemplateError(ValueError):
-    """A template that cannot be rendered; ``problems`` says why, in plain words."""
-
-    def __init__(self, problems: list[str]) -> None:
-        super().__init__("; ".join(problems))
-        self.problems = list(problems)
-
-
 @dataclass(frozen=True)
 class Rendered:
     text: str
@@ -89,126 +96,8 @@ class Rendered:
 @dataclass(frozen=True)
 class Preview:
     variants: list[str]
-    total: int
-
-
-@dataclass(frozen=True)
-class Text:
-    value: str
-
-
-@dataclass(frozen=True)
-class Var:
-    name: str
-    fallback: str  # "" when there is none
-    pos: int
-
-
-@dataclass(frozen=True)
-class Choice:
-    alternatives: tuple[tuple[Node, ...], ...]
-    pos: int
-
-
-Node = Text | Var | Choice
-Seq = tuple[Node, ...]
-
-
-class _TooDeep(Exception):
-    pass
-
-
-def _where(source: str, pos: int) -> str:
-    """1-based line and column of an index, the one position format of every message."""
-    line = source.count("\n", 0, pos) + 1
-    column = pos - source.rfind("\n", 0, pos)
-    return _("line %(line)d, column %(column)d") % {"line": line, "column": column}
-
-
-class _Parser:
-    """Recursive descent that records every problem and carries on, so validate sees all."""
-
-    def __init__(self, source: str) -> None:
-        self.src = source
-        self.i = 0
-        self.depth = 0
-        self.problems: list[str] = []
-
-    def sequence(self) -> Seq:
-        nodes: list[Node] = []
-        while self.i < len(self.src):
-            c = self.src[self.i]
-            if c in "|}" and self.depth:
-                break
-            if c == "{":
-                var = _VAR_RE.match(self.src, self.i)
-                if var:
-                    nodes.append(Var(var[1], (var[2] or "").strip(), self.i))
-                    self.i = var.end()
-                else:
-                    nodes.append(self.choice())
-            elif c == "}":
-                where = _where(self.src, self.i)
-                self.problems.append(_("unexpected '}' at %(where)s") % {"where": where})
-                self.i += 1
-            else:  # plain text, or a '|' outside all braces
-                end = _PLAIN_RE.match(self.src, self.i + 1).end()  # type: ignore[union-attr]
-                nodes.append(Text(self.src[self.i : end]))
-                self.i = end
-        return tuple(nodes)
-
-    def choice(self) -> Choice:
-        start = self.i
-        if self.depth >= MAX_NESTING:
-            raise _TooDeep(start)
-        self.depth += 1
-        self.i += 1
-        alternatives = [self.sequence()]
-        while self.i < len(self.src) and self.src[self.i] == "|":
-            self.i += 1
-            alternatives.append(self.sequence())
-        self.depth -= 1
-        if self.i >= len(self.src):
-            where = _where(self.src, start)
-            self.problems.append(_("unclosed '{' opened at %(where)s") % {"where": where})
-        else:
-            self.i += 1
-            if not all(alternatives):
-                shown = self.src[start : self.i]
-                shown = shown if len(shown) <= 40 else shown[:19] + "…" + shown[-19:]
-                self.problems.append(
-                    _("empty alternative in '%(shown)s' at %(where)s")
-                    % {"shown": shown, "where": _where(self.src, start)}
-                )
-        return Choice(tuple(alternatives), start)
-
-
-def _parse(source: str) -> tuple[Seq, tuple[str, ...]]:
-    """The syntax tree (recovered past errors) and the syntax problems, in the UI language."""
-    return _parse_cached(source, get_language())
-
-
-@lru_cache(maxsize=128)
-def _parse_cached(source: str, language: str | None) -> tuple[Seq, tuple[str, ...]]:
-    """Cached per source and language, because the problems are translated messages."""
-    parser = _Parser(source)
-    try:
-        tree = parser.sequence()
-    except _TooDeep as deep:
-        where = _where(source, deep.args[0])
-        too_deep = _("spintax nested more than %(levels)d levels deep at %(where)s") % {
-            "levels": MAX_NESTING,
-            "where": where,
-        }
-        return (), (too_deep,)
-    return tree, tuple(parser.problems)
-
-
-def _tree(source: str) -> Seq:
-    tree, problems = _parse(source)
-    if problems:
-        raise TemplateError(list(problems))
-    return tree
+    total: int  # at most VARIANT_COUNT_CAP
+    more: bool = False  # there are more variants than `total` (counting stopped there)
 
 
 def _seed_int(seed: str) -> int:
@@ -284,11 +173,20 @@ def _expand(seq: Seq, variables: Mapping[str, str]) -> list[tuple[str | None, ..
 
 
 def _count(seq: Seq) -> int:
+    """Choice paths, counted up to VARIANT_COUNT_CAP + 1 (which stands for "more"): the
+    numbers stay small however many choices a template has."""
     total = 1
     for node in seq:
         if isinstance(node, Choice):
-            total *= sum(_count(alt) for alt in node.alternatives)
+            paths = min(sum(_count(alt) for alt in node.alternatives), VARIANT_COUNT_CAP + 1)
+            total = min(total * paths, VARIANT_COUNT_CAP + 1)
     return total
+
+
+def _enumerable(source: str, tree: Seq, limit: int) -> bool:
+    """Whether listing every variant stays within `limit` variants and the char budget."""
+    count = _count(tree)
+    return count <= limit and count * max(len(source), 1) <= ENUMERATE_BUDGET
 
 
 def _longest(seq: Seq) -> int:
@@ -313,42 +211,71 @@ def _variables(seq: Seq) -> Iterator[Var]:
                 yield from _variables(alt)
 
 
-def _link_problems(source: str, tree: Seq, enumerate_variants: bool) -> list[str]:
+class _Problems:
+    """A template's problems, MAX_PROBLEMS at most (a position costs a scan of the text
+    before it), then one line saying there are more; `full` tells the checks to stop."""
+
+    def __init__(self, syntax: Iterable[str]) -> None:
+        self.spelled = list(syntax)
+        self.full = len(self.spelled) > MAX_PROBLEMS  # the parser's list already says so
+
+    def add(self, message: Callable[[], str]) -> None:
+        if len(self.spelled) < MAX_PROBLEMS:
+            self.spelled.append(message())
+        elif not self.full:
+            self.full = True
+            self.spelled.append(more_problems())
+
+
+def _link_at(source: str, link: str, at: int) -> str:
+    return _("'%(link)s' at %(where)s") % {"link": link, "where": where(source, at)}
+
+
+def _link_problems(source: str, tree: Seq, enumerate_variants: bool, found: _Problems) -> None:
     """Links in the raw text (every alternative); failing that, in every rendering."""
-    problems, seen = [], set()
+    head = _("links are not allowed in a first WhatsApp message (anti-spam): %(link)s")
+    seen: set[str] = set()
     for m in _LINK_RE.finditer(source):
+        if found.full:
+            break
         if (link := m[0]) not in seen:
             seen.add(link)
-            problems.append(
-                _("'%(link)s' at %(where)s") % {"link": link, "where": _where(source, m.start())}
+            at = m.start()
+            found.add(
+                partial(lambda link, at: head % {"link": _link_at(source, link, at)}, link, at)
             )
-    if not problems and enumerate_variants and _count(tree) <= LINK_ENUMERATE_LIMIT:
+    if not seen and enumerate_variants and _enumerable(source, tree, LINK_ENUMERATE_LIMIT):
         for parts in _expand(tree, {}):
             if rendered := _LINK_RE.search(_join(parts)):
-                problems.append(_("'%(link)s' (in a rendered variant)") % {"link": rendered[0]})
+                shown = _("'%(link)s' (in a rendered variant)") % {"link": rendered[0]}
+                found.add(partial(str.__mod__, head, {"link": shown}))
                 break
-    head = _("links are not allowed in a first WhatsApp message (anti-spam): %(link)s")
-    return [head % {"link": p} for p in problems]
 
 
 def validate(
     source: str, *, channel: str, first_message: bool = False, custom_fields: Iterable[str] = ()
 ) -> list[str]:
-    """Every problem with a template, as messages for the person writing it; [] when fine."""
+    """Every problem with a template, as messages for the person writing it; [] when fine
+    (past MAX_PROBLEMS, a last line says how many more there are)."""
     channel = str(channel)
     if channel not in CHANNEL_LIMITS:
         raise ValueError(f"unknown channel {channel!r}")
-    tree, syntax = _parse(source)
-    problems = list(syntax)
+    tree, syntax = parse(source)
+    found = _Problems(syntax)
     var_positions = {var.pos for var in _variables(tree)}
-    for m in _BRACED_RE.finditer(source):
+    for m in _BRACED_RE.finditer(source if tree else ""):
+        if found.full:
+            break
         if m.start() not in var_positions:
-            problems.append(
-                _(
-                    "'%(text)s' at %(where)s is not a valid variable: "
-                    "names use only lowercase a-z, 0-9 and _"
+            found.add(
+                partial(
+                    lambda m: _(
+                        "'%(text)s' at %(where)s is not a valid variable: "
+                        "names use only lowercase a-z, 0-9 and _"
+                    )
+                    % {"text": m[0], "where": where(source, m.start())},
+                    m,
                 )
-                % {"text": m[0], "where": _where(source, m.start())}
             )
     custom = set(custom_fields)
     known = ", ".join(sorted(KNOWN_VARIABLES))
@@ -358,22 +285,35 @@ def validate(
         else ""
     )
     for var in _variables(tree):
+        if found.full:
+            break
         if var.name not in KNOWN_VARIABLES | custom:
-            name = "{{" + var.name + "}}"
-            where = _where(source, var.pos)
-            problems.append(
-                _("unknown variable %(name)s at %(where)s; known: %(known)s%(extra)s")
-                % {"name": name, "where": where, "known": known, "extra": extra}
+            found.add(
+                partial(
+                    lambda var: _(
+                        "unknown variable %(name)s at %(where)s; known: %(known)s%(extra)s"
+                    )
+                    % {
+                        "name": "{{" + var.name + "}}",
+                        "where": where(source, var.pos),
+                        "known": known,
+                        "extra": extra,
+                    },
+                    var,
+                )
             )
-    if channel == "WHATSAPP" and first_message:
-        problems += _link_problems(source, tree, enumerate_variants=not syntax)
+    if channel == "WHATSAPP" and first_message and tree:
+        _link_problems(source, tree, not syntax, found)
     longest, limit = _longest(tree), CHANNEL_LIMITS[channel]
     if longest > limit:
-        problems.append(
-            _("the longest variant is %(longest)d characters; %(channel)s allows at most %(limit)d")
+        found.add(
+            lambda: _(
+                "the longest variant is %(longest)d characters; %(channel)s allows at most "
+                "%(limit)d"
+            )
             % {"longest": longest, "channel": channel, "limit": limit}
         )
-    return problems
+    return found.spelled
 
 
 def render(source: str, variables: Mapping[str, str], *, seed: str) -> Rendered:
@@ -382,27 +322,41 @@ def render(source: str, variables: Mapping[str, str], *, seed: str) -> Rendered:
 
 
 def count_variants(source: str) -> int:
-    """Number of choice paths (exact; identical alternatives still count separately)."""
+    """Number of choice paths (identical alternatives still count separately), exact up
+    to VARIANT_COUNT_CAP; VARIANT_COUNT_CAP + 1 means more than that."""
     return _count(_tree(source))
 
 
 def preview(source: str, variables: Mapping[str, str], n: int = 5) -> Preview:
-    """Up to n distinct rendered texts, chosen deterministically, and the variant count."""
+    """Up to n distinct rendered texts, chosen deterministically, and the variant count.
+
+    Small templates list every variant and spread the n over them; others sample renders,
+    at most PREVIEW_SAMPLE_ATTEMPTS per text asked for and within ENUMERATE_BUDGET
+    characters (but n renders at least). The texts stop at PREVIEW_TEXT_BUDGET characters
+    together (one at least), so a long template previews fewer variants."""
     tree = _tree(source)
     total = _count(tree)
     texts: list[str] = []
-    if n > 0 and total <= PREVIEW_ENUMERATE_LIMIT:
+    if n > 0 and _enumerable(source, tree, PREVIEW_ENUMERATE_LIMIT):
         texts = list(dict.fromkeys(_join(parts) for parts in _expand(tree, variables)))
         if len(texts) > n:  # spread evenly over the enumeration order
             texts = [texts[i * len(texts) // n] for i in range(n)]
     elif n > 0:
-        for attempt in range(50 * n):
+        affordable = ENUMERATE_BUDGET // max(len(source), 1)
+        for attempt in range(max(n, min(PREVIEW_SAMPLE_ATTEMPTS * n, affordable))):
             text = _render(tree, variables, f"preview:{attempt}").text
             if text not in texts:
                 texts.append(text)
-                if len(texts) == n:
+                if len(texts) == n or sum(map(len, texts)) >= PREVIEW_TEXT_BUDGET:
                     break
-    return Preview(texts, total)
+    shown = list(itertools.takewhile(lambda end: end <= PREVIEW_TEXT_BUDGET, _ends(texts)))
+    texts = texts[: max(len(shown), 1 if texts else 0)]
+    return Preview(texts, min(total, VARIANT_COUNT_CAP), more=total > VARIANT_COUNT_CAP)
+
+
+def _ends(texts: list[str]) -> Iterator[int]:
+    """Where each text ends when they are laid end to end."""
+    return itertools.accumulate(len(text) for text in texts)
 
 
 def choose_version(weights: Sequence[int], seed: str) -> int:

@@ -23,8 +23,9 @@ MAX_PREVIEW_COUNT = 50
 @dataclass(frozen=True)
 class TemplatePreview:
     variants: list[str] = field(default_factory=list)
-    total: int = 0
+    total: int = 0  # at most spintax.VARIANT_COUNT_CAP
     problems: list[str] = field(default_factory=list)
+    more: bool = False  # more variants than `total` (counting stopped at the cap)
 
 
 def preview_template(
@@ -47,6 +48,6 @@ def preview_template(
     )
     try:
         result = spintax.preview(body, SAMPLE_VARIABLES if variables is None else variables, n=n)
-    except (spintax.TemplateError, ValueError, RecursionError):
+    except (spintax.TemplateError, ValueError):
         return TemplatePreview(problems=problems)
-    return TemplatePreview(result.variants, result.total, problems)
+    return TemplatePreview(result.variants, result.total, problems, result.more)

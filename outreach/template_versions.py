@@ -5,8 +5,26 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.db import transaction
+from django.utils.translation import gettext as _
 
 from outreach.models import Message, Template, TemplateVersion
+
+# Versions of one template, retired ones included (the editor shows them all, and the
+# page's formset and the API's list take no more).
+MAX_VERSIONS = 50
+
+
+class TooManyVersions(ValueError):
+    """Saving would give the template more than MAX_VERSIONS versions."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            _(
+                "A template keeps at most %(limit)d versions (retired ones included); "
+                "copy its text into a new template."
+            )
+            % {"limit": MAX_VERSIONS}
+        )
 
 
 @dataclass(frozen=True)
@@ -25,7 +43,8 @@ def save_versions(template: Template, specs: list[VersionSpec]) -> list[Template
     """Apply the editor's versions: new ones get the next numbers; a version whose text
     changed after it was used (messages carry it) is retired and its new text becomes a new
     version, so each version's results stay those of one text; weight and on/off are
-    changed in place. Returns the versions as saved, in the order of `specs`."""
+    changed in place. Returns the versions as saved, in the order of `specs`; refuses
+    (TooManyVersions) to pass MAX_VERSIONS."""
     Template.objects.select_for_update().filter(pk=template.pk).first()
     existing = {v.pk: v for v in template.versions.all()}
     used = set(
@@ -33,14 +52,16 @@ def save_versions(template: Template, specs: list[VersionSpec]) -> list[Template
         .values_list("template_version_id", flat=True)
         .distinct()
     )
+    new = sum(1 for spec in specs if _makes_a_version(spec, existing, used))
+    if new and len(existing) + new > MAX_VERSIONS:
+        raise TooManyVersions()
     last = max((v.version for v in existing.values()), default=0)
     saved = []
     for spec in specs:
         fields = {"subject": spec.subject, "body": spec.body, "weight": spec.weight}
         current = existing.get(spec.id) if spec.id is not None else None
         if current is not None:
-            text_changed = (current.body, current.subject) != (spec.body, spec.subject)
-            if not (text_changed and current.pk in used):
+            if not _makes_a_version(spec, existing, used):
                 TemplateVersion.objects.filter(pk=current.pk).update(
                     **fields, is_active=spec.is_active
                 )
@@ -58,3 +79,13 @@ def save_versions(template: Template, specs: list[VersionSpec]) -> list[Template
             )
         )
     return saved
+
+
+def _makes_a_version(
+    spec: VersionSpec, existing: dict[int, TemplateVersion], used: set[int]
+) -> bool:
+    """A new version, or new text for a version messages already carry (which retires it)."""
+    current = existing.get(spec.id) if spec.id is not None else None
+    if current is None:
+        return True
+    return current.pk in used and (current.body, current.subject) != (spec.body, spec.subject)

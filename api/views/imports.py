@@ -29,10 +29,12 @@ from api.docs import READ, errors
 from api.errors import Conflict
 from api.parsers import BoundedBodyParser, BoundedJSONParser
 from outreach.import_jobs import (
+    MAX_ROWS,
     MAX_UPLOAD_BYTES,
     IdempotencyConflict,
     UploadRefused,
     start_or_reuse_import,
+    too_many_rows,
 )
 from outreach.models import ImportJob
 
@@ -57,6 +59,8 @@ def rows_as_csv(rows: object) -> bytes:
     the one CSV import reads it: known columns become lead fields, others custom fields."""
     if not isinstance(rows, list) or not rows:
         raise ValidationError({BODY: [_("Send a non-empty JSON array of lead objects.")]})
+    if len(rows) > MAX_ROWS:  # before any work on them
+        raise ValidationError({BODY: [too_many_rows(len(rows))]})
     problems: dict[str, list[str]] = {}
     header: dict[str, None] = {}
     for index, row in enumerate(rows):

@@ -19,10 +19,12 @@ from rest_framework.response import Response
 from api import serializers_templates as s
 from api.auth import TenantAccess, api_key, tenant_of
 from api.docs import READ, WRITE, errors
+from api.errors import Conflict
 from outreach import spintax
 from outreach.models import Channel, Lead, Template, TemplateVersion, known_custom_fields
 from outreach.sequences import VersionSpec, save_versions
 from outreach.template_preview import preview_template
+from outreach.template_versions import MAX_VERSIONS, TooManyVersions
 
 TEMPLATE_EXAMPLE = OpenApiExample(
     "WhatsApp opener",
@@ -68,6 +70,7 @@ PREVIEW_EXAMPLE = OpenApiExample(
         "problems": {"body": ["unclosed '{' opened at line 1, column 1"]},
         "variants": [],
         "total": 0,
+        "more": False,
     },
     response_only=True,
 )
@@ -174,9 +177,10 @@ class TemplateViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
 
     @extend_schema(
         summary="Add a version (A/B variant) to a template",
-        description="Numbered after the last one; the others are left as they are.",
+        description="Numbered after the last one; the others are left as they are. A "
+        f"template keeps at most {MAX_VERSIONS} versions (retired ones included): a 409 past that.",
         request=s.VersionWriteSerializer,
-        responses={201: s.TemplateSerializer, **errors(*WRITE)},
+        responses={201: s.TemplateSerializer, **errors(*WRITE, 409)},
         examples=[
             OpenApiExample(
                 "variant",
@@ -195,7 +199,10 @@ class TemplateViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         body = s.VersionWriteSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         specs = _check_versions(template, [body.validated_data], "")
-        save_versions(template, specs)
+        try:
+            save_versions(template, specs)
+        except TooManyVersions as refused:
+            raise Conflict(str(refused), code="too_many_versions") from None
         return Response(self._shown(template.pk), status=status.HTTP_201_CREATED)
 
     @extend_schema(
@@ -249,5 +256,6 @@ class TemplateViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
             "problems": problems,
             "variants": shown.variants,
             "total": shown.total,
+            "more": shown.more,
         }
         return Response(s.PreviewSerializer(preview).data)

@@ -14,10 +14,11 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from cerniq.params import parse_id
 from cerniq.tenancy import scope_for
 from console.forms import TemplateForm, VersionFormSet
-from outreach import sequences
+from outreach import sequences, spintax
 from outreach.analytics import rate
 from outreach.models import Channel, Template, TemplateVersion, known_custom_fields
 from outreach.template_preview import preview_template
+from outreach.template_versions import TooManyVersions
 
 
 def reply_rate(version: TemplateVersion) -> float | None:
@@ -71,23 +72,27 @@ def template_edit(request: HttpRequest, pk: int | None = None) -> HttpResponse:
             form_kwargs={"channel": channel, "custom_fields": custom},
         )
         if form.is_valid() and versions.is_valid():
-            with transaction.atomic():
-                saved = form.save()
-                sequences.save_versions(
-                    saved,
-                    [
-                        sequences.VersionSpec(
-                            id=data.get("id") or None,
-                            subject=data["subject"],
-                            body=data["body"],
-                            weight=data["weight"],
-                            is_active=data["is_active"],
-                        )
-                        for data in versions.filled()
-                    ],
-                )
-            messages.success(request, _("Template %(name)s saved.") % {"name": saved.name})
-            return redirect("outreach:template", pk=saved.pk)
+            try:
+                with transaction.atomic():
+                    saved = form.save()
+                    sequences.save_versions(
+                        saved,
+                        [
+                            sequences.VersionSpec(
+                                id=data.get("id") or None,
+                                subject=data["subject"],
+                                body=data["body"],
+                                weight=data["weight"],
+                                is_active=data["is_active"],
+                            )
+                            for data in versions.filled()
+                        ],
+                    )
+            except TooManyVersions as refused:
+                versions._non_form_errors = versions.error_class([str(refused)])
+            else:
+                messages.success(request, _("Template %(name)s saved.") % {"name": saved.name})
+                return redirect("outreach:template", pk=saved.pk)
     else:
         form = TemplateForm(instance=template, tenant=tenant)
         versions = VersionFormSet(
@@ -122,6 +127,7 @@ def preview_context(body: str, channel: str, custom: set[str]) -> dict:
     return {
         "variants": shown.variants,
         "total": shown.total,
+        "more": spintax.number(shown.total) if shown.more else "",  # "more than 1,000,000,000"
         "problems": shown.problems,
         "body": body,
     }

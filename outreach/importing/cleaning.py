@@ -153,6 +153,27 @@ _CLEANERS: dict[str, Callable[[str], Any]] = {
 }
 
 
+# A lead's custom fields (the import's extra columns, the API's custom_fields): how many,
+# and how long a name and a value may be.
+MAX_CUSTOM_FIELDS = 100
+MAX_CUSTOM_NAME = 100
+MAX_CUSTOM_VALUE = 5_000
+
+
+def custom_problem(custom: Mapping[str, str]) -> str | None:
+    """The reason code of custom fields over a limit, or None (the import and the API)."""
+    if len(custom) > MAX_CUSTOM_FIELDS:
+        return reasons.code(codes.IMPORT_TOO_MANY_CUSTOM, max=MAX_CUSTOM_FIELDS)
+    for name, value in custom.items():
+        if len(name) > MAX_CUSTOM_NAME:
+            return reasons.code(
+                codes.IMPORT_CUSTOM_NAME_TOO_LONG, value=_cut(name), max=MAX_CUSTOM_NAME
+            )
+        if len(value) > MAX_CUSTOM_VALUE:
+            return reasons.code(codes.IMPORT_TOO_LONG, field=name, max=MAX_CUSTOM_VALUE)
+    return None
+
+
 def clean_fields(raw: Mapping[str, str]) -> tuple[dict[str, Any], dict[str, str]]:
     """Clean each non-empty lead field (CUI checksum, E.164 phone, email...): the clean
     values, and the problem per invalid field. The import and the API's single lead both
@@ -185,6 +206,8 @@ def _clean_row(line: int, record: Record, columns: _Columns) -> _Row | RowError:
     problems: list[str] = []
     if any("\x00" in value for value in chain(raw.values(), custom.values())):
         return RowError(line, reasons.code(codes.IMPORT_NUL))
+    if too_much := custom_problem(custom):
+        problems.append(too_much)
     if not raw.get("name"):
         problems.append(reasons.code(codes.IMPORT_NO_NAME))
     values, invalid = clean_fields(raw)

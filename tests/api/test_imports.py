@@ -132,7 +132,7 @@ def test_every_json_body_has_a_ceiling(api, settings):
     assert response.status_code == 413
     assert response.json()["error"] == {
         "code": "too_large",
-        "message": "The request body is larger than 4 KiB.",
+        "message": "The request is larger than 4.0 KB, the most this address takes.",
         "fields": {},
     }
     assert not Lead.objects.exists()
