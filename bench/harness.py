@@ -256,3 +256,30 @@ def load_note() -> str:
     """The machine's load, for every report: the box may be shared."""
     one, five, _ = os.getloadavg()
     return f"load average {one:.2f} (5 min {five:.2f}) on {os.cpu_count()} CPUs"
+
+
+# --- logs ------------------------------------------------------------------------------
+
+
+TEXT_ERRORS = (" ERROR ", "[ERROR]", "[CRITICAL]")
+
+
+def error_lines(text: str) -> list[str]:
+    """The lines of a process's log that report an error, whatever the format: our JSON
+    lines (level ERROR or CRITICAL, or an exception), text lines (`[ERROR]`, ` ERROR `,
+    dramatiq's and gunicorn's own), a bare traceback."""
+    found = []
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("{"):
+            try:
+                entry = json.loads(stripped)
+            except ValueError:
+                entry = None
+            if isinstance(entry, dict):
+                if entry.get("level") in ("ERROR", "CRITICAL") or "exception" in entry:
+                    found.append(line)
+                continue
+        if any(mark in line for mark in TEXT_ERRORS) or line.startswith("Traceback"):
+            found.append(line)
+    return found
