@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import re
 import threading
 import time
 from pathlib import Path
@@ -44,8 +43,7 @@ def insert_one(n: int) -> None:
         cursor.execute(f"INSERT INTO {TABLE} (n) VALUES (%s)", [n])  # noqa: S608 - a constant
 
 
-# outreach.tasks.run_phone logs "phone %s: %s" with pacing.run_phone's outcome.
-RUN_OUTCOME = re.compile(r"phone (\d+): (?:message \d+: )?(\w+)")
+from bench.harness import RUN_OUTCOME  # noqa: E402 - "phone %s: %s", run_phone's outcome
 
 
 class RecordCounter(logging.Handler):

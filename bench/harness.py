@@ -27,8 +27,10 @@ import argparse
 import atexit
 import json
 import os
+import re
 import secrets
 import sys
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
@@ -262,6 +264,27 @@ def load_note() -> str:
 
 
 TEXT_ERRORS = (" ERROR ", "[ERROR]", "[CRITICAL]")
+# outreach.tasks.run_phone logs "phone %s: %s" with pacing.run_phone's outcome.
+RUN_OUTCOME = re.compile(r"phone (\d+): (?:message \d+: )?(\w+)")
+# settings.LOGGING's text format: "%(asctime)s %(levelname)s %(name)s %(message)s".
+_TEXT_LINE = re.compile(r"\S+ \S+ (?:DEBUG|INFO|WARNING|ERROR|CRITICAL) (\S+) (.*)")
+
+
+def log_messages(text: str) -> Iterator[tuple[str, str]]:
+    """(logger, message) of each line our logging wrote, JSON (production) or text."""
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("{"):
+            try:
+                entry = json.loads(stripped)
+            except ValueError:
+                continue
+            if isinstance(entry, dict) and "logger" in entry:
+                yield str(entry["logger"]), str(entry.get("message", ""))
+            continue
+        match = _TEXT_LINE.match(stripped)
+        if match:
+            yield match[1], match[2]
 
 
 def error_lines(text: str) -> list[str]:
