@@ -54,14 +54,16 @@ CAEN = ("0111", "0113", "0121", "0124", "0141", "0146", "0150", "0161")
 STATUSES = ("valid", "valid", "valid", "risky", "catch-all", "unknown", "invalid", "")
 
 
-def configure(bench: str = "import", args: argparse.Namespace | None = None) -> None:
+def configure(
+    bench: str = "import", args: argparse.Namespace | None = None, **settings: str
+) -> None:
     """Point Django at the bench's database (bench/harness.py: created, claimed, migrated)
     with production settings. Without `args`, DATABASE_URL as the caller set it."""
     from bench import harness
 
     if args is None:
         args = argparse.Namespace(database_url=os.environ.get("DATABASE_URL"), smoke=False)
-    harness.setup(bench, args)
+    harness.setup(bench, args, **settings)
 
 
 def valid_cui(base: int) -> str:
