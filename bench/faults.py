@@ -570,7 +570,7 @@ class Result:
 def scenarios(args: argparse.Namespace) -> list[Scenario]:
     plain = Faults(latency=args.latency)
     every = {
-        "none": Scenario("none", "no fault (smoke)", args.messages, 1000, plain, []),
+        "none": Scenario("none", "no fault (smoke)", args.messages, args.daily_limit, plain, []),
         "kill": Scenario(
             "kill",
             f"kill -9 workers x3 (quota {args.daily_limit}/phone)",
@@ -689,13 +689,15 @@ class Bench:
                 break
             dispatched.update(batch.dispatched)
             skipped.update(batch.skipped)
-        unexpected = {k: v for k, v in skipped.items() if k != "WhatsApp quota exhausted"}
+        from outreach.reasons import QUOTA_EXHAUSTED  # a reason code
+
+        unexpected = {k: v for k, v in skipped.items() if k != QUOTA_EXHAUSTED}
         if unexpected:
             raise BenchError(f"{scenario.key}: dispatch skipped {unexpected}")
         result.queued = dispatched["WHATSAPP"]
         if skipped:
             result.notes.append(
-                f"{skipped['WhatsApp quota exhausted']} leads not queued: the phones' daily "
+                f"{skipped[QUOTA_EXHAUSTED]} leads not queued: the phones' daily "
                 f"quota ({scenario.daily_limit}) is used up, they wait for tomorrow"
             )
         env = {**self.env, "TIMELINESAI_BASE_URL": self.server.base_url}
@@ -1095,6 +1097,7 @@ def main() -> int:
     args = parser.parse_args()
     if args.smoke:  # the machinery end to end, without the minutes the faults need
         args.scenarios, args.messages, args.phones, args.latency = ["none"], 6, 2, 0.2
+        args.daily_limit = 2  # 2 leads wait for tomorrow: the quota path runs too
         args.max_minutes, args.processes, args.threads = 1.5, 1, 2
     if args.phones > 20:
         parser.error("at most 20 phones (the per-phone queues)")
