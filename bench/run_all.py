@@ -11,8 +11,8 @@ printed in one table at the end.
 Exit status: 1 when a bench broke (an error, a wrong count, a crash), else 0: a missed goal
 is a figure to act on, not a broken bench (`--strict` or BENCH_STRICT=1: a missed goal
 fails too). `--smoke` judges nothing: it proves that every bench still runs, so none rots
-unnoticed between real runs (3.5 minutes measured on a 2-CPU machine at load average 6; most
-of it is starting processes: workers, gunicorn, Django).
+unnoticed between real runs (91 s measured on a 2-CPU machine at load average 1.4-2.8, 3.9
+minutes at load average 6; most of it is starting processes: workers, gunicorn, Django).
 """
 
 from __future__ import annotations
