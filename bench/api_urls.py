@@ -11,6 +11,10 @@ check, no throttle, no filters.
 authentication, permission and throttle classes (REST_FRAMEWORK in cerniq.settings): the
 difference between the two is what an API key costs a request.
 
+`/bench/floor/` (`floor_page`) is the least an operator page can do: signed in through the
+same middleware, session and authentication as every page, a one-line template, no query of
+its own (bench/pages.py's ceiling).
+
 `/bench/what-if/leads/` (`NestedJourneyLeadViewSet`, measured with `--what-if`) is not the
 app's code: the API's leads list with `LeadSerializer.journey` declared as a nested
 `JourneySerializer(allow_null=True)` instead of a method field that builds a new
@@ -20,7 +24,10 @@ checks it).
 
 from __future__ import annotations
 
+from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import Permission
+from django.http import HttpRequest, HttpResponse
+from django.template import engines
 from django.urls import include, path
 from rest_framework import generics, serializers
 from rest_framework.permissions import AllowAny
@@ -69,7 +76,17 @@ class NestedJourneyLeadViewSet(LeadViewSet):
         return NestedJourneyLeadSerializer
 
 
+_FLOOR = engines["django"].from_string("<!doctype html><p>{{ request.user.username }}</p>")
+
+
+@login_required
+def floor_page(request: HttpRequest) -> HttpResponse:
+    """GET /bench/floor/: the least an operator page costs (bench/pages.py's ceiling)."""
+    return HttpResponse(_FLOOR.render({}, request))
+
+
 urlpatterns = [
+    path("bench/floor/", floor_page, name="bench-floor"),
     path(
         "bench/what-if/leads/",
         NestedJourneyLeadViewSet.as_view({"get": "list"}),

@@ -8,13 +8,16 @@ rates are the ceiling the send pipeline is held against.
 With BENCH_STAMPS_DIR set (the bench sets it for its workers only), every worker process
 counts the messages each actor processed, when the first and the last finished, and how
 long they waited in the queue and ran, and its own CPU time from the first message to the
-last (a dict update per message, no I/O); it writes that to BENCH_STAMPS_DIR/<pid>.json
-when it stops.
+last (a dict update per message, no I/O); it also counts, from the log records themselves
+(not their text, whatever the log format), each `outreach.tasks` phone run's outcome and
+every record at ERROR or above. It writes that to BENCH_STAMPS_DIR/<pid>.json when it
+stops.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import threading
 import time
@@ -40,6 +43,30 @@ def insert_one(n: int) -> None:
         cursor.execute(f"INSERT INTO {TABLE} (n) VALUES (%s)", [n])  # noqa: S608 - a constant
 
 
+from bench.harness import RUN_OUTCOME  # noqa: E402 - "phone %s: %s", run_phone's outcome
+
+
+class RecordCounter(logging.Handler):
+    """Counts phone-run outcomes and error records as they are logged, before any format."""
+
+    def __init__(self) -> None:
+        super().__init__(level=logging.INFO)
+        self.outcomes: dict[str, int] = {}
+        self.errors: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            message = record.getMessage()
+        except Exception:  # a record with wrong arguments still counts as itself
+            message = str(record.msg)
+        if record.levelno >= logging.ERROR:
+            self.errors.append(f"{record.name}: {message}"[:300])
+        elif record.name == "outreach.tasks":
+            match = RUN_OUTCOME.match(message)
+            if match:
+                self.outcomes[match[2]] = self.outcomes.get(match[2], 0) + 1
+
+
 class Stamps(dramatiq.Middleware):
     """Per actor: messages processed (and failed), the first and the last end of
     processing (epoch seconds), and the summed wait in the queue (enqueued -> started)
@@ -55,6 +82,8 @@ class Stamps(dramatiq.Middleware):
         # This process's CPU time (all threads) when the first message started and the
         # last ended: the CPU of processing, without starting and stopping the worker.
         self.cpu: list[float | None] = [None, None]
+        self.records = RecordCounter()
+        logging.getLogger().addHandler(self.records)
 
     def before_process_message(self, broker: dramatiq.Broker, message: Any) -> None:
         self.local.started = time.time()
@@ -85,7 +114,14 @@ class Stamps(dramatiq.Middleware):
     def after_worker_shutdown(self, broker: dramatiq.Broker, worker: Any) -> None:
         self.directory.mkdir(parents=True, exist_ok=True)
         with self.lock:
-            stamps = json.dumps({"actors": self.seen, "cpu": self.cpu})
+            stamps = json.dumps(
+                {
+                    "actors": self.seen,
+                    "cpu": self.cpu,
+                    "outcomes": self.records.outcomes,
+                    "errors": self.records.errors,
+                }
+            )
         (self.directory / f"{os.getpid()}.json").write_text(stamps)
 
 

@@ -1,11 +1,20 @@
 """Benchmark dispatch: queue the first WhatsApp step for 10,000 enrolled leads.
 
-    DATABASE_URL=postgres://postgres@127.0.0.1:5432/cerniq_bench_dispatch \\
-        .venv/bin/python bench/dispatch.py [--leads 10000] [--batch-size 500]
+    .venv/bin/python bench/dispatch.py [--leads 10000] [--batch-size 500] [--smoke]
+        [--strict] [--database-url postgres://…/any_name] [--redis-url redis://…/6]
 
-Creates the database if missing, migrates it, recreates a `bench-dispatch` tenant with 20
-phones, a 2-step WhatsApp sequence and `--leads` enrolled leads, then times a dry run and
-`dispatch_due` batches until nothing is due, with the SQL query count of every batch.
+Uses a database of its own (bench/harness.py: created if missing, migrated), production
+settings (DEBUG off) and a real Redis broker (database 6 by default, namespace
+`cerniq-bench-dispatch`, emptied before and after), as production runs. Recreates a
+`bench-dispatch` tenant with 20 phones, a 2-step WhatsApp sequence and `--leads` enrolled
+leads, then times a dry run and `dispatch_due` batches until nothing is due, with the SQL
+query count of every batch.
+
+Ceiling, in the same run: Dramatiq's own enqueue rate on the same broker (`--leads`
+messages of an actor that does nothing, bench/ceiling_actors.py, sent one by one).
+Goals: dispatch's leads/s at least 50 % of that rate, and the same number of queries in
+every full batch after the day's first (which also creates the day's quota rows): a
+constant per batch, whatever its leads.
 """
 
 from __future__ import annotations
@@ -25,7 +34,9 @@ from zoneinfo import ZoneInfo
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.import_leads import COUNTIES, FIRST_NAMES, LAST_NAMES, PLACES, configure  # noqa: E402
 
-DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/cerniq_bench_dispatch"
+DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/6"
+NAMESPACE = "cerniq-bench-dispatch"
+GOAL_SHARE = 0.5  # of Dramatiq's enqueue rate on the same broker
 TENANT_SLUG = "bench-dispatch"
 PHONES = 20
 # A Monday, 10:00 in Bucharest: the window is open, and the quota day is this day.
@@ -101,7 +112,7 @@ def shape(sql: str) -> str:
     return re.sub(r"\?(, \?)+", "?…", sql)[:200]  # long IN/CASE lists differ only in length
 
 
-def run(tenant: object, batch_size: int, *, dry_run: bool) -> None:
+def run(tenant: object, batch_size: int, *, dry_run: bool) -> tuple[int, float, list[int]]:
     """Call dispatch_due until nothing is eligible (one call for a dry run) and report."""
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
@@ -140,6 +151,7 @@ def run(tenant: object, batch_size: int, *, dry_run: bool) -> None:
     by_channel = ", ".join(f"{channel} {n:,}" for channel, n in sorted(dispatched.items()))
     print(f"  dispatched: {by_channel or 'none'}; skipped: {dict(skipped) or 'none'}")
     explain_differences(batches)
+    return total, wall, full
 
 
 def explain_differences(batches: list[tuple[int, float, list[str]]]) -> None:
@@ -170,19 +182,49 @@ def verify(tenant: object, leads: int) -> None:
     assert used == leads, f"QuotaUsage total {used} != {leads}"
 
 
-def main() -> None:
+def flush_namespace(redis_url: str) -> None:
+    import redis
+
+    client = redis.Redis.from_url(redis_url)
+    keys = list(client.scan_iter(match=f"{NAMESPACE}:*", count=1000))
+    for start in range(0, len(keys), 1000):
+        client.delete(*keys[start : start + 1000])
+
+
+def enqueue_ceiling(messages: int) -> float:
+    """Dramatiq's enqueue rate on the configured broker: `messages` no-op messages sent one
+    by one (messages/s)."""
+    from bench import ceiling_actors
+
+    started = time.perf_counter()
+    for n in range(messages):
+        ceiling_actors.noop.send(n)
+    rate = messages / (time.perf_counter() - started)
+    print(f"ceiling: Dramatiq enqueues {messages:,} no-op messages at {rate:,.0f}/s")
+    return rate
+
+
+def main() -> int:
+    from bench import harness
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--leads", type=int, default=10_000)
     parser.add_argument("--batch-size", type=int, default=500)
+    parser.add_argument("--redis-url", default=DEFAULT_REDIS_URL)
+    harness.add_arguments(parser)
     args = parser.parse_args()
-    os.environ.setdefault("DATABASE_URL", DEFAULT_URL)  # before configure() sets its own
-    configure()
+    if args.smoke:
+        args.leads, args.batch_size = 60, 20
+    os.environ["REDIS_URL"] = args.redis_url
+    os.environ["DRAMATIQ_NAMESPACE"] = NAMESPACE
+    configure("dispatch", args)
 
     import dramatiq
     from django.db import connection
 
     from outreach.hours import SendingWindow
 
+    flush_namespace(args.redis_url)
     t0 = time.perf_counter()
     tenant = build_world(args.leads)
     assert SendingWindow.for_tenant(tenant).is_open(NOW), "the sending window must be open"
@@ -190,15 +232,35 @@ def main() -> None:
     print(
         f"{connection.vendor}: {args.leads:,} leads, {PHONES} phones built and enrolled in "
         f"{time.perf_counter() - t0:.1f} s; now = {NOW.isoformat()}; "
-        f"broker {type(broker).__name__}"
+        f"broker {type(broker).__name__}; {harness.load_note()}"
     )
-    run(tenant, args.leads, dry_run=True)
-    run(tenant, args.batch_size, dry_run=False)
-    verify(tenant, args.leads)
-    queues = getattr(broker, "queues", None)
-    if isinstance(queues, dict):
-        print(f"broker holds {sum(q.qsize() for q in queues.values()):,} messages")
+    try:
+        rate = enqueue_ceiling(args.leads)
+        run(tenant, args.leads, dry_run=True)
+        total, wall, full = run(tenant, args.batch_size, dry_run=False)
+        verify(tenant, args.leads)
+    finally:
+        flush_namespace(args.redis_url)
+    share = total / wall / rate
+    harness.judge(
+        "dispatch",
+        f"dispatch >= {GOAL_SHARE:.0%} of Dramatiq's enqueue rate",
+        share >= GOAL_SHARE,
+        f"{total / wall:,.0f} leads/s / {rate:,.0f} msgs/s = {share:.1%}",
+        smoke=args.smoke,
+    )
+    later = full[1:] or full  # the day's first batch also creates the quota rows
+    harness.judge(
+        "dispatch",
+        "the same number of queries in every full batch (after the day's first)",
+        len(set(later)) == 1,
+        f"queries per full batch: first {full[0]}, then {sorted(set(later))} over "
+        f"{len(later)} batch(es) of {args.batch_size} leads",
+        smoke=args.smoke,
+    )
+    print(f"at the end: {harness.load_note()}")
+    return harness.exit_status(args)
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -1,11 +1,16 @@
 """Benchmark the lead import on a realistic file (default 50,000 rows, ~2% bad).
 
-    DATABASE_URL=postgres://postgres@127.0.0.1:5432/cerniq_bench \\
-        .venv/bin/python bench/import_leads.py [--rows 50000] [--seed 7]
+    .venv/bin/python bench/import_leads.py [--rows 50000] [--seed 7] [--smoke]
+        [--database-url postgres://…/any_name]
 
-Creates the database if missing, migrates it, recreates a `bench-import` tenant, then times
-a first import (all new), a re-import of the same file (all unchanged) and an import of the
-same companies renamed (all updated).
+Uses a database of its own (bench/harness.py: created and migrated if missing, production
+settings), recreates a `bench-import` tenant, then times a first import (all new), a
+re-import of the same file (all unchanged) and an import of the same companies renamed
+(all updated), with the SQL statements of each.
+
+Ceiling, in the same run: the same rows written by one plain `Lead.objects.bulk_create`
+(no parsing, no validation, no matching): the least an import of these rows can cost.
+The product states no goal for the import; the ratio to the ceiling is reported.
 """
 
 from __future__ import annotations
@@ -20,7 +25,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/cerniq_bench"
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
 TENANT_SLUG = "bench-import"
 HEADER = (
     "denumire;cui;judet;localitate;contact_principal_nume;telefon_principal;hlr_reachable;"
@@ -48,44 +54,16 @@ CAEN = ("0111", "0113", "0121", "0124", "0141", "0146", "0150", "0161")
 STATUSES = ("valid", "valid", "valid", "risky", "catch-all", "unknown", "invalid", "")
 
 
-def configure() -> None:
-    """Point Django at the bench database (created if missing) and migrate it."""
-    os.environ.setdefault("DEBUG", "true")
-    os.environ.setdefault("DATABASE_URL", DEFAULT_URL)
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cerniq.settings")
-    sys.path.insert(0, str(ROOT))
-    ensure_database(os.environ["DATABASE_URL"])
+def configure(
+    bench: str = "import", args: argparse.Namespace | None = None, **settings: str
+) -> None:
+    """Point Django at the bench's database (bench/harness.py: created, claimed, migrated)
+    with production settings. Without `args`, DATABASE_URL as the caller set it."""
+    from bench import harness
 
-    import django
-    from django.core.management import call_command
-
-    django.setup()
-    call_command("migrate", verbosity=0)
-
-
-def ensure_database(url: str) -> None:
-    """CREATE DATABASE through the `postgres` maintenance database when it does not exist."""
-    import environ
-    import psycopg
-    from psycopg import sql
-
-    config = environ.Env.db_url_config(url)
-    if "postgresql" not in config["ENGINE"]:
-        return
-    params = {
-        "dbname": "postgres",
-        "user": config.get("USER") or None,
-        "password": config.get("PASSWORD") or None,
-        "host": config.get("HOST") or None,
-        "port": config.get("PORT") or None,
-    }
-    with psycopg.connect(**{k: v for k, v in params.items() if v}, autocommit=True) as conn:
-        exists = conn.execute(
-            "SELECT 1 FROM pg_database WHERE datname = %s", [config["NAME"]]
-        ).fetchone()
-        if not exists:
-            conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(config["NAME"])))
-            print(f"created database {config['NAME']}")
+    if args is None:
+        args = argparse.Namespace(database_url=os.environ.get("DATABASE_URL"), smoke=False)
+    harness.setup(bench, args, **settings)
 
 
 def valid_cui(base: int) -> str:
@@ -161,26 +139,66 @@ def write_csv(path: Path, rows: int, seed: int, *, renamed: bool = False) -> int
     return bad
 
 
-def timed(label: str, rows: int, action: Callable[[], object]) -> None:
-    """Run the import once and print its speed, report and query count."""
-    from django.db import connection, reset_queries
+def timed(label: str, rows: int, action: Callable[[], object]) -> float:
+    """Run the import once and print its speed, report and statement count; its seconds."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
 
-    reset_queries()
-    started = time.perf_counter()
-    report = action()
-    elapsed = time.perf_counter() - started
+    with CaptureQueriesContext(connection) as queries:
+        started = time.perf_counter()
+        report = action()
+        elapsed = time.perf_counter() - started
     print(
         f"{label}: {elapsed:.2f} s, {rows / elapsed:,.0f} rows/s, "
-        f"{len(connection.queries)} queries — {report.summary()}"  # type: ignore[attr-defined]
+        f"{len(queries)} statements — {report.summary()}",  # type: ignore[attr-defined]
+        flush=True,
     )
+    return elapsed
 
 
-def main() -> None:
+def ceiling(rows: int, seed: int) -> float:
+    """Seconds for one plain bulk_create of `rows` leads (rolled back)."""
+    from django.db import transaction
+
+    from cerniq.models import Tenant
+    from outreach.models import Lead
+
+    rng = random.Random(seed)
+    cuis = [valid_cui(base) for base in rng.sample(range(1_000_000, 49_999_999), rows)]
+    with transaction.atomic():
+        tenant = Tenant.objects.create(name="Bench import ceiling", slug="bench-import-ceiling")
+        leads = [
+            Lead(
+                tenant=tenant,
+                name=f"Agro {i} SRL",
+                cui=cui,
+                county="Iași",
+                locality="Iași",
+                phone=f"+4072{i:07d}",
+                email=f"office@agro-{i}.ro",
+                source="bench",
+            )
+            for i, cui in enumerate(cuis, start=1)
+        ]
+        started = time.perf_counter()
+        Lead.objects.bulk_create(leads, batch_size=2000)
+        elapsed = time.perf_counter() - started
+        transaction.set_rollback(True)
+    print(f"ceiling (one bulk_create): {elapsed:.2f} s, {rows / elapsed:,.0f} rows/s", flush=True)
+    return elapsed
+
+
+def main() -> int:
+    from bench import harness
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=50_000)
     parser.add_argument("--seed", type=int, default=7)
+    harness.add_arguments(parser)
     args = parser.parse_args()
-    configure()
+    if args.smoke:
+        args.rows = 300
+    configure("import", args)
 
     from django.db import connection
 
@@ -193,7 +211,10 @@ def main() -> None:
         path = Path(folder) / "leads.csv"
         bad = write_csv(path, args.rows, args.seed)
         size = path.stat().st_size / 1e6
-        print(f"{connection.vendor}: {args.rows:,} rows ({bad} spoiled), {size:.1f} MB")
+        print(
+            f"{connection.vendor} {connection.settings_dict['NAME']}: {args.rows:,} rows "
+            f"({bad} spoiled), {size:.1f} MB; {harness.load_note()}"
+        )
 
         renamed = Path(folder) / "renamed.csv"
         write_csv(renamed, args.rows, args.seed, renamed=True)
@@ -205,10 +226,16 @@ def main() -> None:
 
             return action
 
-        timed("first import  ", args.rows, run(path))
+        floor = ceiling(args.rows, args.seed + 1)
+        first = timed("first import  ", args.rows, run(path))
         timed("re-import     ", args.rows, run(path))
         timed("all renamed   ", args.rows, run(renamed))
+    print(
+        f"first import / ceiling: {first / floor:.1f}x the time of a plain bulk_create "
+        "(no goal is set for the import; reported only)"
+    )
+    return harness.exit_status(args)
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -2,10 +2,10 @@
 
     .venv/bin/python bench/instantly_push.py [--leads 10000]
         [--one-transaction]
-        [--database-url postgres://postgres@127.0.0.1:5432/cerniq_bench_instantly]
+        [--database-url postgres://…/any_name] [--smoke] [--strict]
 
 Uses its own PostgreSQL database (created if missing, migrated, and the `bench-instantly`
-tenant recreated at the start; only a database whose name contains "bench"). Builds a
+tenant recreated at the start; any name, bench/harness.py; production settings). Builds a
 tenant with a one-step cold-email sequence and `--leads` enrolled leads with valid
 addresses, queues their first email with `dispatch_due`, then times ONE
 `outreach.pushing.push_due` in this process with the real `InstantlyEmail` backend (the
@@ -18,12 +18,18 @@ the queries go (the push's phases, timed by wrapping them), and checks that ever
 pushed exactly once (the fake counts each address it receives), that every message is SENT
 with its Instantly lead id, and that a second push hands nothing over. Exits 1 only on
 errors (a lead not pushed, pushed twice, a message not SENT), never on a slow figure.
+
+Ceiling, in the same run: the least a push of these leads can do: their addresses posted to
+a second fake's leads/add in batches of 1,000 and one UPDATE marking their messages SENT
+(rolled back). Goals: >= 500 leads/s and <= 0.5 SQL statements per lead (judged), with the
+push's time over the ceiling's beside them.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import random
 import sys
@@ -39,9 +45,11 @@ from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from bench import harness  # noqa: E402
 from bench.dispatch import shape  # noqa: E402
 
-DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/cerniq_bench_instantly"
+GOAL_RATE = 500  # leads/s handed to Instantly
+GOAL_STATEMENTS = 0.5  # SQL statements per lead
 TENANT_SLUG = "bench-instantly"
 # A Monday, 10:00 in Bucharest: the window is open.
 NOW = datetime(2025, 3, 3, 10, 0, tzinfo=ZoneInfo("Europe/Bucharest"))
@@ -268,7 +276,8 @@ def run(args: argparse.Namespace) -> int:
         pass
     cold = Message.objects.filter(tenant=tenant, channel=Channel.EMAIL_COLD)
     queued = cold.filter(status=Message.Status.QUEUED).count()
-    print(f"queued {queued} cold emails; pushing …", flush=True)
+    print(f"queued {queued} cold emails; {harness.load_note()}; pushing …", flush=True)
+    floor = ceiling(cold, queued)
 
     phases = Phases()
     # --one-transaction: the whole push in one transaction, an upper bound of what
@@ -285,7 +294,53 @@ def run(args: argparse.Namespace) -> int:
     report(args, outcome, seconds, phases, queued)
     for error in errors:
         print(f"ERROR: {error}")
-    return 1 if errors else 0
+    if errors:
+        return 1
+    statements = sum(phases.queries.values()) / queued
+    harness.judge(
+        "instantly_push",
+        f">= {GOAL_RATE} leads/s handed to Instantly",
+        queued / seconds >= GOAL_RATE,
+        f"{queued / seconds:,.0f} leads/s; {seconds / floor:.1f}x the ceiling's time "
+        f"({queued / floor:,.0f} leads/s)",
+        smoke=args.smoke,
+    )
+    harness.judge(
+        "instantly_push",
+        f"<= {GOAL_STATEMENTS} SQL statements per lead",
+        statements <= GOAL_STATEMENTS,
+        f"{statements:.2f} per lead",
+        smoke=args.smoke,
+    )
+    return harness.exit_status(args)
+
+
+def ceiling(cold, queued: int) -> float:
+    """Seconds for the least a push can do: the addresses to a fake's leads/add in batches
+    of 1,000, one UPDATE marking the messages SENT (rolled back)."""
+    import requests
+    from django.db import transaction
+
+    from outreach.models import Message
+
+    emails = list(cold.values_list("counterpart", flat=True))
+    fake = FakeInstantly()
+    server = serve(fake)
+    url = f"http://127.0.0.1:{server.server_port}/api/v2/leads/add"
+    try:
+        with requests.Session() as session:
+            started = time.perf_counter()
+            for at in range(0, len(emails), 1000):
+                leads = [{"email": email} for email in emails[at : at + 1000]]
+                session.post(url, json={"campaign_id": "ceiling", "leads": leads}, timeout=60)
+            with transaction.atomic():
+                cold.update(status=Message.Status.SENT)
+                transaction.set_rollback(True)
+            seconds = time.perf_counter() - started
+    finally:
+        server.shutdown()
+    print(f"ceiling: {queued} leads handed over in {seconds:.2f} s ({queued / seconds:,.0f}/s)")
+    return seconds
 
 
 def check(args, fake: FakeInstantly, cold, queued: int, outcome, again) -> list[str]:
@@ -355,12 +410,11 @@ def main() -> int:
         action="store_true",
         help="push in one transaction (estimates one commit per batch instead of per lead)",
     )
-    parser.add_argument("--database-url", default=os.environ.get("DATABASE_URL", DEFAULT_URL))
+    harness.add_arguments(parser)
     args = parser.parse_args()
-    if "bench" not in urlsplit(args.database_url).path:
-        parser.error("--database-url must name a database whose name contains 'bench'")
+    if args.smoke:
+        args.leads = 50
     server = serve(FAKE)
-    os.environ["DATABASE_URL"] = args.database_url
     os.environ.pop("REDIS_URL", None)  # in-process: the stub broker and rate limiter
     os.environ.update(
         INSTANTLY_BACKEND="integrations.instantly.backend.InstantlyEmail",
@@ -370,7 +424,8 @@ def main() -> int:
     )
     from bench.import_leads import configure
 
-    configure()
+    configure("instantly", args)
+    logging.disable(logging.INFO)  # the client logs every call; this process prints a table
     try:
         return run(args)
     finally:

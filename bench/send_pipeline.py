@@ -5,12 +5,12 @@
         [--database-url postgres://postgres@127.0.0.1:5432/cerniq_bench_send]
         [--redis-url redis://127.0.0.1:6379/11] [--explain] [--only PHASE ...]
 
-Uses its own PostgreSQL database (created if missing, migrated and emptied at the start;
-only a database whose name contains "bench") and its own Redis database and Dramatiq
-namespace (`cerniq-bench-send`, emptied before each phase; CI's tests use databases 12-15).
-The workers are what `manage.py rundramatiq` starts (`python -m dramatiq` with the task
-modules it discovers) plus bench/ceiling_actors.py: `--processes` x `--threads`, production
-settings (DEBUG off), started afresh for each phase with its messages already queued, so
+Uses its own PostgreSQL database (bench/harness.py: any name, created if missing, migrated
+and emptied at the start; `--smoke`: a tiny run in a throwaway database) and its own Redis
+database and Dramatiq namespace (`cerniq-bench-send`, emptied before each phase; CI's tests
+use databases 12-15). The workers are what `manage.py rundramatiq` starts (`python -m dramatiq`
+with the task modules it discovers) plus bench/ceiling_actors.py: `--processes` x `--threads`,
+production settings (DEBUG off), started afresh for each phase with its messages already queued, so
 every rate runs from the first to the last message processed, (n - 1) / seconds:
 
 1. no-op: `--ceiling-messages` messages of an actor that does nothing (Dramatiq's own cost);
@@ -22,21 +22,22 @@ every rate runs from the first to the last message processed, (n - 1) / seconds:
    runs (`outreach.tasks.run_phone`) through the real TimelinesAI client, pointed at a
    local fake TimelinesAI HTTP server; from the first to the last `Message.sent_at`;
    actor runs counted in the workers (bench/ceiling_actors.py's Stamps middleware, with
-   each run's wait in its queue and its run time) and checked against their
-   `outreach.tasks phone N: ...` log lines, which give each run's outcome;
+   each run's wait in its queue and its run time, and each run's outcome read from its
+   `outreach.tasks` log record as it is logged, not from the log's text);
 4. production pacing: `--paced-messages` first messages on one phone with the tenant
    defaults (30 s + random(0-120 s) gaps, Mon-Fri 09:00-18:00) cannot run in real time: it
    is simulated in-process, as tests/outreach/test_pacing.py does, with a frozen clock moved
    to each planned run and a recorded delay queue instead of the broker's; every run is the
    real `pacing.run_phone` (same client, same fake server).
 
-Prints one table and whether issue #9's goals are met: the send rate >= 50 % of the
-one-INSERT rate, <= 1.2 actor runs per send, and about one run per send with production
-pacing. Beside the rates: worker CPU per message (each worker process's CPU from its first
-message to its last), PostgreSQL CPU per message (the bench database's backends, from
-/proc), transactions per message and the load average: the machine may be shared, and CPU
-per message is the figure that does not depend on that. Exits 1 only on errors (messages
-not sent, a worker crash, a message sent twice), never on a missed goal. Worker logs are
+Prints one table and the verdicts (bench/harness.py): the send rate >= 50 % of the
+one-INSERT rate (the ceiling), <= 1.2 actor runs per send, about one run per send with
+production pacing, and at most 12 SQL statements per send (the paced phase's runs that
+sent, BEGIN/COMMIT included). Beside the rates: worker CPU per message (each worker
+process's CPU from its first message to its last), PostgreSQL CPU per message (the bench
+database's backends, from /proc), transactions per message and the load average: the machine may be
+shared, and CPU per message is the figure that does not depend on that. Exits 1 only on errors
+(messages not sent, a worker crash, a message sent twice), never on a missed goal. Worker logs are
 kept in a temporary directory (printed).
 """
 
@@ -70,14 +71,15 @@ from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from bench import harness  # noqa: E402
 from bench.dispatch import fake_lead, shape  # noqa: E402
+from bench.harness import BenchError, error_lines  # noqa: E402
 from bench.import_leads import ROOT, configure  # noqa: E402
 
 # The real TimelinesAI client class (settings read it from TIMELINESAI_BACKEND): the one
 # line to change should it move again.
 TIMELINESAI_BACKEND = "integrations.timelinesai.client.TimelinesAI"
 
-DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/cerniq_bench_send"
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/11"
 NAMESPACE = "cerniq-bench-send"
 TENANT_SLUG = "bench-send"
@@ -92,9 +94,9 @@ BODY = (
 GOAL_SHARE = 0.5  # of the one-INSERT rate
 GOAL_RUNS = 1.2  # actor runs per send, pacing off
 GOAL_PACED_RUNS = 1.05  # "no more than ~200 actor runs" for 200 messages
+GOAL_STATEMENTS = 12  # SQL statements per send, transaction statements included
 STALL_SECONDS = 90.0  # no progress this long = an error
 LOCK_KEY = 0x5E4D_B3C4  # a session advisory lock: one run of this bench at a time
-RUN_LINE = re.compile(r" outreach\.tasks phone (\d+): (?:message \d+: )?(\w+)")
 CHAT_MESSAGES = re.compile(re.escape(API_PREFIX) + r"/chats/\d+/messages")
 
 
@@ -181,6 +183,7 @@ class Phase:
     seconds: float | None = None  # first -> last processed
     rate: float | None = None
     runs: int | None = None  # actor runs (send phases)
+    statements: float | None = None  # median SQL statements of a run that sent (paced)
     worker_cpu: float | None = None  # seconds
     db_cpu: float | None = None
     xacts: int | None = None
@@ -262,6 +265,8 @@ class Stamps:
 
     actors: dict[str, dict[str, float]]
     cpu: float  # the worker processes' CPU seconds from their first message to their last
+    outcomes: Counter = field(default_factory=Counter)  # phone runs by outcome
+    errors: list[str] = field(default_factory=list)  # records logged at ERROR or above
     started: float = 0.0  # when the workers were launched
     log: Path | None = None
 
@@ -272,8 +277,12 @@ class Stamps:
             raise BenchError(f"{len(files)} of {processes} worker processes wrote their stamps")
         actors: dict[str, dict[str, float]] = {}
         cpu = 0.0
+        outcomes: Counter = Counter()
+        errors: list[str] = []
         for path in files:
             stamps = json.loads(path.read_text())
+            outcomes.update(stamps.get("outcomes", {}))
+            errors.extend(stamps.get("errors", []))
             first, last = stamps["cpu"]
             cpu += (last - first) if first is not None and last is not None else 0.0
             for actor, seen in stamps["actors"].items():
@@ -285,7 +294,7 @@ class Stamps:
                     entry[key] += seen[key]
                 entry["first"] = min(entry["first"], seen["first"])
                 entry["last"] = max(entry["last"], seen["last"])
-        return cls(actors, cpu)
+        return cls(actors, cpu, outcomes, errors)
 
     def of(self, actor: str) -> dict[str, float]:
         empty = {"count": 0, "failed": 0, "first": 0.0, "last": 0.0, "waited": 0.0, "ran": 0.0}
@@ -373,16 +382,12 @@ class Bench:
         time.sleep(1.0)  # ended backends have flushed their statistics
         phase.db_cpu = meter.total()
         phase.xacts = self.xact_commit() - before
-        errors = [
-            line
-            for line in log.read_text().splitlines()
-            if " ERROR " in line or "[ERROR]" in line or line.startswith("Traceback")
-        ]
-        if errors:
-            raise BenchError(f"{phase.name}: {len(errors)} error line(s) in {log}: {errors[0]}")
         if self.dead_letters():
             raise BenchError(f"{phase.name}: {self.dead_letters()} dead-lettered message(s)")
         result = Stamps.read(stamps, self.args.processes)
+        errors = result.errors + error_lines(log.read_text())
+        if errors:
+            raise BenchError(f"{phase.name}: {len(errors)} error(s) logged, see {log}: {errors[0]}")
         result.started, result.log = workers.started, log
         phase.worker_cpu = result.cpu
         return result
@@ -491,11 +496,7 @@ class Bench:
         phase.measured(agg["first"].timestamp(), agg["last"].timestamp())
         runs = stamps.of("run_phone")
         phase.runs, failed = int(runs["count"]), int(runs["failed"])
-        outcomes = Counter()
-        for line in stamps.log.read_text().splitlines():
-            match = RUN_LINE.search(line)
-            if match:
-                outcomes[match.group(2)] += 1
+        outcomes = stamps.outcomes
         if failed or sum(outcomes.values()) != phase.runs:
             raise BenchError(f"send: {phase.runs} runs ({failed} failed), logged {outcomes}")
         calls = Counter(self.server.calls)
@@ -527,7 +528,7 @@ class Bench:
         phase = Phase("production pacing (simulated day)", n)
         planned: list[tuple[datetime, int, int]] = []
         order = itertools.count()
-        runs, queries, example = Counter(), [], []
+        runs, queries, example, sent_queries = Counter(), [], [], []
 
         def record(phone_id: int, at: datetime) -> None:
             heapq.heappush(planned, (at, next(order), phone_id))
@@ -550,6 +551,8 @@ class Bench:
                     queries.append(len(ctx.captured_queries))
                     match = re.match(r"(?:message \d+: )?(\w+)", outcome)
                     runs[match.group(1) if match else outcome] += 1
+                    if match and match.group(1) == "sent":
+                        sent_queries.append(len(ctx.captured_queries))
                     if runs["sent"] == 2 and not example:  # a warm run that sent
                         example = [q["sql"] for q in ctx.captured_queries]
         finally:
@@ -563,6 +566,7 @@ class Bench:
         phase.measured(times[0].timestamp(), times[-1].timestamp())
         phase.rate = None  # simulated time: a rate means nothing
         phase.runs = sum(runs.values())
+        phase.statements = statistics.median(sent_queries) if sent_queries else None
         phase.notes.append(
             f"simulated with a frozen clock (time_machine) and a recorded delay queue, not "
             f"in real time; {local[0]:%a %H:%M:%S} -> {local[-1]:%a %H:%M:%S} local, "
@@ -574,10 +578,6 @@ class Bench:
             phase.notes.append(f"the {len(example)} statements of one run that sent:")
             phase.notes.extend(f"  {i:>2}. {shape(sql)}" for i, sql in enumerate(example, 1))
         return phase
-
-
-class BenchError(Exception):
-    pass
 
 
 # --- the world ---------------------------------------------------------------------------
@@ -682,13 +682,9 @@ def set_environment(
 
 
 def empty_database() -> None:
-    from django.core.management import call_command
-    from django.db import connection
+    from bench import harness
 
-    name = connection.settings_dict["NAME"]
-    if "bench" not in name:
-        raise BenchError(f"refusing to empty {name!r}: not a bench database")
-    call_command("flush", interactive=False, verbosity=0)
+    harness.empty_database()  # bench/harness.py made sure the database is a bench's
 
 
 # --- report ------------------------------------------------------------------------------
@@ -747,8 +743,12 @@ def report(phases: list[Phase], args: argparse.Namespace, command: list[str]) ->
         figures = f"{paced.runs:,} runs / {paced.messages:,} sends = {runs:.3f} (simulated)"
         goals.append((f"production pacing: ~1 run per send (<= {GOAL_PACED_RUNS})",
                       runs <= GOAL_PACED_RUNS, figures))  # fmt: skip
+    if paced and paced.statements is not None:
+        figures = f"median {paced.statements:.0f} SQL statements per run that sent (simulated)"
+        goals.append((f"<= {GOAL_STATEMENTS} SQL statements per send",
+                      paced.statements <= GOAL_STATEMENTS, figures))  # fmt: skip
     for goal, met, figures in goals:
-        print(f"goal {'MET    ' if met else 'MISSED '} {goal}: {figures}")
+        harness.judge("send_pipeline", goal, met, figures, smoke=args.smoke)
 
 
 def main() -> int:
@@ -759,7 +759,6 @@ def main() -> int:
     parser.add_argument("--threads", type=int, default=8)
     parser.add_argument("--ceiling-messages", type=int, default=10_000)
     parser.add_argument("--paced-messages", type=int, default=200)
-    parser.add_argument("--database-url", default=DEFAULT_URL)
     parser.add_argument("--redis-url", default=DEFAULT_REDIS_URL)
     parser.add_argument(
         "--explain", action="store_true", help="print the SQL of one send (paced phase)"
@@ -767,14 +766,19 @@ def main() -> int:
     parser.add_argument(
         "--only", choices=("noop", "insert", "send", "paced"), nargs="*", help="phases to run"
     )
+    harness.add_arguments(parser)
     args = parser.parse_args()
+    if args.smoke:
+        args.messages, args.phones, args.ceiling_messages, args.paced_messages = 40, 4, 200, 5
+        args.processes, args.threads = 1, 4
     if args.phones > 20 or args.messages > args.phones * 1000:
         parser.error("at most 20 phones (the per-phone queues) and 1,000 messages a phone")
 
     server = FakeTimelinesAI()
     server.start()
+    args.database_url = harness.database_url("send", args.database_url, smoke=args.smoke)
     set_environment(args, server)
-    configure()  # creates and migrates the database (DATABASE_URL is set above)
+    configure("send", args)  # claims, migrates the database; production settings
     logging.disable(logging.INFO)  # this process's own sends (paced phase) log per call
 
     from django.utils.module_loading import import_string
@@ -809,7 +813,7 @@ def main() -> int:
         print(f"error: {error}", file=sys.stderr)
         return 1
     report(phases, args, bench.command)
-    return 0
+    return harness.exit_status(args)
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/webhooks.py [--duration 20] [--rounds 3] [--warmup 5]
         [--connections 2] [--wrk-threads 2] [--workers 2] [--worker-class sync]
-        [--database-url postgres://postgres@127.0.0.1:5432/cerniq_bench_webhooks]
+        [--database-url postgres://…/any_name] [--smoke] [--strict]
         [--redis-url redis://127.0.0.1:6379/9] [--profile-requests 1000] [--no-profile]
         [--quiet-cpus 0.35] [--quiet-wait 120] [--retries 2] [--prototype]
 
@@ -30,7 +30,7 @@ gathered by a gunicorn worker's relay thread) on a real Redis broker (a database
 its own, 9 by default: 10 is bench/faults.py's, 11 send_pipeline.py's, 12-15 the tests'; and
 the Dramatiq namespace `cerniq-bench-webhooks`, emptied before each round, never the whole
 database); no worker runs (the issue measures intake). Uses its own PostgreSQL database
-(created if missing, migrated, emptied; only a name containing "bench"); the webhook table
+(bench/harness.py: any name, created if missing, migrated, emptied); the webhook table
 and the ceiling table are emptied before each round. After each round the bench checks
 that every answered request left exactly one row (RECEIVED, distinct keys; one ceiling row)
 and that the broker messages carry every webhook row's id exactly once (it prints how many
@@ -88,10 +88,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from bench import harness  # noqa: E402
 from bench.dispatch import shape  # noqa: E402
+from bench.harness import BenchError  # noqa: E402
 from bench.import_leads import ROOT, configure  # noqa: E402
 
-DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/cerniq_bench_webhooks"
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/9"
 NAMESPACE = "cerniq-bench-webhooks"
 QUEUE = "webhooks"  # cerniq.tasks.process_webhook_event's queue
@@ -146,10 +147,6 @@ function done(summary, latency, requests)
     latency.mean))
 end
 """
-
-
-class BenchError(Exception):
-    pass
 
 
 # --- measuring ---------------------------------------------------------------------------
@@ -272,10 +269,10 @@ class Gunicorn:
             if self.proc.poll() is not None:
                 raise BenchError(f"gunicorn exited ({self.proc.returncode}); see {self.log}")
             try:
-                status = self.get("/health")
+                status = self.get("/health/live")  # up; readiness would ask for workers
             except OSError:
                 status = 0
-            if status in (200, 503):
+            if status == 200:
                 break
             if time.monotonic() > deadline:
                 raise BenchError(f"gunicorn did not answer within 60 s; see {self.log}")
@@ -349,8 +346,6 @@ class Bench:
         from bench.webhook_urls import CREATE_TABLE
         from cerniq.models import Tenant
 
-        if "bench" not in self.dbname:
-            raise BenchError(f"refusing to empty {self.dbname!r}: not a bench database")
         call_command("flush", interactive=False, verbosity=0)
         with connection.cursor() as cursor:
             cursor.execute(CREATE_TABLE)
@@ -873,7 +868,7 @@ def report(rounds: list[Round], args: argparse.Namespace, server: Gunicorn) -> N
          f"worst round {webhook['p99']:.1f} ms"),
     )  # fmt: skip
     for goal, met, figures in goals:
-        print(f"goal {'MET    ' if met else 'MISSED '} {goal}: {figures}")
+        harness.judge("webhooks", goal, met, figures, smoke=args.smoke)
 
 
 def in_process_report(bench: Bench, n: int) -> None:
@@ -950,7 +945,6 @@ def main() -> int:
     )  # fmt: skip
     parser.add_argument("--quiet-wait", type=float, default=120.0, help="seconds, per round")
     parser.add_argument("--retries", type=int, default=2, help="repeats of a disturbed round")
-    parser.add_argument("--database-url", default=DEFAULT_URL)
     parser.add_argument("--redis-url", default=DEFAULT_REDIS_URL)
     parser.add_argument(
         "--profile-requests", type=int, default=1000,
@@ -962,15 +956,25 @@ def main() -> int:
         help="also measure bench/webhook_urls.py's LeanIntakeView (cached tenant, one INSERT "
         "... ON CONFLICT DO NOTHING): a what-if, not the app's code",
     )  # fmt: skip
+    harness.add_arguments(parser)
     args = parser.parse_args()
+    if args.smoke:
+        args.duration, args.rounds, args.warmup, args.settle = 1.0, 1, 1.0, 1.0  # wrk: seconds
+        args.quiet_wait, args.retries, args.profile_requests = 0.0, 0, 20
     if args.wrk_threads > args.connections:
         parser.error("--wrk-threads cannot exceed --connections")
     if not shutil.which("wrk"):
         print("wrk is not installed (Debian: apt-get install -y wrk)", file=sys.stderr)
         return 1
 
+    args.database_url = harness.database_url("webhooks", args.database_url, smoke=args.smoke)
     set_environment(args)
-    configure()  # creates and migrates the database (DATABASE_URL is set above)
+    configure(  # claims and migrates the database; production settings and the bench URLs
+        "webhooks",
+        args,
+        DJANGO_SETTINGS_MODULE="bench.webhook_settings",
+        ALLOWED_HOSTS="127.0.0.1",
+    )
     work = Path(tempfile.mkdtemp(prefix="bench-webhooks-"))
     try:
         bench = Bench(args, work)
@@ -1001,11 +1005,7 @@ def main() -> int:
                         ),
                         flush=True,
                     )
-            errors = [
-                line
-                for line in (work / "gunicorn.log").read_text().splitlines()
-                if " ERROR " in line or "[ERROR]" in line or line.startswith("Traceback")
-            ]
+            errors = harness.error_lines((work / "gunicorn.log").read_text())
             if errors:
                 raise BenchError(f"{len(errors)} error line(s) in {server.log}: {errors[0]}")
         report(rounds, args, server)
@@ -1014,11 +1014,11 @@ def main() -> int:
             bench.wait_quiet()
             in_process_report(bench, args.profile_requests)
             bench.reset()
-        print(f"load average at the end {os.getloadavg()}")
+        print(f"at the end: {harness.load_note()}")
     except BenchError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
-    return 0
+    return harness.exit_status(args)
 
 
 if __name__ == "__main__":

@@ -22,11 +22,11 @@ shared between processes split among them). The goal is on VmRSS after the messa
 `--imports` adds where the product worker's memory goes: RSS of a fresh interpreter after
 django.setup() and after each task module, and Python's allocations by package.
 
-Uses its own PostgreSQL database (created if missing, migrated and emptied; only a name
-containing "bench") and its own Redis namespaces (`cerniq-bench-rss`, `cerniq-bench-rss-bare`,
-emptied first). Exits 1 only when the bench fails (a worker dies, messages not processed),
-never on a missed goal. Worker logs are kept in a temporary directory (printed).
-"""
+Uses its own PostgreSQL database (bench/harness.py: any name, created if missing, migrated
+and emptied; `--smoke`: a tiny run in a throwaway database) and its own Redis namespaces
+(`cerniq-bench-rss`, `cerniq-bench-rss-bare`, emptied first). Exits 1 only when the bench fails (a
+worker dies, messages not processed), never on a missed goal. Worker logs are kept in a temporary
+directory (printed)."""
 
 from __future__ import annotations
 
@@ -44,6 +44,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from bench import harness  # noqa: E402
+from bench.harness import BenchError  # noqa: E402
 from bench.import_leads import ROOT, configure  # noqa: E402
 from bench.send_pipeline import (  # noqa: E402
     FakeTimelinesAI,
@@ -54,7 +56,6 @@ from bench.send_pipeline import (  # noqa: E402
     worker_command,
 )
 
-DEFAULT_URL = "postgres://postgres@127.0.0.1:5432/cerniq_bench_rss"
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/8"
 NAMESPACE = "cerniq-bench-rss"
 BARE_NAMESPACE = "cerniq-bench-rss-bare"
@@ -66,10 +67,6 @@ GOAL = 1.2
 READY_LINE = "Worker process is ready for action."
 STALL_SECONDS = 90.0
 SETTLE_SECONDS = 2.0  # idle after the last message, before the second measurement
-
-
-class BenchError(Exception):
-    pass
 
 
 # --- memory from /proc ---------------------------------------------------------------------
@@ -176,11 +173,7 @@ class Bench:
             seconds = time.monotonic() - t0
             time.sleep(SETTLE_SECONDS)
             finished = Sample.take(workers.proc.pid)
-        errors = [
-            line
-            for line in log.read_text().splitlines()
-            if " ERROR " in line or "[ERROR]" in line or line.startswith("Traceback")
-        ]
+        errors = harness.error_lines(log.read_text())  # JSON (production) or text
         if errors:
             raise BenchError(f"{name}: {len(errors)} error line(s) in {log}: {errors[0]}")
         if self.dead_letters(namespace):
@@ -383,10 +376,12 @@ def report(product: Measured, bare: Measured, args: argparse.Namespace) -> float
     )
     print(f"product / bare: VmRSS ready {ratio_ready:.2f}x, done {ratio:.2f}x; PSS done "
           f"{ratio_pss:.2f}x")  # fmt: skip
-    met = ratio <= GOAL
-    print(
-        f"goal {'MET    ' if met else 'MISSED '} product worker VmRSS <= {GOAL} x bare: "
-        f"{sum(product.done.rss) / 1024:.1f} / {sum(bare.done.rss) / 1024:.1f} MiB = {ratio:.2f}x"
+    harness.judge(
+        "worker_rss",
+        f"product worker VmRSS <= {GOAL} x a bare Django Dramatiq worker's",
+        ratio <= GOAL,
+        f"{sum(product.done.rss) / 1024:.1f} / {sum(bare.done.rss) / 1024:.1f} MiB = {ratio:.2f}x",
+        smoke=args.smoke,
     )
     return ratio
 
@@ -397,19 +392,20 @@ def main() -> int:
     parser.add_argument("--phones", type=int, default=20)
     parser.add_argument("--processes", type=int, default=2)
     parser.add_argument("--threads", type=int, default=8)
-    parser.add_argument("--database-url", default=DEFAULT_URL)
     parser.add_argument("--redis-url", default=DEFAULT_REDIS_URL)
     parser.add_argument("--imports", action="store_true", help="where the product's memory goes")
+    harness.add_arguments(parser)
     args = parser.parse_args()
+    if args.smoke:
+        args.messages, args.phones, args.processes, args.threads = 20, 2, 1, 2
     if args.phones > 20 or args.messages > args.phones * 1000:
         parser.error("at most 20 phones (the per-phone queues) and 1,000 messages a phone")
-    if "bench" not in args.database_url.rsplit("/", 1)[-1]:
-        parser.error("the database's name must contain 'bench': it is emptied")
 
     server = FakeTimelinesAI()
     server.start()
+    args.database_url = harness.database_url("rss", args.database_url, smoke=args.smoke)
     set_environment(args, server, NAMESPACE)
-    configure()  # creates and migrates the database (DATABASE_URL is set above)
+    configure("rss", args)  # claims and migrates the database; production settings
     logs = Path(tempfile.mkdtemp(prefix="bench-rss-"))
     try:
         bench = Bench(args, server, logs)
@@ -432,7 +428,7 @@ def main() -> int:
         print(f"error: {error}", file=sys.stderr)
         return 1
     report(product, bare, args)
-    return 0
+    return harness.exit_status(args)
 
 
 if __name__ == "__main__":

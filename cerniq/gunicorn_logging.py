@@ -1,5 +1,6 @@
-"""gunicorn's logger with our masks (gunicorn.conf.py selects it): webhook tokens, phone
-numbers and emails never reach its access or error log.
+"""gunicorn's logger with our masks (gunicorn.conf.py selects it): webhook tokens, secret
+query parameters (`?api_key=***`), phone numbers and emails never reach its access or error
+log.
 
 gunicorn's loggers do not propagate to the root logger, so settings.LOGGING does not reach
 them; the mask filter goes on the loggers themselves. It renders each line once, masked,

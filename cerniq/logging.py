@@ -1,5 +1,8 @@
-"""Masks for everything we log (the security contract): phone numbers, email addresses and
-the tenants' webhook tokens, in messages, their arguments, tracebacks and stacks.
+"""Masks for everything we log (the security contract): phone numbers, email addresses, the
+tenants' webhook tokens, secrets in URLs (the value of any query parameter or `name=value`
+pair whose name says secret: `?api_key=`, `&access_token=`, `X-Amz-Signature=`, `pwd=`…,
+and the password of `scheme://user:password@host`), in messages, their arguments,
+tracebacks and stacks.
 
 `MaskPIIFilter` goes on every handler (settings.LOGGING, and gunicorn's loggers through
 `cerniq.gunicorn_logging`): it renders the message once, masked, so no %-argument can carry
@@ -16,6 +19,7 @@ import os
 import re
 from collections.abc import Mapping
 from datetime import UTC, datetime
+from functools import lru_cache
 from urllib.parse import quote, unquote_plus
 
 # Each pattern starts only where its run starts (the lookbehinds): tried at every position
@@ -38,6 +42,27 @@ _EMAIL_LOCAL = re.compile(r"(?<![^\s@*])([^\s@*])[^\s@]*@")
 _DIGIT_RUN = re.compile(r"\+?\d(?:[\s().-]*\d){5,}")
 _MASK = "***"
 
+# A parameter name that says "secret" (after URL-decoding, camelCase split into words and
+# lower-cased): one of these stems anywhere in it (`access_token`, `client_secret`,
+# `newPassword`, `X-Goog-Credential`, `PHPSESSID`, `apikey`), or one of the short words
+# as a whole word (`key`, `x-api-key`, `sig`, `pwd`, `auth`, `code`: OAuth's), so that
+# `monkey`, `signal` or `author` stay readable.
+_SENSITIVE_STEMS = (
+    r"token|secret|passw(?:or)?d|passphrase|passcode|credential|signature|session|sessid"
+    r"|cookie|authori[sz]|authenticat|bearer|jwt|api[-_.]?key|private[-_.]?key"
+    r"|(?:access|auth|secret|signing|client|master)[-_.]?key"
+)
+_SENSITIVE_WORDS = r"key|keys|sig|pwd|pass|auth|otp|code|hmac|sid"
+_SECRET_NAME = re.compile(
+    rf"{_SENSITIVE_STEMS}|(?:^|[^a-z])(?:{_SENSITIVE_WORDS})(?:$|[^a-z])", re.IGNORECASE
+)
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+# `name=value` anywhere in a line (a query string, a form body, a conninfo, a repr's
+# `token='…'`): the name ends at `=`, the value at `&`, whitespace or its closing quote.
+_PAIR = re.compile(r"(?<![\w.%\[\]-])([A-Za-z_][\w.%\[\]-]*)=(\"[^\"]*\"|'[^']*'|[^\s&\"'<>]+)")
+# `scheme://user:password@host`: a URL with credentials (a DSN, a proxy, an alert channel).
+_USERINFO = re.compile(r"(://[^/\s:@?#]*):([^/\s@?#]+)@")
+
 
 def mask_pii(text: str) -> str:
     """`+40712345678` → `+407***678`, `ion.pop@agro.ro` → `i***@agro.ro`."""
@@ -57,33 +82,62 @@ def _mask_query_value(value: str) -> str:
     return _DIGIT_RUN.sub(_MASK, value)
 
 
-def _mask_query(match: re.Match) -> str:
+@lru_cache(maxsize=1024)
+def is_secret_name(name: str) -> bool:
+    """Whether a query parameter (or any `name=value` pair) named so carries a secret:
+    `api_key`, `apiKey`, `X-API-Key`, `access_token`, `client_secret`, `pwd`, `sig`…"""
+    return bool(_SECRET_NAME.search(_CAMEL.sub("_", unquote_plus(name))))
+
+
+def _mask_pair(match: re.Match) -> str:
+    value = match[2]
+    if not is_secret_name(match[1]) or value.strip("\"'") in ("", _MASK):
+        return match[0]
+    quote_mark = value[0] if value[0] in "\"'" else ""
+    return f"{match[1]}={quote_mark}{_MASK}{quote_mark}"
+
+
+def _mask_secret_pairs(text: str) -> str:
+    return _PAIR.sub(_mask_pair, text) if "=" in text else text
+
+
+def _mask_query(match: re.Match, depth: int = 0) -> str:
     parts = match[1].split("&")
     for n, part in enumerate(parts):
         key, sep, value = part.partition("=")
-        if not sep:
+        if not sep or not value:
+            continue
+        if is_secret_name(key):
+            parts[n] = f"{key}={_MASK}"
             continue
         decoded = unquote_plus(value)
         masked = _mask_query_value(decoded)
+        if depth < 2 and "=" in masked:  # a URL or a query inside a value (`next=`, `state=`)
+            masked = _QUERY.sub(lambda inner: _mask_query(inner, depth + 1), masked)
+            masked = _PAIR.sub(_mask_pair, masked)
         if masked != decoded:
             parts[n] = f"{key}={quote(masked, safe='*@+')}"
     return "?" + "&".join(parts)
 
 
 def mask_query_string(query: str) -> str:
-    """A bare query string (`q=%2B40722999888&sort=name`) with its values masked."""
+    """A bare query string (`q=%2B40722999888&api_key=s3cr3t`) with its values masked:
+    secret parameters whole, phones and emails in the others (whatever it starts with)."""
     match = _BARE_QUERY.match("?" + query)
     return _mask_query(match)[1:] if match else query
 
 
 def mask_log_text(text: str) -> str:
-    """`text` with webhook tokens (`/webhooks/timelinesai/AbCd***`), phones and emails
-    masked; in query strings, after URL-decoding, partial phones and emails too."""
+    """`text` with webhook tokens (`/webhooks/timelinesai/AbCd***`), secrets in URLs
+    (`?api_key=***`, `user:***@host`), phones and emails masked; in query strings, after
+    URL-decoding, partial phones and emails too."""
     if "/webhooks/" in text or "/WEBHOOKS/" in text.upper():
         text = _WEBHOOK_TOKEN.sub(_mask_token, text)
+    if "://" in text:
+        text = _USERINFO.sub(rf"\1:{_MASK}@", text)
     if "?" in text:
         text = _QUERY.sub(_mask_query, text)
-    return mask_pii(text)
+    return mask_pii(_mask_secret_pairs(text))
 
 
 class _MaskedRequest:

@@ -176,6 +176,12 @@ class Journey(models.Model):
             # The leads page sorted by stage / last contact (the lead id breaks ties).
             models.Index(fields=["stage", "lead"], name="journey_stage_lead_idx"),
             models.Index(fields=["last_contact_at", "lead"], name="journey_last_contact_idx"),
+            # The whole list sorted by stage or phone, read from journeys alone, however
+            # deep the page (console.views.lead_order).
+            models.Index(fields=["tenant", "stage", "lead"], name="journey_tenant_stage_idx"),
+            models.Index(
+                fields=["tenant", "assigned_phone", "lead"], name="journey_tenant_phone_idx"
+            ),
             # The leads page's "needs review" and "opted out" filters pick a few journeys.
             models.Index(
                 fields=["lead"],

@@ -17,6 +17,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from cerniq import reasons
 from cerniq.params import parse_id, parse_ids, text_param
 from cerniq.tenancy import AuthenticatedHttpRequest, TenantScope, scope_for
+from console.views import lead_order
 from outreach import optout_manual, sequences, stages
 from outreach.lead_filters import filter_leads
 from outreach.models import (
@@ -109,13 +110,18 @@ class _WithJourneyFirst:
     Asking for the two parts separately lets PostgreSQL walk the journey column's index
     through an inner join and stop after a page, instead of LEFT JOINing and sorting every
     lead. Sized by the cheap count of all the filtered leads; the journey part is counted
-    only when a page reaches its end.
+    only when a page reaches its end. `with_journey`, when given, is that first part read
+    another way (console.views.lead_order: the whole list, from the journeys alone).
     """
 
-    def __init__(self, leads: QuerySet[Lead], order: list, descending: bool) -> None:
+    def __init__(
+        self, leads: QuerySet[Lead], order: list, descending: bool, with_journey=None
+    ) -> None:
         self.total = leads.count
         ids = leads.values_list("pk", flat=True)
-        self.with_journey = ids.filter(journey__isnull=False).order_by(*order)
+        if with_journey is None:
+            with_journey = ids.filter(journey__isnull=False).order_by(*order)
+        self.with_journey = with_journey
         self.without = ids.filter(journey__isnull=True).order_by("-pk" if descending else "pk")
 
     def count(self) -> int:
@@ -136,8 +142,13 @@ class _WithJourneyFirst:
 
 def _ids(scope: TenantScope, params, sort: str, order: list):
     leads = filtered_leads(scope, params).select_related(None)
-    if SORTS[sort.removeprefix("-")].startswith("journey__"):
-        return _WithJourneyFirst(leads, order, descending=sort.startswith("-"))
+    key, descending = sort.removeprefix("-"), sort.startswith("-")
+    if SORTS[key].startswith("journey__"):
+        base = scope.queryset(Lead)
+        whole = filter_leads(base, params) is base  # no filter: the tenant's whole list
+        fast = {"stage": lead_order.by_stage, "phone": lead_order.ByPhone}.get(key)
+        journeys = fast(scope.tenant.pk, descending) if whole and fast else None
+        return _WithJourneyFirst(leads, order, descending, with_journey=journeys)
     return leads.order_by(*order).values_list("pk", flat=True)
 
 

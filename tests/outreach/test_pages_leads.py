@@ -7,7 +7,7 @@ import re
 from datetime import timedelta
 
 import pytest
-from django.db import connection
+from django.db import connection, models
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
@@ -564,6 +564,56 @@ def test_sorting_by_a_journey_column_pages_leads_without_one_last(
     pages = [page(f"?sort=last_contact&page={n}") for n in (1, 2, 3)]
     assert pages == [oldest_first[0:2], oldest_first[2:4], oldest_first[4:]]
     assert "5 leads" in logged_in.get(LIST + "?sort=stage").content.decode()
+
+
+@pytest.mark.parametrize("sort", ["stage", "-stage", "phone", "-phone"])
+def test_the_whole_list_sorted_by_stage_or_phone_pages_as_the_joined_order(
+    logged_in, tenant, other_tenant, monkeypatch, sort
+):
+    """Unfiltered, these sorts read journeys alone (console.views.lead_order): the pages
+    hold the order of the joined query (column, no phone last, then id), leads without a
+    journey after them, another tenant's journeys nowhere; filtered, the joined query."""
+    monkeypatch.setattr("console.views.leads.PER_PAGE", 3)
+    monkeypatch.setattr("console.views.leads.FETCH_ALL_IDS", 0)  # slice, never read all ids
+    late, early = (
+        make_phone(tenant, number="+40749000009"),
+        make_phone(tenant, number="+40741000001"),
+    )
+    stages_phones = [
+        (Stage.COLD, None), (Stage.CONTACTED_WA, late), (Stage.WARM_REPLY, early),
+        (Stage.CONTACTED_WA, early), (Stage.COLD, late), (Stage.DEAD, None),
+        (Stage.CONTACTED_WA, late),
+    ]  # fmt: skip
+    leads = [make_lead(tenant) for _ in stages_phones]
+    for lead, (stage, phone) in zip(leads, stages_phones, strict=True):
+        _journey(lead, stage=stage, assigned_phone=phone)
+    lonely = make_lead(tenant, with_journey=False)
+    stranger = make_lead(other_tenant)
+    _journey(stranger, stage=Stage.COLD, assigned_phone=make_phone(other_tenant))
+
+    key, descending = sort.removeprefix("-"), sort.startswith("-")
+    column = {"stage": "journey__stage", "phone": "journey__assigned_phone__number"}[key]
+    field = models.F(column)
+    joined = Lead.objects.filter(tenant=tenant, journey__isnull=False).order_by(
+        field.desc(nulls_last=True) if descending else field.asc(nulls_last=True),
+        "-pk" if descending else "pk",
+    )
+    expected = [*joined.values_list("pk", flat=True), lonely.pk]
+
+    def page(query: str) -> list[int]:
+        html = logged_in.get(LIST + query).content.decode()
+        return [int(part.split('"')[0]) for part in html.split('data-lead="')[1:]]
+
+    with CaptureQueriesContext(connection) as queries:
+        pages = [page(f"?sort={sort}&page={n}") for n in (1, 2, 3)]
+    assert [pk for one in pages for pk in one] == expected
+    journeys_alone = [  # the pages' ids: journeys alone, no join
+        q["sql"]
+        for q in queries.captured_queries
+        if q["sql"].startswith('SELECT "outreach_journey"."lead_id"') and "ORDER BY" in q["sql"]
+    ]
+    assert len(journeys_alone) >= 3 and not any("JOIN" in sql for sql in journeys_alone)
+    assert page(f"?sort={sort}&county=Iași&page=1") == expected[:3]  # the joined query
 
 
 def test_an_operator_writes_an_email_from_the_lead_page(logged_in, tenant, operator):
