@@ -709,6 +709,13 @@ def use_bench_urls() -> None:
 
     settings.ROOT_URLCONF = "bench.api_urls"
     clear_url_caches()
+    plain_static_storage()
+
+
+def plain_static_storage() -> None:
+    """Production's settings without collectstatic: pages render (bench/hostile.py too)."""
+    from django.conf import settings
+
     # The hashed-name manifest exists only after collectstatic; the plain storage serves
     # the same files and costs the same per {% static %}.
     settings.STORAGES = {

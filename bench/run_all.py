@@ -39,6 +39,7 @@ BENCHES = (
     "pages",
     "search",
     "api",
+    "hostile",
     "dispatch",
     "send_pipeline",
     "instantly_push",
