@@ -35,13 +35,14 @@ BACKEND = "tests.hitl.test_triage_jobs.{}"
 
 
 class OutsideTransactionTriage(TriageBackend):
-    """The offline triage, recording whether each call ran inside a transaction."""
+    """The offline triage, refusing to answer inside a transaction (each call recorded)."""
 
     needs_credentials = False
     in_atomic_block: list[bool] = []
 
     def analyse(self, text: str, **kwargs) -> object:
         type(self).in_atomic_block.append(connection.in_atomic_block)
+        assert not connection.in_atomic_block, "a model call inside a transaction"
         return OfflineTriage().analyse(text, **kwargs)
 
 
