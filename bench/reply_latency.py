@@ -4,7 +4,7 @@ triaged and in the review queue (the hardening issue's point 10).
     .venv/bin/python bench/reply_latency.py [--duration 20] [--rounds 3] [--rate 2]
         [--load wrk|none ...] [--connections 2] [--wrk-threads 2] [--workers 2]
         [--processes 2] [--threads 8] [--drain-timeout 600] [--quiet-cpus 0.35]
-        [--quiet-wait 120] [--retries 2]
+        [--quiet-wait 120] [--retries 2] [--model-seconds 0]
         [--database-url postgres://postgres@127.0.0.1:5432/cerniq_bench_replies]
         [--redis-url redis://127.0.0.1:6379/6]
 
@@ -12,7 +12,9 @@ What runs, as production runs it (production settings, DEBUG off): gunicorn
 (`gunicorn -c gunicorn.conf.py`, 2 sync workers, bench/webhooks.py's `Gunicorn`), the
 Dramatiq workers of docker-compose.yml (`manage.py rundramatiq --processes 2 --threads 8`:
 every queue, `webhooks` and `ai.triage` included; bench/send_pipeline.py's `Workers`), the
-offline triage (the default `ai.triage` backend), PostgreSQL and Redis.
+offline triage (the default `ai.triage` backend), PostgreSQL and Redis. `--model-seconds S`
+swaps the offline triage for bench/slow_triage.py: the same answer after S seconds, as a
+remote model's (what the reply path must never wait for inside the webhook's transaction).
 
 The load (`--load wrk`) is bench/webhooks.py's, unchanged: wrk with 2 threads and 2
 connections posting the TimelinesAI `message:received:new` fixture as fast as the intake
@@ -88,6 +90,7 @@ DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/6"
 NAMESPACE = "cerniq-bench-replies"
 TENANT_SLUG = "bench-replies"
 EVENT_TYPE = "message:received:new"
+SLOW_TRIAGE = "bench.slow_triage.SlowTriage"
 GOAL_P95_SECONDS = 5.0
 PERCENTILE = 95
 WATCH_INTERVAL = 0.1  # seconds between two looks of the watcher
@@ -147,7 +150,8 @@ def set_environment(args: argparse.Namespace) -> None:
             "REDIS_URL": args.redis_url,
             "DRAMATIQ_NAMESPACE": NAMESPACE,
             "ALLOW_SANDBOX_PROVIDERS": "true",  # the demo phones' backend; nothing is sent
-            "AI_TRIAGE_BACKEND": "hitl.triage.OfflineTriage",
+            "AI_TRIAGE_BACKEND": SLOW_TRIAGE if args.model_seconds else "hitl.triage.OfflineTriage",
+            "AI_TIMEOUT": str(args.model_seconds or 20),
             "LOG_LEVEL": "WARNING",
             "PYTHONUNBUFFERED": "1",
         }
@@ -603,6 +607,11 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=3, help="rounds per load")
     parser.add_argument("--rate", type=float, default=2.0, help="measured replies a second")
     parser.add_argument("--load", nargs="+", default=["none", "wrk"], choices=("none", "wrk"))
+    parser.add_argument(
+        "--model-seconds", type=float, default=0.0,
+        help="answer after this wait, as a remote model would (bench/slow_triage.py); 0: the "
+        "offline triage",
+    )  # fmt: skip
     parser.add_argument("--leads", type=int, default=2000)
     parser.add_argument("--connections", type=int, default=2)
     parser.add_argument("--wrk-threads", type=int, default=2)
@@ -634,7 +643,9 @@ def main() -> int:
         bench.flush_broker()
         print(
             f"database {args.database_url.rsplit('/', 1)[-1]}, Redis {args.redis_url} "
-            f"namespace {NAMESPACE}; {args.leads:,} leads; logs in {work}; "
+            f"namespace {NAMESPACE}; {args.leads:,} leads; triage "
+            f"{os.environ['AI_TRIAGE_BACKEND']}"
+            f"{f' ({args.model_seconds:g} s)' if args.model_seconds else ''}; logs in {work}; "
             f"load average {os.getloadavg()}",
             flush=True,
         )
