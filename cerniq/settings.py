@@ -187,6 +187,7 @@ PERIODIC_JOBS: list[dict[str, str]] = [
     {"name": "watch-workers", "cron": "* * * * *", "call": "cerniq.heartbeats.watch_workers"},
     {"name": "dispatch", "cron": "*/5 * * * *", "actor": "outreach.tasks.dispatch_all_tenants"},
     {"name": "requeue-stale", "cron": "* * * * *", "command": "requeue_stale"},
+    {"name": "requeue-triage", "cron": "* * * * *", "command": "requeue_triage"},
     {"name": "check-sla", "cron": "* * * * *", "command": "check_sla"},
     {"name": "rollup-stats", "cron": "*/15 * * * *", "command": "rollup_stats"},
     # Alerts (docs/alerts.md): notices owed (catch-up, reminders, retries); webhook health.

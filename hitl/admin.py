@@ -5,7 +5,8 @@ from __future__ import annotations
 from django.contrib import admin
 
 from cerniq import reasons
-from hitl.models import ReviewItem, ReviewSLA
+from hitl.models import ReplyTriage, ReviewItem, ReviewSLA
+from outreach.admin import AuditRowAdmin
 
 
 @admin.register(ReviewItem)
@@ -52,3 +53,15 @@ class ReviewSLAAdmin(admin.ModelAdmin):
     )
     list_select_related = ("tenant", "updated_by")
     readonly_fields = ("updated_by", "updated_at")
+
+
+@admin.register(ReplyTriage)
+class ReplyTriageAdmin(AuditRowAdmin):
+    """Each reply's triage in the workers (hitl.triage_jobs): what is still being analysed,
+    what failed and why. Written by the workers only."""
+
+    list_display = ("created_at", "state", "attempts", "triaged_at", "lead", "error", "tenant")
+    list_select_related = ("lead", "tenant")
+    list_filter = ("state", "tenant")
+    raw_id_fields = ("message", "lead")
+    date_hierarchy = "created_at"

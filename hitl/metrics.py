@@ -1,6 +1,7 @@
 """Human review's metrics: how long reply triage takes (timed where the reply path calls
-it, hitl.replies.analyse), and the open review queue with its SLA breaches per priority
-(scrape time, registered by HitlConfig.ready)."""
+it, hitl.replies.analyse), how long a stored reply waits for it (hitl.triage_jobs), and
+the open review queue with its SLA breaches per priority (scrape time, registered by
+HitlConfig.ready)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,19 @@ TRIAGE_SECONDS = Histogram(
     ["backend", "fell_back"],
     buckets=(0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 20.0, 30.0),
 )
+
+
+REPLY_LATENCY_SECONDS = Histogram(
+    "cerniq_reply_triage_latency_seconds",
+    "Time from a reply stored (shown as being analysed) to its triage routed (the review "
+    "item, the answer or the opt-out in place), by outcome (done, failed).",
+    ["outcome"],
+    buckets=(0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 300.0, 900.0),
+)
+
+
+def observe_reply_latency(outcome: str, seconds: float) -> None:
+    REPLY_LATENCY_SECONDS.labels(outcome).observe(max(seconds, 0.0))
 
 
 def observe_triage(backend: str, fell_back: bool, seconds: float) -> None:

@@ -118,3 +118,51 @@ class ReviewSLA(models.Model):
 
     def __str__(self) -> str:
         return f"SLA of {self.tenant}"
+
+
+class ReplyTriage(models.Model):
+    """A stored reply's AI triage, run by a worker after the reply's transaction committed
+    (hitl.triage_jobs): the webhook never waits on a model. One row per inbound message of
+    a lead, PENDING from the moment the reply is stored (pages show it as "being
+    analysed"), then DONE once routed, or FAILED (a review item says so) when every attempt
+    failed."""
+
+    class State(models.TextChoices):
+        PENDING = "PENDING", _("Being analysed")
+        DONE = "DONE", _("Analysed")
+        FAILED = "FAILED", _("Analysis failed")
+
+    message = models.OneToOneField(
+        Message, on_delete=models.CASCADE, primary_key=True, related_name="triage"
+    )
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
+    lead = models.ForeignKey(Lead, on_delete=models.CASCADE, related_name="+")
+    state = models.CharField(max_length=8, choices=State.choices, default=State.PENDING)
+    # The reply was an opt-out, honoured when it was stored: the triage only looks for a
+    # complaint that a person must answer.
+    opted_out = models.BooleanField(default=False)
+    # What storing the reply stopped at once, so an out-of-office answer can give it back
+    # (hitl.reply_holds).
+    held = models.JSONField(default=dict, blank=True)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    # Last handed to the workers (stored, retried, re-enqueued): the reconciler's clock.
+    queued_at = models.DateTimeField()
+    triaged_at = models.DateTimeField(null=True, blank=True)
+    error = models.CharField(max_length=255, blank=True)
+
+    class Meta:
+        indexes = [
+            # What is still being analysed: the review page's list, the reconciler.
+            models.Index(
+                fields=["tenant", "created_at"],
+                condition=Q(state="PENDING"),
+                name="replytriage_pending_idx",
+            ),
+            models.Index(
+                fields=["queued_at"], condition=Q(state="PENDING"), name="replytriage_stale_idx"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"triage of message {self.message_id} ({self.state})"

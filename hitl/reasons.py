@@ -118,6 +118,13 @@ DECISION_OUT_OF_OFFICE_UNTIL = reasons.define(
     _("Out of office until %(back)s: the next step waits until then"),
 )
 
+# --- a reply's triage in the workers (hitl.triage_jobs) -------------------------------
+DECISION_PENDING = reasons.define("hitl.decision.pending", _("Being analysed"))
+ROUTE_TRIAGE_FAILED = reasons.define(
+    "hitl.route.triage_failed",
+    _("The reply could not be analysed (%(error)s): a person reads it"),
+)
+
 # --- a hot reply's notice (hitl.hot_replies) -------------------------------------------
 INTENT = reasons.define("hitl.intent", _("%(intent)s"), intent=Intent)
 HOT_REPLY_ALERT = reasons.define(

@@ -1,11 +1,20 @@
 """What a reply does, whatever channel it came on (flow 3 of docs/design.md).
 
-Order matters: an opt-out is honoured before anything else (and a complaint that comes
-with it is then put in front of a person as an URGENT review item); then automation stops
-for the lead (a follow-up already queued never goes out) and for its whole company; then
-the AI triage decides between an automatic answer, a draft to approve and a review item.
-Out-of-office answers are the exception: they only move the next step past the return, a
-return date read relative to the day the message was written.
+In two steps, so that no model call ever holds the webhook's transaction:
+
+1. `process_reply`, in the transaction that stores the reply (the webhook's): only what
+   must happen at once and costs nothing. An opt-out (the deterministic phrase list) is
+   honoured; any other reply stops automation for the lead and its whole company
+   (hitl.reply_holds: a follow-up already queued never goes out). The reply is marked as
+   being analysed (a `ReplyTriage` row, PENDING) and handed to the `ai.triage` workers when
+   the transaction commits (hitl.triage_jobs).
+2. `route_triaged`, in a worker, in a short transaction after the triage ran outside any:
+   a complaint that came with an opt-out is put in front of a person as an URGENT review
+   item; an opt-out worded in a way the phrase list does not know is honoured; an
+   out-of-office answer gives back what step 1 stopped, the next step moved past the
+   return (a return date read relative to the day the message was written); anything else
+   moves the stage and is routed to an automatic answer, a draft to approve or a review
+   item. When every attempt to triage failed, `triage_failed` puts it in front of a person.
 """
 
 from __future__ import annotations
@@ -28,11 +37,10 @@ from cerniq.outbound.events import emit
 from hitl import reasons as why
 from hitl.metrics import observe_triage
 from hitl.routing import complains, declines
-from outreach import optout, sequences, stages
+from outreach import optout, stages
 from outreach.hours import SendingWindow
 from outreach.manual import SendRefused, answer, queue_reply
-from outreach.models import Channel, Enrollment, Journey, Lead, Message, Stage
-from outreach.reasons import STOP_COMPANY_REPLIED, STOP_REPLY
+from outreach.models import Channel, Journey, Lead, Message, Stage
 from outreach.sequences import OPT_OUT_CONFIRMATION_PREFIX
 from outreach.suppression import channel_address, suppress
 
@@ -76,6 +84,24 @@ def _triage_within_budget(lead: Lead, text: str, *, today: date | None):
     )
 
 
+def read(lead: Lead, message: Message, *, opted_out: bool):
+    """The triage of a stored reply (hitl.triage_jobs: outside any transaction). An opt-out
+    is honoured already: when the triage fails, the built-in rules still look for the
+    complaint a person must answer, at once; any other reply is tried again."""
+    today = written_on(lead, message)
+    try:
+        return analyse(lead, message.body, today=today)
+    except Exception:
+        if not opted_out:
+            raise
+        log.exception("triage of opt-out message %s failed; the built-in rules read it", message.pk)
+        from hitl.triage import OfflineTriage
+
+        return OfflineTriage().analyse(
+            message.body, contact_name=lead.contact_name, company_name=lead.name, today=today
+        )
+
+
 def written_on(lead: Lead, message: Message) -> date:
     """The day the message was written, in the tenant's time zone (its provider timestamp,
     else when we stored it): "back on Monday" means the Monday after that day."""
@@ -84,37 +110,80 @@ def written_on(lead: Lead, message: Message) -> date:
 
 
 def process_reply(lead: Lead, message: Message) -> str:
-    """Apply a stored inbound message to its lead. Returns what was decided."""
-    today = written_on(lead, message)
-    if optout.is_opt_out(message.body):
-        return _opt_out(lead, message, today=today)
-    result = analyse(lead, message.body, today=today)
-    if result.intent == "unsubscribe":  # worded in a way the phrase list does not know
-        return _opt_out(lead, message, today=today, result=result)
-    if result.intent == "out_of_office":
-        return _out_of_office(lead, message, result)
+    """Take in a stored reply of `lead`, in the caller's transaction: the opt-out or the stop
+    of automation, at once; the triage after the commit (hitl.triage_jobs). Returns what was
+    decided so far (the opt-out, or "being analysed")."""
+    from hitl import reply_holds, triage_jobs
+
     with transaction.atomic():
-        now = timezone.now()
-        journey = Journey.objects.select_for_update().get(lead=lead)
-        Journey.objects.filter(pk=journey.pk).update(
-            reply_count=F("reply_count") + 1, last_reply_at=now
+        opted_out = optout.is_opt_out(message.body)
+        held: dict = {}
+        if opted_out:
+            decision = _honour_opt_out(lead, message)
+        else:
+            held = reply_holds.hold(lead)
+            Journey.objects.filter(lead=lead).update(last_reply_at=timezone.now())
+            decision = reasons.code(why.DECISION_PENDING)
+        Message.objects.filter(pk=message.pk).update(
+            analysis={"decision": decision, "pending": True}
         )
-        target = stages.after_reply(journey.stage, declines=declines(result.intent, result.signals))
-        if target is not None:
-            said = why.STAGE_DECLINE if target == Stage.DEAD else why.STAGE_REPLY
-            stages.transition(
-                journey,
-                target,
-                reason=reasons.code(said, channel=message.channel),
-                by_system="inbound",
-            )
-        sequences.stop(
-            lead.pk, reasons.code(STOP_REPLY)
-        )  # idempotent; also cancels anything still queued
-        stopped = stop_company(lead)
-        decision = _route(lead, message, result)
-        _remember(message, result, decision, company_stopped=stopped)
-        emit(lead.tenant_id, "lead.replied", _replied_event(lead, message, result, decision))
+        triage_jobs.expect(lead, message, opted_out=opted_out, held=held)
+    return decision
+
+
+def route_triaged(lead: Lead, message: Message, result, *, opted_out: bool, held: dict) -> str:
+    """Act on a reply's triage (step 2 of the module's docstring). Runs in the worker's short
+    transaction; returns what was decided."""
+    if opted_out:  # honoured when the reply was stored: a person answers a complaint
+        return _complaint_check(lead, message, result)
+    if result.intent == "unsubscribe":  # worded in a way the phrase list does not know
+        _honour_opt_out(lead, message)
+        return _complaint_check(lead, message, result)
+    if result.intent == "out_of_office":
+        return _out_of_office(lead, message, result, held)
+    _count_reply(lead, message, declines=declines(result.intent, result.signals))
+    decision = _route(lead, message, result)
+    _remember(message, result, decision, company_stopped=held.get("company_stopped", 0))
+    emit(lead.tenant_id, "lead.replied", _replied_event(lead, message, result, decision))
+    return decision
+
+
+def _count_reply(lead: Lead, message: Message, *, declines: bool) -> None:
+    """A real reply: counted, and the lead moves (outreach.stages.after_reply)."""
+    journey = Journey.objects.select_for_update().get(lead=lead)
+    Journey.objects.filter(pk=journey.pk).update(reply_count=F("reply_count") + 1)
+    target = stages.after_reply(journey.stage, declines=declines)
+    if target is not None:
+        said = why.STAGE_DECLINE if target == Stage.DEAD else why.STAGE_REPLY
+        stages.transition(
+            journey,
+            target,
+            reason=reasons.code(said, channel=message.channel),
+            by_system="inbound",
+        )
+
+
+def triage_failed(lead: Lead, message: Message, *, error: str, attempts: int) -> str:
+    """Every attempt to triage the reply failed: a person reads it (HIGH: it may be the best
+    reply of the day), and the lead counts as having replied. Returns the decision."""
+    from hitl import review
+    from hitl.models import ReviewItem
+    from outreach.models import Priority
+
+    _count_reply(lead, message, declines=False)
+    reason = reasons.code(why.ROUTE_TRIAGE_FAILED, error=error)
+    review.open_item(
+        lead,
+        reason=reason,
+        priority=Priority.HIGH,
+        message=message,
+        kind=ReviewItem.Kind.REPLY,
+        analysis={"triage_failed": {"error": error, "attempts": attempts}},
+    )
+    decision = reasons.code(why.DECISION_REVIEW, priority=Priority.HIGH, why=reason)
+    Message.objects.filter(pk=message.pk).update(
+        analysis={"decision": decision, "triage_failed": error}
+    )
     return decision
 
 
@@ -192,17 +261,6 @@ def receive_email_reply(
     return message
 
 
-def stop_company(lead: Lead) -> int:
-    """A reply from one contact stops automation for every lead of the same company."""
-    if not lead.cui:
-        return 0
-    others = Lead.objects.filter(tenant_id=lead.tenant_id, cui=lead.cui).exclude(pk=lead.pk)
-    count = 0
-    for other_id in others.values_list("pk", flat=True):
-        count += sequences.stop(other_id, reasons.code(STOP_COMPANY_REPLIED))
-    return count
-
-
 def _route(lead: Lead, message: Message, result) -> str:
     """Route the triaged reply (hitl.routing), answer it or open its review item, and tell a
     person at once when it is hot. Returns the decision (a stored reason)."""
@@ -267,10 +325,8 @@ def is_complaint(result) -> bool:
     return complains(result.intent, result.signals)
 
 
-def _opt_out(lead: Lead, message: Message, *, today: date, result=None) -> str:
-    """Opt the contact out (first, whatever else happens), confirm it once, and when the
-    reply also complains (GDPR, a lawyer, "where did you get my number") put it in front of
-    a person as an URGENT review item."""
+def _honour_opt_out(lead: Lead, message: Message) -> str:
+    """Opt the contact out (first, whatever else happens) and confirm it once."""
     first = optout.opt_out(lead, message.channel, trigger=message)  # this contact only
     if first and message.channel == Channel.WHATSAPP:
         try:
@@ -284,33 +340,20 @@ def _opt_out(lead: Lead, message: Message, *, today: date, result=None) -> str:
             )
         except SendRefused as refused:
             log.warning("opt-out confirmation for lead %s not sent: %s", lead.pk, refused)
+    return reasons.code(why.DECISION_OPT_OUT)
+
+
+def _complaint_check(lead: Lead, message: Message, result) -> str:
+    """An opted-out reply that also complains (GDPR, a lawyer, "where did you get my
+    number") is put in front of a person as an URGENT review item."""
     decision = reasons.code(why.DECISION_OPT_OUT)
-    analysis: dict[str, object] = {}
-    try:
-        result = result or analyse(lead, message.body, today=today)
-    except Exception:  # the opt-out stands; the complaint check falls back to the rules
-        log.exception("triage of opt-out message %s failed", message.pk)
-        result = _offline(lead, message.body, today=today)
-    if result is not None:
-        analysis["triage"] = _jsonable(result)
-        if is_complaint(result):
-            _complaint_review(lead, message, result)
-            decision = reasons.code(why.DECISION_OPT_OUT_COMPLAINT)
-    Message.objects.filter(pk=message.pk).update(analysis={**analysis, "decision": decision})
+    if is_complaint(result):
+        _complaint_review(lead, message, result)
+        decision = reasons.code(why.DECISION_OPT_OUT_COMPLAINT)
+    Message.objects.filter(pk=message.pk).update(
+        analysis={"triage": _jsonable(result), "decision": decision}
+    )
     return decision
-
-
-def _offline(lead: Lead, text: str, *, today: date):
-    """The offline triage (no network, no budget), or None if even that fails."""
-    from hitl.triage import OfflineTriage
-
-    try:
-        return OfflineTriage().analyse(
-            text, contact_name=lead.contact_name, company_name=lead.name, today=today
-        )
-    except Exception:
-        log.exception("offline triage of an opt-out failed")
-        return None
 
 
 def _complaint_review(lead: Lead, message: Message, result) -> None:
@@ -331,26 +374,24 @@ def _complaint_review(lead: Lead, message: Message, result) -> None:
     )
 
 
-def _out_of_office(lead: Lead, message: Message, result) -> str:
-    """Not a reply: keep the sequence, but wait until the person is back."""
+def _out_of_office(lead: Lead, message: Message, result, held: dict) -> str:
+    """Not a reply: what storing it stopped starts again, the next step waiting until the
+    person is back (hitl.reply_holds.give_back)."""
+    from hitl import reply_holds
+
+    back = None
     decision = reasons.code(why.DECISION_OUT_OF_OFFICE)
     if result.return_date:
         window = SendingWindow.for_tenant(lead.tenant)
-        back = window.next_opening(
+        opening = window.next_opening(
             datetime.combine(result.return_date, time(9, 0), tzinfo=window.tz)
         )
-        if back <= timezone.now():  # back already (a late or replayed delivery)
-            decision = reasons.code(why.DECISION_OUT_OF_OFFICE)
-            _remember(message, result, decision)
-            return decision
-        journey = Journey.objects.get(lead=lead)
-        if journey.next_action_at is None or journey.next_action_at < back:
-            Journey.objects.filter(pk=journey.pk).update(next_action_at=back)
-            Enrollment.objects.filter(lead=lead, status=Enrollment.Status.ACTIVE).update(
-                next_run_at=back
+        if opening > timezone.now():  # else back already (a late or replayed delivery)
+            back = opening
+            shown = timezone.localtime(back, window.tz)
+            decision = reasons.code(
+                why.DECISION_OUT_OF_OFFICE_UNTIL, back=f"{shown:%d.%m.%Y %H:%M}"
             )
-            sequences.cancel_queued([lead.pk], "out of office until " + str(result.return_date))
-        shown = timezone.localtime(back, window.tz)
-        decision = reasons.code(why.DECISION_OUT_OF_OFFICE_UNTIL, back=f"{shown:%d.%m.%Y %H:%M}")
+    reply_holds.give_back(message, held, back=back)
     _remember(message, result, decision)
     return decision

@@ -4,10 +4,22 @@ from __future__ import annotations
 
 import dramatiq
 
-from hitl import hot_replies
+from hitl import hot_replies, triage_jobs
 
 
 @dramatiq.actor(queue_name="alerts", max_retries=0, time_limit=60_000)
 def email_hot_reply(message_id: int, user_id: int, intent: str) -> None:
     """E-mail the lead's operator about a hot reply (the alert channels if that fails)."""
     hot_replies.email(message_id, user_id, intent)
+
+
+@dramatiq.actor(
+    queue_name=triage_jobs.QUEUE,
+    max_retries=triage_jobs.RETRIES,
+    min_backoff=triage_jobs.BACKOFF_MS,
+    time_limit=120_000,
+)
+def triage_reply(message_id: int) -> None:
+    """Triage a stored reply and route it, once (guarded, so safe to run twice); raises to
+    be retried, and after the last attempt a person reads it (hitl.triage_jobs)."""
+    triage_jobs.run(message_id)

@@ -24,6 +24,7 @@ CLOCK_MODULES = frozenset(
         "tests/hitl/test_review.py",
         "tests/hitl/test_sla_settings.py",
         "tests/hitl/test_takeover.py",
+        "tests/hitl/test_triage_jobs.py",
         "tests/integrations/instantly/test_analytics.py",
         "tests/integrations/instantly/test_campaigns.py",
         "tests/integrations/instantly/test_shield.py",

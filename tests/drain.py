@@ -36,3 +36,15 @@ def wait_until(condition: Callable[[], bool], timeout: float = 60.0, what: objec
         time.sleep(0.05)
     detail = what() if callable(what) else what
     raise AssertionError(f"timed out after {timeout}s waiting for {detail or condition}")
+
+
+def run_triage() -> list[str]:
+    """What the `ai.triage` workers do, in this thread: triage and route every reply still
+    being analysed (hitl.triage_jobs.run), oldest first. For tests that keep everything in
+    the test's transaction, where the hand-over on commit never fires; tests that run real
+    workers (`running_workers`) drain the broker itself. Returns the decisions."""
+    from hitl import triage_jobs
+    from hitl.models import ReplyTriage
+
+    pending = ReplyTriage.objects.filter(state=ReplyTriage.State.PENDING).order_by("pk")
+    return [triage_jobs.run(pk) for pk in pending.values_list("pk", flat=True)]

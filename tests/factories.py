@@ -21,7 +21,7 @@ from cerniq.models import (
     WebhookEvent,
 )
 from email_channels.models import CampaignDailyStats, EmailCampaign, SenderAccount
-from hitl.models import ReviewItem, ReviewSLA
+from hitl.models import ReplyTriage, ReviewItem, ReviewSLA
 from outreach.models import (
     Channel,
     DailyStats,
@@ -183,6 +183,9 @@ def make_one_of_everything(tenant: Tenant) -> dict[str, Any]:
             sla_due_at=timezone.now() + timedelta(hours=24),
         ),
         "review_sla": ReviewSLA.objects.create(tenant=tenant, urgent_minutes=30),
+        "reply_triage": ReplyTriage.objects.create(
+            message=inbound, tenant=tenant, lead=lead, queued_at=timezone.now()
+        ),
         "suppression": Suppression.objects.create(
             tenant=tenant, phone=f"+4079{next(_seq):07d}", reason="stop from an unknown sender"
         ),

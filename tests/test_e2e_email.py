@@ -39,6 +39,7 @@ from outreach.models import (
 )
 from outreach.pushing import push_due
 from outreach.sending import send_message
+from tests.drain import run_triage
 from tests.factories import make_outreach_world
 from tests.integrations.instantly import instantly_fake as fake
 from tests.integrations.instantly.conftest import BASE, CAMPAIGN_ID, api_body, post_webhook
@@ -131,7 +132,8 @@ def test_cold_email_fallback_then_a_reply_stops_the_whatsapp_follow_up(
     answer = post_webhook(client, tenant, reply).json()
     assert answer["status"] == "accepted" and process_event(answer["id"]) == "processed"
     follow_up.refresh_from_db()
-    assert follow_up.status == Status.CANCELLED
+    assert follow_up.status == Status.CANCELLED  # at once, before the triage
+    run_triage()
     assert Journey.objects.get(lead=both).stage == Stage.WARM_REPLY
     inbound = Message.objects.get(lead=both, direction=Message.Direction.INBOUND)
     assert inbound.channel == Channel.EMAIL_COLD and "ne interesează" in inbound.body

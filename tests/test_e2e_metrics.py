@@ -8,6 +8,7 @@ import pytest
 
 from cerniq.models import WebhookEvent
 from cerniq.webhooks import process_event
+from tests.drain import run_triage
 from tests.scrape import scrape, value
 from tests.whatsapp.conftest import WEBHOOK_FIXTURES, contacted_over_whatsapp
 
@@ -38,6 +39,7 @@ def test_a_real_webhook_is_counted_from_intake_to_review(client, settings, tenan
     waiting = scrape(client, settings)
     (event,) = WebhookEvent.objects.filter(status="RECEIVED")
     assert process_event(event.pk) == "processed"
+    assert run_triage() != ["skipped"]  # the ai.triage workers
     after = scrape(client, settings)
 
     def counted(name, samples=after, **labels):

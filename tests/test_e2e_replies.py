@@ -18,6 +18,7 @@ from hitl.models import ReviewItem
 from integrations.sandbox.demo_replies import post_reply, reply_payload
 from outreach.dispatch import dispatch_due
 from outreach.models import Journey, Message
+from tests.drain import run_triage
 from tests.whatsapp.conftest import MONDAY_10, WEBHOOK_FIXTURES, contacted_over_whatsapp
 from whatsapp.models import Phone
 
@@ -55,7 +56,8 @@ def test_reply_webhook_stops_the_follow_up_and_opens_a_review(
     assert len(enqueued) == 1
     run_all_events()
     follow_up = Message.objects.get(step__position=2)
-    assert follow_up.status == "CANCELLED"
+    assert follow_up.status == "CANCELLED"  # at once, before the triage
+    run_triage()
     journey = Journey.objects.get()
     assert journey.stage == "WARM_REPLY" and journey.requires_human_review
     item = ReviewItem.objects.get()
@@ -119,6 +121,7 @@ def test_sandbox_demo_reply_is_shaped_like_timelinesai_and_processed(
     assert status == 200
     assert set(captured[0]) == set(reply_payload("+1", "+2", "3", "x"))
     run_all_events()
+    run_triage()
     item = ReviewItem.objects.get()
     # A polite decline: LOW, and the lead is closed (issue 19 §2).
     assert item.priority == "LOW" and item.lead == lead

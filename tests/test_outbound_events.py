@@ -16,6 +16,7 @@ from hitl.replies import process_reply
 from outreach import optout, stages
 from outreach.models import Channel, Message, Priority, Stage
 from outreach.sending import send_message
+from tests.drain import run_triage
 from tests.factories import make_lead, make_phone, make_user
 from tests.outreach.test_dead_letters import (
     MONDAY_10,
@@ -91,7 +92,9 @@ def test_a_reply_is_owed_as_lead_replied(tenant, endpoint):
         body="Bună ziua, ne interesează oferta. Ce preț aveți?",
         counterpart=lead.phone,
     )
-    decision = process_reply(lead, message)
+    process_reply(lead, message)
+    assert owed("lead.replied") == []  # owed once the reply is triaged, with its intent
+    (decision,) = run_triage()
     (payload,) = owed("lead.replied")
     assert payload["data"] | {"intent": None} == {
         "lead_id": lead.pk,

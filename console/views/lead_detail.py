@@ -16,6 +16,7 @@ from cerniq.params import parse_id
 from cerniq.tenancy import AuthenticatedHttpRequest, TenantScope, scope_for
 from console.forms import RecordOptOutForm
 from hitl import takeover
+from hitl.reasons import DECISION_PENDING
 from hitl.review import ReviewError
 from hitl.triage.base import intent_label
 from outreach import optout_manual, sequences, stages
@@ -59,13 +60,18 @@ def _analysis(message: Message) -> dict | None:
     triage = data.get("triage")
     if not isinstance(triage, dict):
         triage = {}
+    decision = data.get("decision") or ""
+    if reasons.is_code(decision, DECISION_PENDING):
+        decision = ""  # said by the "being analysed" badge
     found = {
-        "decision": data.get("decision") or "",
+        "decision": decision,
         "intent": intent_label(data.get("intent") or triage.get("intent") or ""),
         "sentiment": data.get("sentiment", triage.get("sentiment")),
         "confidence": data.get("confidence", triage.get("confidence")),
+        # Stored, not triaged yet (hitl.triage_jobs): the page polls until it is.
+        "pending": bool(data.get("pending")),
     }
-    return found if any(v not in (None, "") for v in found.values()) else None
+    return found if any(v not in (None, "", False) for v in found.values()) else None
 
 
 @login_required

@@ -4,7 +4,8 @@ Every page and action is tenant-scoped through cerniq.tenancy.scope_for: another
 tenant's item is a 404. Actions are small POST views that call hitl.review /
 hitl.takeover, turn a ReviewError into an error message (nothing changed then) and
 redirect back to the tab the operator was on. The page runs a constant number of queries
-however many items it shows (one aggregate for the tab counts, one for the items).
+however many items it shows (one aggregate for the tab counts, one for the items, one for
+the replies still being analysed: console.views.analysing).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from django.views.decorators.http import require_GET, require_POST
 from cerniq.params import parse_page
 from cerniq.tenancy import AuthenticatedHttpRequest, scope_for
 from console.views.alerts import is_channel_admin
+from console.views.analysing import pending_context
 from console.views.review_settings import working_time
 from hitl import review, sla, takeover
 from hitl.models import ReviewItem
@@ -100,6 +102,7 @@ def review_queue(request: AuthenticatedHttpRequest) -> HttpResponse:
             "now": now,
             "deadline": working_time(sla.minutes_for(scope.tenant, tab)),
             "can_change_deadlines": is_channel_admin(request, scope),
+            **pending_context(scope),
         },
     )
 

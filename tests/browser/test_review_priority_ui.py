@@ -12,6 +12,7 @@ from hitl.models import ReviewItem
 from hitl.replies import process_reply
 from outreach.models import Journey, Message, Stage
 from tests.browser.test_operator_ui import SHOTS, TABLET, browser_page, log_in  # noqa: F401
+from tests.drain import run_triage
 from tests.factories import make_lead, make_message, make_tenant, make_user
 
 
@@ -20,6 +21,7 @@ def reply(lead, text: str) -> None:
         lead, direction=Message.Direction.INBOUND, status=Message.Status.RECEIVED, body=text
     )
     process_reply(lead, message)
+    run_triage()  # the ai.triage workers
 
 
 @pytest.mark.django_db(transaction=True)

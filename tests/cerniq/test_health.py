@@ -23,7 +23,7 @@ from tests.drain import running_workers, wait_until
 pytestmark = pytest.mark.django_db
 
 # What the actors declare today.
-GROUPS = ["alerts", "default", "email", "outreach", "wa", "webhooks"]
+GROUPS = ["ai", "alerts", "default", "email", "outreach", "wa", "webhooks"]
 
 
 def all_queues() -> list[str]:

@@ -15,7 +15,7 @@ from cerniq.tasks import deliver_alert_notifications, notify_alert
 from hitl import review
 from hitl.models import ReviewItem
 from hitl.replies import process_reply
-from hitl.tasks import email_hot_reply
+from hitl.tasks import email_hot_reply, triage_reply
 from outreach.models import Journey, Message
 from tests.factories import make_lead, make_message, make_user
 from tests.whatsapp.conftest import MONDAY_10
@@ -25,10 +25,11 @@ BOUND = timedelta(seconds=30)
 
 @pytest.fixture
 def workers(monkeypatch):
-    """The fast path only: enqueued actors run as a worker would pick them up; the minute
-    job must not be what delivers a hot reply."""
+    """The fast path only: enqueued actors (the reply's triage, then its notice) run as a
+    worker would pick them up; the minute job must not be what delivers a hot reply."""
     monkeypatch.setattr(notify_alert, "send", lambda alert_id: notify_alert.fn(alert_id))
     monkeypatch.setattr(email_hot_reply, "send", lambda *args: email_hot_reply.fn(*args))
+    monkeypatch.setattr(triage_reply, "send", lambda message_id: triage_reply.fn(message_id))
 
     def periodic():
         raise AssertionError("a hot reply must not wait for the periodic job")
@@ -168,7 +169,7 @@ def test_replies_that_are_not_hot_raise_no_hot_reply_alert(
 
 
 def test_taking_the_item_in_hand_resolves_the_hot_reply_alert(
-    tenant, operator, clock, django_capture_on_commit_callbacks
+    tenant, operator, clock, workers, django_capture_on_commit_callbacks
 ):
     lead = arrives(
         tenant, "Da, sunt interesat.", clock=clock, capture=django_capture_on_commit_callbacks

@@ -91,6 +91,7 @@ def test_a_complaint_with_a_stop_is_reviewed_urgent_even_when_the_ai_triage_fail
     from hitl.models import ReviewItem
     from integrations.timelinesai.inbound import handle_received
     from outreach.models import Journey
+    from tests.drain import run_triage
     from tests.whatsapp.test_replies import reply
 
     def unavailable(*args, **kwargs):
@@ -98,5 +99,6 @@ def test_a_complaint_with_a_stop_is_reviewed_urgent_even_when_the_ai_triage_fail
 
     monkeypatch.setattr(replies, "analyse", unavailable)
     handle_received(lead.tenant, reply(lead, text))
-    assert Journey.objects.get(lead=lead).whatsapp_opted_out
+    assert Journey.objects.get(lead=lead).whatsapp_opted_out  # at once, before the triage
+    run_triage()
     assert ReviewItem.objects.get(lead=lead).priority == "URGENT"

@@ -11,6 +11,7 @@ from hitl import reasons as hitl_reasons
 from hitl.models import ReviewItem
 from hitl.replies import process_reply
 from outreach.models import Journey, Message, Priority, Stage, StageTransition
+from tests.drain import run_triage
 from tests.factories import make_lead, make_message
 from tests.hitl.priority_dev import CASES
 
@@ -24,6 +25,7 @@ def replied(tenant, text: str, *, stage: str = Stage.CONTACTED_WA):
         lead, direction=Message.Direction.INBOUND, status=Message.Status.RECEIVED, body=text
     )
     process_reply(lead, message)
+    run_triage()  # the ai.triage workers
     return lead, Journey.objects.get(lead=lead)
 
 

@@ -10,6 +10,7 @@ from hitl.replies import receive_email_reply
 from outreach import email_events
 from outreach.models import Channel, Journey, Lead, Message, Stage
 from outreach.suppression import is_suppressed
+from tests.drain import run_triage
 from tests.factories import make_lead, make_message, make_tenant
 
 Status = Message.Status
@@ -148,8 +149,9 @@ def test_an_email_reply_goes_through_the_reply_path_once(tenant, lead):
         Message.Direction.INBOUND,
         "ion.popescu@agro.ro",
     )
+    assert status_of(queued) == Status.CANCELLED  # the sequence stopped at once, every channel
+    run_triage()
     assert Journey.objects.get(lead=lead).stage == Stage.WARM_REPLY
-    assert status_of(queued) == Status.CANCELLED  # the sequence stopped on every channel
     assert receive_email_reply(tenant, **fields) is None  # a redelivery
     assert Message.objects.filter(provider_message_id="reply-1").count() == 1
 

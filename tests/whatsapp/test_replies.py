@@ -16,6 +16,7 @@ from outreach.dispatch import dispatch_due
 from outreach.manual import SendRefused, send_manual
 from outreach.models import Enrollment, Journey, Lead, Message
 from outreach.sending import send_message
+from tests.drain import run_triage
 from tests.factories import make_lead, make_outreach_world
 from tests.whatsapp.conftest import MONDAY_10
 
@@ -61,6 +62,7 @@ def queued_follow_up(lead: Lead) -> Message:
 def test_a_reply_stops_the_queued_follow_up_and_moves_the_stage(contacted):
     lead = contacted["leads"][0]
     handle_received(lead.tenant, reply(lead, "Da, sunt interesat. Trimiteți-mi detalii."))
+    run_triage()
     follow_up = queued_follow_up(lead)
     assert follow_up.status == "CANCELLED"
     assert send_message(follow_up.pk).kind == "skipped"  # never goes out
@@ -77,7 +79,9 @@ def test_the_same_reply_delivered_twice_is_stored_once(contacted):
     lead = contacted["leads"][0]
     event = reply(lead, "Da, sunt interesat.")
     handle_received(lead.tenant, event)
+    run_triage()
     handle_received(lead.tenant, event)
+    run_triage()
     assert Message.objects.filter(direction="IN").count() == 1
     assert Journey.objects.get(lead=lead).reply_count == 1
 
@@ -96,6 +100,7 @@ def test_the_same_reply_delivered_twice_is_stored_once(contacted):
 def test_each_routing_band_creates_the_right_review_item(contacted, text, kind, priority):
     lead = contacted["leads"][0]
     handle_received(lead.tenant, reply(lead, text))
+    run_triage()
     item = ReviewItem.objects.get(lead=lead)
     assert (item.kind, item.priority) == (kind, priority), item.reason
     journey = Journey.objects.get(lead=lead)
@@ -111,6 +116,7 @@ def test_positive_reply_is_answered_automatically_when_the_tenant_allows_it(cont
     lead = contacted["leads"][0]
     Tenant.objects.filter(pk=lead.tenant_id).update(ai_auto_reply_enabled=True)
     handle_received(lead.tenant, reply(lead, "Da, sunt interesat, aștept oferta."))
+    run_triage()
     answer = Message.objects.get(
         lead=lead, idempotency_key=f"ai-reply:{Message.objects.get(direction='IN').pk}"
     )
@@ -126,6 +132,7 @@ def test_company_stop_reaches_every_lead_with_the_cui(tenant, contacted):
     Lead.objects.filter(pk=first.pk).update(cui="18547290")
     first.refresh_from_db()
     handle_received(tenant, reply(first, "Vă răspund eu, nu e nevoie de alte mesaje acum."))
+    run_triage()
     assert Enrollment.objects.get(lead=first).status == "STOPPED"
     assert Enrollment.objects.get(lead=stranger).status == "ACTIVE"
     assert Enrollment.objects.get(lead=colleague).status == "ACTIVE"
@@ -146,6 +153,7 @@ def test_opt_out_confirms_once_and_every_path_refuses_afterwards(contacted, text
     lead = contacted["leads"][0]
     handle_received(lead.tenant, reply(lead, text))
     handle_received(lead.tenant, reply(lead, text))  # says it twice: one confirmation
+    run_triage()
     confirmations = Message.objects.filter(lead=lead, idempotency_key__startswith="optout-confirm:")
     assert confirmations.count() == 1
     assert send_message(confirmations.get().pk).kind == "sent"
@@ -176,6 +184,7 @@ def test_opt_out_confirms_once_and_every_path_refuses_afterwards(contacted, text
 def test_out_of_office_moves_the_next_step_and_is_not_a_reply(contacted):
     lead = contacted["leads"][0]
     handle_received(lead.tenant, reply(lead, "Sunt în concediu până pe 7 decembrie."))
+    run_triage()
     journey = Journey.objects.get(lead=lead)
     assert journey.stage == "CONTACTED_WA" and journey.reply_count == 0
     assert Enrollment.objects.get(lead=lead).status == "ACTIVE"
@@ -250,6 +259,7 @@ def test_opt_out_in_words_only_the_ai_understands_is_honoured(contacted):
     handle_received(
         lead.tenant, reply(lead, "Vă rog să nu mai folosiți acest număr pentru reclame")
     )
+    run_triage()
     journey = Journey.objects.get(lead=lead)
     from outreach.optout import is_opt_out
 

@@ -11,6 +11,7 @@ from unittest import mock
 from zoneinfo import ZoneInfo
 
 import pytest
+from django.utils import timezone
 
 from cerniq import reasons
 from cerniq.models import Tenant
@@ -22,8 +23,9 @@ from hitl.triage.base import MAX_TRIAGE_CHARS
 from integrations.timelinesai.inbound import handle_received
 from outreach import optout
 from outreach.dispatch import dispatch_due
-from outreach.models import Journey, Message
+from outreach.models import Enrollment, Journey, Message
 from outreach.sending import send_message
+from tests.drain import run_triage
 from tests.factories import make_outreach_world
 from tests.whatsapp.conftest import MONDAY_10
 from tests.whatsapp.test_replies import queued_follow_up, reply
@@ -62,6 +64,7 @@ def inbound(lead) -> Message:
 def test_a_complaint_that_asks_to_stop_is_opted_out_and_reviewed_urgent(contacted, text):
     lead = contacted["leads"][0]
     handle_received(lead.tenant, reply(lead, text))
+    run_triage()
     journey = Journey.objects.get(lead=lead)
     assert journey.whatsapp_opted_out
     assert Message.objects.filter(lead=lead, idempotency_key__startswith="optout-confirm:")
@@ -76,6 +79,7 @@ def test_a_complaint_that_asks_to_stop_is_opted_out_and_reviewed_urgent(contacte
 def test_a_plain_stop_opens_no_review_item(contacted):
     lead = contacted["leads"][0]
     handle_received(lead.tenant, reply(lead, "Nu mai doresc să primesc mesaje, mulțumesc."))
+    run_triage()
     assert Journey.objects.get(lead=lead).whatsapp_opted_out
     assert not ReviewItem.objects.exists()
 
@@ -91,6 +95,7 @@ def test_a_plain_stop_opens_no_review_item(contacted):
 def test_a_complaint_without_a_stop_is_reviewed_urgent(contacted, text):
     lead = contacted["leads"][0]
     handle_received(lead.tenant, reply(lead, text))
+    run_triage()
     assert not Journey.objects.get(lead=lead).whatsapp_opted_out
     assert ReviewItem.objects.get(lead=lead).priority == "URGENT"
 
@@ -107,6 +112,7 @@ def test_sarcasm_never_gets_an_automatic_answer(contacted, text):
     lead = contacted["leads"][0]
     Tenant.objects.filter(pk=lead.tenant_id).update(ai_auto_reply_enabled=True)
     handle_received(lead.tenant, reply(lead, text))
+    run_triage()
     assert not Message.objects.filter(lead=lead, idempotency_key__startswith="ai-reply:")
     assert ReviewItem.objects.get(lead=lead).kind == "REPLY"
 
@@ -124,6 +130,7 @@ def test_a_concrete_meeting_time_goes_to_a_person_urgent(contacted, text):
     lead = contacted["leads"][0]
     Tenant.objects.filter(pk=lead.tenant_id).update(ai_auto_reply_enabled=True)
     handle_received(lead.tenant, reply(lead, text))
+    run_triage()
     item = ReviewItem.objects.get(lead=lead)
     assert (item.kind, item.priority) == ("REPLY", "URGENT"), item.reason
     assert reasons.is_code(item.reason, hitl_reasons.ROUTE_SEVERAL)
@@ -139,9 +146,12 @@ def test_a_return_date_is_read_relative_to_the_day_the_message_was_written(conta
     written = datetime(2026, 9, 20, 9, 0, tzinfo=BUCHAREST)
     event = replace(reply(lead, "Sunt în concediu, revin pe 15 octombrie."), timestamp=written)
     handle_received(lead.tenant, event)
+    run_triage()
     assert inbound(lead).analysis["triage"]["return_date"] == "2026-10-15"
     journey = Journey.objects.get(lead=lead)
-    assert journey.next_action_at == before  # not moved to October 2027
+    # Not moved to October 2027: the step the reply stopped is due again now.
+    assert before is None and journey.next_action_at == timezone.now()
+    assert Enrollment.objects.get(lead=lead).status == "ACTIVE"
 
 
 def test_back_on_monday_means_the_monday_after_the_message(contacted):
@@ -149,6 +159,7 @@ def test_back_on_monday_means_the_monday_after_the_message(contacted):
     friday = datetime(2026, 11, 20, 16, 0, tzinfo=BUCHAREST)  # processed Monday 23 at 10:00
     event = replace(reply(lead, "Out of office. Back on Monday."), timestamp=friday)
     handle_received(lead.tenant, event)
+    run_triage()
     assert inbound(lead).analysis["triage"]["return_date"] == str(date(2026, 11, 23))
 
 
@@ -194,6 +205,7 @@ def test_a_huge_reply_is_stored_whole_triaged_on_a_bounded_prefix_and_a_stop_at_
     )
     with reads_recorded() as reads:
         decision = process_reply(lead, message)
+        run_triage()
     assert 0 < max(reads) <= READ_BOUND < len(body)  # never the whole 1 MB text
     assert reasons.is_code(decision, hitl_reasons.DECISION_OPT_OUT)
     assert Journey.objects.get(lead=lead).whatsapp_opted_out
@@ -214,5 +226,6 @@ def test_a_huge_reply_without_a_stop_is_triaged_on_a_bounded_prefix(contacted):
     )
     with reads_recorded() as reads:
         process_reply(lead, message)
+        run_triage()
     assert 0 < max(reads) <= READ_BOUND < len(body)
     assert inbound(lead).analysis["triage"]["intent"] == "interested"

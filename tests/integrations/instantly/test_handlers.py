@@ -12,6 +12,7 @@ from email_channels.models import EmailCampaign
 from integrations.instantly.handlers import html_to_text
 from outreach.models import Channel, Enrollment, Journey, Lead, Message, Stage, StageTransition
 from outreach.suppression import is_suppressed
+from tests.drain import run_triage
 from tests.factories import make_lead, make_message, make_sequence
 from tests.integrations.instantly.conftest import (
     CAMPAIGN_ID,
@@ -69,6 +70,7 @@ def test_a_reply_is_stored_once_and_stops_the_leads_sequences(client, tenant, le
     assert enrollment.status == Enrollment.Status.STOPPED
     follow_up.refresh_from_db()
     assert follow_up.status == Message.Status.CANCELLED
+    run_triage()
     assert stage_of(lead) == Stage.WARM_REPLY
 
 
