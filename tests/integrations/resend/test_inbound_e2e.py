@@ -24,6 +24,7 @@ from outreach import delivery, dispatch
 from outreach.dispatch import dispatch_due
 from outreach.models import Channel, Enrollment, Journey, Lead, Message, Stage, Suppression
 from outreach.sending import send_message
+from tests.drain import run_triage
 from tests.factories import make_outreach_world
 from tests.integrations.resend.conftest import api_fixture, post_webhook, webhook_fixture
 from tests.whatsapp.conftest import MONDAY_10
@@ -118,6 +119,10 @@ def test_a_reply_is_stored_once_triaged_and_stops_the_sequence(client, tenant, s
         assert get.call_count == 1  # the replay found the reply stored: no second call
         assert rsps.calls[0].request.headers["Authorization"] == "Bearer re_test_123456789"
 
+    # Stored and the sequence stopped at once; the analysis is the ai.triage worker's.
+    assert Enrollment.objects.get(lead=message.lead).status == Enrollment.Status.STOPPED
+    with time_machine.travel(MONDAY_10 + timedelta(hours=3, seconds=5), tick=False):
+        assert len(run_triage()) == 1  # one reply, triaged once
     (reply,) = Message.objects.filter(direction=Message.Direction.INBOUND)
     assert reply.lead_id == message.lead_id and reply.channel == Channel.EMAIL_WARM
     assert reply.provider_message_id == email_id
