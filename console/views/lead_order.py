@@ -36,7 +36,7 @@ class ByPhone:
     def __init__(self, tenant_id: int, descending: bool) -> None:
         self.tenant_id, self.descending = tenant_id, descending
         journeys = Journey.objects.filter(tenant_id=tenant_id).order_by()
-        counts = dict(
+        counts: dict[int | None, int] = dict(
             journeys.values_list("assigned_phone_id")
             .annotate(n=Count("pk"))
             .values_list("assigned_phone_id", "n")
