@@ -28,6 +28,7 @@ urlpatterns = [
     path("api-keys/<str:prefix>/revoke/", api_keys.key_revoke, name="api_key_revoke"),
     path("settings/sending/", sending_settings.sending_settings, name="sending_settings"),
     path("", include("console.urls_leads")),
+    path("", include("console.urls_inbox")),
     path("", include("console.urls_sequences")),
     path("", include("console.urls_alerts")),
     path("", include("console.urls_deadletters")),
