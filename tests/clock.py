@@ -33,6 +33,7 @@ CLOCK_MODULES = frozenset(
         "tests/integrations/timelinesai/test_status_sync.py",
         "tests/outreach/test_analytics.py",
         "tests/outreach/test_commands.py",
+        "tests/outreach/test_dashboard_kept_figures.py",
         "tests/outreach/test_dead_letters.py",
         "tests/outreach/test_dispatch.py",
         "tests/outreach/test_email_events.py",
