@@ -21,6 +21,8 @@ CLOCK_MODULES = frozenset(
         "tests/hitl/test_hot_replies.py",
         "tests/hitl/test_pages_review.py",
         "tests/hitl/test_priority.py",
+        "tests/hitl/test_reply_responses.py",
+        "tests/hitl/test_response_times.py",
         "tests/hitl/test_review.py",
         "tests/hitl/test_sla_settings.py",
         "tests/hitl/test_takeover.py",
