@@ -30,6 +30,7 @@ from hitl.models import ReplyResponse, ReviewItem
 from outreach import optout
 from outreach.hours import SendingWindow
 from outreach.models import Message, Priority
+from outreach.recording import ECHO_MARK
 
 CLOSED_BY_PERSON = (ReviewItem.Status.RESOLVED, ReviewItem.Status.DISMISSED)
 
@@ -56,9 +57,22 @@ def reply_received(message: Message) -> ReplyResponse | None:
         return None
 
 
+def by_a_person(message: Message) -> bool:
+    """A message a person wrote or approved. A provider's echo of a send we have no row for
+    is manual too: typed in the phone's app it is a person's answer; sent through an API
+    (ours, not recorded yet, maybe an automatic answer; or another tool's) it is not
+    counted."""
+    if not message.is_manual or message.direction != Message.Direction.OUTBOUND:
+        return False
+    raw = message.raw_response if isinstance(message.raw_response, dict) else {}
+    if raw.get(ECHO_MARK):
+        return "api" not in str(raw.get("origin") or "").lower()
+    return True
+
+
 def on_message_saved(sender: Any, instance: Message, created: bool, **kwargs: Any) -> None:
     """post_save of Message: a new message a person wrote or approved answers the reply."""
-    if created and instance.is_manual and instance.direction == Message.Direction.OUTBOUND:
+    if created and by_a_person(instance):
         answered(instance)
 
 
@@ -154,16 +168,26 @@ def rebuild(tenant: Tenant) -> int:
         | Q(direction=Message.Direction.OUTBOUND, is_manual=True)
     )
     for message in messages.only(
-        "pk", "lead_id", "direction", "channel", "body", "created_at", "sent_by_id"
-    ):
-        if message.lead_id is None:
+        "pk",
+        "lead_id",
+        "direction",
+        "is_manual",
+        "channel",
+        "body",
+        "raw_response",
+        "created_at",
+        "sent_by_id",
+    ).iterator(chunk_size=2000):
+        inbound = message.direction == Message.Direction.INBOUND
+        if message.lead_id is None or not (inbound or by_a_person(message)):
             continue
         what = "in" if message.direction == Message.Direction.INBOUND else "answer"
         rank = 0 if what == "in" else 2
         events[message.lead_id].append((message.created_at, rank, what, message))
-    for item in ReviewItem.objects.filter(tenant=tenant).only(
+    items = ReviewItem.objects.filter(tenant=tenant).only(
         "pk", "lead_id", "status", "priority", "created_at", "resolved_at", "resolved_by_id"
-    ):
+    )
+    for item in items.iterator(chunk_size=2000):
         events[item.lead_id].append((item.created_at, 1, "item", item))
         if item.status in CLOSED_BY_PERSON and item.resolved_by_id and item.resolved_at:
             events[item.lead_id].append((item.resolved_at, 3, "closed", item))

@@ -15,6 +15,7 @@ from hitl.models import ReplyResponse
 from hitl.replies import process_reply
 from outreach.manual import queue_reply, send_manual
 from outreach.models import Message, Priority
+from outreach.recording import ECHO_MARK
 from tests.factories import make_message, make_outreach_world, make_user
 
 BUCHAREST = ZoneInfo("Europe/Bucharest")
@@ -184,3 +185,20 @@ def test_responses_stay_in_their_tenant(lead, operator, other_tenant, clock):
     assert timedelta(seconds=ReplyResponse.objects.get(lead=lead).working_seconds) == timedelta(
         hours=1
     )
+
+
+@pytest.mark.parametrize(("origin", "counts"), [("WhatsApp", True), ("Public API", False)])
+def test_a_message_typed_in_the_phones_app_is_a_human_answer(lead, clock, origin, counts):
+    message = reply(lead)
+    clock.move_to(at(2026, 12, 2, 9, 10))
+    make_message(
+        lead,
+        status=Message.Status.SENT,
+        is_manual=True,
+        idempotency_key=None,
+        raw_response={ECHO_MARK: True, "origin": origin},
+    )
+    row = ReplyResponse.objects.get(reply=message)
+    assert (row.kind == ReplyResponse.Kind.ANSWERED) is counts
+    if counts:
+        assert row.responder is None and row.working_seconds == 40 * 60
