@@ -21,6 +21,7 @@ from django.utils.translation import gettext_noop
 from django.views.decorators.http import require_GET
 
 from cerniq.tenancy import TenantScope, scope_for
+from hitl.response_times import waiting_longest
 from hitl.review import review_stats
 from outreach.analytics import local_day_bounds, message_stats
 from outreach.analytics.reach import reach
@@ -136,6 +137,8 @@ def dashboard_context(request: HttpRequest) -> dict:
         "reach": reach(scope.tenant),
         "phones": phone_rows(scope, today, now),
         "recent": recent,
+        # Replies waiting longest for a person (hitl.response_times): one query.
+        "waiting_replies": waiting_longest(scope.tenant, now),
     }
 
 
