@@ -55,20 +55,21 @@ class QuickReplyForm(forms.Form):
     def data_to_save(self) -> quick_replies.QuickReplyData:
         c = self.cleaned_data
         return quick_replies.QuickReplyData(
-            name=c["name"],
-            body=c["body"],
-            channel=c["channel"],
-            language=c["language"],
-            subject=c["subject"],
+            name=c.get("name") or "",
+            body=c.get("body") or "",
+            channel=c.get("channel") or "",
+            language=c.get("language") or "ro",
+            subject=c.get("subject") or "",
         )
 
     def clean(self) -> dict:
+        """The service's problems, for each field the form itself found no fault with."""
         super().clean()
-        if not self.errors:
-            found = quick_replies.problems(self.tenant, self.data_to_save(), instance=self.instance)
-            for field, problems in found.items():
+        found = quick_replies.problems(self.tenant, self.data_to_save(), instance=self.instance)
+        for name, problems in found.items():
+            if name not in self.errors:
                 for problem in problems:
-                    self.add_error(field, problem)
+                    self.add_error(name, problem)
         return self.cleaned_data
 
 
