@@ -48,9 +48,12 @@ def composer_context(request: HttpRequest, lead: Lead, kept: Kept | None = None)
     allowed = [a.channel for a in answers if a.allowed]
     channel = kept.channel if kept.channel in (a.channel for a in answers) else ""
     channel = channel or default_channel(lead, answers)
+    refusals = {a.refusal for a in answers}
+    shared = refusals.pop() if len(refusals) == 1 else ""  # a lead-level one, said once
     return {
         "lead": lead,
         "answers": answers,
+        "shared_refusal": shared,
         "any_allowed": bool(allowed),
         "channel": channel,
         "email_channel": Channel.EMAIL_WARM,

@@ -169,6 +169,16 @@
     }
   }
 
+  /* htmx carries the old fields' style attribute over to the new ones (its settling):
+     a browser may have left an empty one there (autofill), which the CSP refuses. */
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var target = event.detail && event.detail.target;
+    if (!target || !target.matches || !target.matches("[data-composer]")) return;
+    Array.prototype.forEach.call(target.querySelectorAll("[style]"), function (el) {
+      el.removeAttribute("style");
+    });
+  });
+
   function initAll() {
     Array.prototype.forEach.call(document.querySelectorAll("[data-composer]"), init);
   }

@@ -191,7 +191,9 @@ def test_a_colleagues_takeover_names_them_before_and_after(logged_in, lead, tena
     ana = make_user(tenant, first_name="Ana", last_name="Pop")
     Journey.objects.filter(lead=lead).update(taken_over_by=ana, taken_over_at=timezone.now())
     page = thread(logged_in, lead)
-    assert page.count("Ana Pop took over this conversation") == 2  # beside each channel
+    assert page.count("Ana Pop took over this conversation") == 1  # said once, for both
+    assert 'data-refusal="all"' in page
+    assert 'value="WHATSAPP" checked disabled' in page and "disabled data-composer-send" in page
     body = refused_send(logged_in, lead, channel="EMAIL_WARM", subject="Oferta mea")
     assert "Ana Pop took over this conversation" in body
     assert 'value="Oferta mea"' in body and 'value="EMAIL_WARM" checked' in body
