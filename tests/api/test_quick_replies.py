@@ -64,3 +64,20 @@ def test_a_read_only_key_reads_but_cannot_write(read_api, tenant):
     QuickReply.objects.create(tenant=tenant, name="pret", body="Salut")
     assert read_api.get(URL).status_code == 200
     assert read_api.post(URL, {"name": "x", "body": "y"}, format="json").status_code == 403
+
+
+@pytest.mark.parametrize(
+    ("path", "method", "codes"),
+    [
+        (URL, "get", {"400", "401", "429"}),
+        (URL, "post", {"400", "401", "403", "404", "429"}),
+        (f"{URL}{{id}}/", "get", {"401", "404", "429"}),
+        (f"{URL}{{id}}/", "put", {"400", "401", "403", "404", "429"}),
+        (f"{URL}{{id}}/", "patch", {"400", "401", "403", "404", "429"}),
+        (f"{URL}{{id}}/", "delete", {"401", "404", "429"}),
+    ],
+)
+def test_documented_in_the_schema_with_its_errors(anonymous, path, method, codes):
+    responses = anonymous.get("/api/schema/?format=json").json()["paths"][path][method]["responses"]
+    assert any(code.startswith("2") for code in responses)
+    assert codes <= set(responses)

@@ -117,4 +117,17 @@ def test_type_keep_a_draft_insert_a_quick_reply_send_and_be_refused(
         assert page.locator("[data-refusal=WHATSAPP]").is_visible()
         page.screenshot(path=str(SHOTS / "composer-refused.png"))
         assert Message.objects.filter(lead=lead).count() == 2
+
+        # The quick replies page: a bad body is refused naming the variable.
+        page.goto(f"{live_server.url}/outreach/settings/quick-replies/new/")
+        page.get_by_label("Name").fill("livrare")
+        page.get_by_label("Text").fill("Livrăm la {{ferma}} mâine.")
+        page.get_by_role("button", name="Save").click()
+        assert "{{ferma}}" in page.locator("[data-error=body]").inner_text()
+        page.screenshot(path=str(SHOTS / "composer-quick-reply-form.png"), full_page=True)
+        page.get_by_label("Text").fill("Livrăm în {{county}} mâine, {{contact_name|domnule}}.")
+        page.get_by_role("button", name="Save").click()
+        page.wait_for_url("**/settings/quick-replies/")
+        page.screenshot(path=str(SHOTS / "composer-quick-replies.png"), full_page=True)
+        assert QuickReply.objects.filter(tenant=tenant, name="livrare").exists()
         assert not [e for e in errors if "Content Security Policy" in e], errors
