@@ -246,3 +246,10 @@ def test_the_default_channel_is_the_one_the_lead_last_wrote_on(lead):
     assert default_channel(lead) == Channel.EMAIL_WARM
     no_phone = make_lead(lead.tenant, phone="", email="a@b.ro")
     assert default_channel(no_phone) == Channel.EMAIL_WARM
+
+
+def test_an_unchecked_number_is_allowed_with_readinesss_hint(logged_in, lead):
+    Lead.objects.filter(pk=lead.pk).update(phone_reachable=None)
+    page = thread(logged_in, lead)
+    assert 'data-hint="WHATSAPP"' in page and "the first message checks it" in page
+    assert 'data-refusal="WHATSAPP"' not in page
