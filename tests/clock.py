@@ -51,6 +51,7 @@ CLOCK_MODULES = frozenset(
         "tests/outreach/test_pages_sending_window.py",
         "tests/outreach/test_phone_health.py",
         "tests/outreach/test_pushing.py",
+        "tests/outreach/test_quick_replies.py",
         "tests/outreach/test_readiness.py",
         "tests/outreach/test_record_opt_out.py",
         "tests/outreach/test_recovery.py",
