@@ -502,6 +502,7 @@ SPECTACULAR_SETTINGS = {
         "PhoneHealthEnum": "whatsapp.models.Phone.Health",
         "ReviewStatusEnum": "hitl.models.ReviewItem.Status",
         "OptOutAskedOnEnum": "outreach.models.OptOutRecord.AskedOn",
+        "QuickReplyChannelEnum": "outreach.models.QuickReply.ChannelChoice",
     },
 }
 

@@ -899,3 +899,34 @@ class MessageAttachment(models.Model):
 
     def __str__(self) -> str:
         return self.filename
+
+
+class QuickReply(models.Model):
+    """A canned answer an operator inserts in the inbox's composer, with the same
+    {{variables}} and spintax as templates (outreach.quick_replies renders it for a lead)."""
+
+    class ChannelChoice(models.TextChoices):
+        ANY = "", _("Any channel")
+        WHATSAPP = "WHATSAPP", _("WhatsApp")
+        EMAIL = "EMAIL_WARM", _("Email")
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="quick_replies")
+    name = models.CharField(max_length=60)
+    channel = models.CharField(max_length=16, choices=ChannelChoice.choices, blank=True)
+    language = models.CharField(max_length=2, choices=Template.Language.choices, default="ro")
+    subject = models.CharField(max_length=255, blank=True)
+    body = models.TextField()
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            models.UniqueConstraint(fields=["tenant", "name"], name="quickreply_unique_name"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
