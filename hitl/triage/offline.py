@@ -33,6 +33,7 @@ from hitl.triage import model, rules
 from hitl.triage.base import INTENTS, TriageBackend, TriageResult, normalise, prefix
 from hitl.triage.dates import parse_return_date
 from hitl.triage.drafts import draft_reply
+from hitl.triage.facts import DraftContext, extract
 from outreach import optout
 
 
@@ -261,6 +262,7 @@ class OfflineTriage(TriageBackend):
         contact_name: str = "",
         company_name: str = "",
         today: date | None = None,
+        context: DraftContext | None = None,
     ) -> TriageResult:
         stop = optout.is_opt_out(text)  # the start and the end of a long text
         text = prefix(text)  # the rest reads a bounded prefix
@@ -294,6 +296,7 @@ class OfflineTriage(TriageBackend):
                 company_name=company_name,
                 return_date=return_date,
                 deferral=bool(scores["_deferral"]),
+                facts=extract(text, context=context, today=today),
             ),
             backend="offline",
             return_date=return_date,
