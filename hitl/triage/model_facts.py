@@ -17,7 +17,7 @@ def facts_for_model(facts: DraftFacts, text: str) -> dict[str, Any]:
     """JSON-ready facts: each time both as data and as the drafts say it ("said")."""
     proposed = facts.proposed_time
     referral = facts.referral
-    said = {lang: None for lang in ("ro", "en")}
+    said: dict[str, str | None] = {"ro": None, "en": None}
     if proposed is not None:
         said = {lang: say_time(proposed, lang, facts.today) for lang in ("ro", "en")}
     return {
