@@ -47,12 +47,12 @@ class ReplySettingsForm(forms.Form):
     def clean(self) -> dict[str, Any]:
         super().clean()
         data = self.cleaned_data
-        if self.errors:
-            return data
         found = price_list_problems(
-            self.tenant, data.get("price_list_url", ""), data.get("price_list_answer", "")
+            self.tenant, data.get("price_list_url") or "", data.get("price_list_answer") or ""
         )
         for field, problems in found.items():
+            if field not in data:  # already refused by the field itself
+                continue
             for problem in problems:
                 self.add_error(field, problem)
         return data
