@@ -126,8 +126,12 @@ def say_day(day: date, language: str, today: date) -> str:
     return f"{relative}, {named}" if relative else named
 
 
-def say_hour(at: time, relation: str, language: str) -> str:
+def say_hour(at: time, relation: str, language: str, until: time | None = None) -> str:
     clock = f"{at:%H:%M}"
+    if relation == "between" and until is not None:
+        if language == "ro":
+            return f"între orele {clock} și {until:%H:%M}"
+        return f"between {clock} and {until:%H:%M}"
     if language == "ro":
         said = {"after": "după ora", "before": "înainte de ora"}.get(relation, "la ora")
         return f"{said} {clock}"
@@ -138,7 +142,7 @@ def say_time(proposed: ProposedTime, language: str, today: date) -> str:
     """The proposed day and hour as the draft names them back."""
     parts = [say_day(proposed.day, language, today)] if proposed.day else []
     if proposed.at is not None:
-        parts.append(say_hour(proposed.at, proposed.relation, language))
+        parts.append(say_hour(proposed.at, proposed.relation, language, proposed.until))
     elif proposed.part:
         parts.append((RO_PARTS if language == "ro" else EN_PARTS)[proposed.part])
     return ", ".join(parts) if language == "ro" else " ".join(parts).replace("  ", " ")

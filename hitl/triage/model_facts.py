@@ -27,6 +27,7 @@ def facts_for_model(facts: DraftFacts, text: str) -> dict[str, Any]:
             "day": proposed.day.isoformat() if proposed.day else None,
             "time": f"{proposed.at:%H:%M}" if proposed.at else None,
             "relation": proposed.relation,
+            "until": f"{proposed.until:%H:%M}" if proposed.until else None,
             "part_of_day": proposed.part or None,
             "said": said,
         },

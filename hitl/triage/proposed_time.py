@@ -112,6 +112,12 @@ _TIMES = (
     re.compile(r"(?<![\d.:/])(?P<h>1[0-2]|0?[1-9])(?::(?P<m>[0-5]\d))?\s?(?P<ampm>am|pm)\b"),
     re.compile(r"(?<![\d.:/])(?P<h>[01]?\d|2[0-3])\s?h\b"),
 )
+# "între 10 și 12", "between 2 and 4pm", "de la 9 la 11"
+_BETWEEN = re.compile(
+    r"\b(?:intre|between|de la|from)\s(?:orele\s|ora\s)?"
+    r"(?P<h>[01]?\d|2[0-3])(?:[:.](?P<m>[0-5]\d))?\s?(?P<ampm>am|pm)?\s(?:si|and|-|la|to|until|till)\s(?:ora\s)?"
+    r"(?P<h2>[01]?\d|2[0-3])(?:[:.](?P<m2>[0-5]\d))?\s?(?P<ampm2>am|pm)?\b" + _UNIT
+)
 _PARTS = (
     ("morning", re.compile(r"\b(dimineata|diminetile|in the morning|morning)\b")),
     ("afternoon", re.compile(r"\b(dupa[ -]?amiaza|dupa[ -]?masa|dupamasa|afternoon)\b")),
@@ -141,20 +147,13 @@ class ProposedTime:
 
     day: date | None
     at: time | None = None
-    relation: str = "at"
+    relation: str = "at"  # "at" | "after" | "before" | "between" (then `until` ends it)
     part: str = ""  # "morning" | "afternoon" | "evening" | "noon" | ""
+    until: time | None = None
 
 
-def _hour(match: re.Match[str], clause: str, part: str) -> time | None:
-    groups = match.groupdict()
-    hour = _NUMBER_WORDS[groups["word"]] if groups.get("word") else int(groups["h"])
-    minute = int(groups["m"]) if groups.get("m") else 0
-    half = groups.get("half") or ""
-    if half:
-        minute = {"si 15": 15, "si un sfert": 15, "si 45": 45}.get(half, 30)
-        if half == "fara un sfert":
-            hour, minute = hour - 1, 45
-    ampm = (groups.get("ampm") or "").replace(".", "")
+def _clock(hour: int, minute: int, ampm: str, part: str) -> time | None:
+    ampm = ampm.replace(".", "")
     if ampm == "pm" and hour < 12:
         hour += 12
     elif ampm == "am" and hour == 12:
@@ -169,6 +168,18 @@ def _hour(match: re.Match[str], clause: str, part: str) -> time | None:
     return time(hour, minute)
 
 
+def _hour(match: re.Match[str], part: str) -> time | None:
+    groups = match.groupdict()
+    hour = _NUMBER_WORDS[groups["word"]] if groups.get("word") else int(groups["h"])
+    minute = int(groups["m"]) if groups.get("m") else 0
+    half = groups.get("half") or ""
+    if half:
+        minute = {"si 15": 15, "si un sfert": 15, "si 45": 45}.get(half, 30)
+        if half == "fara un sfert":
+            hour, minute = hour - 1, 45
+    return _clock(hour, minute, groups.get("ampm") or "", part)
+
+
 def _relation(match: re.Match[str]) -> str:
     rel = match.groupdict().get("rel") or ""
     if rel.startswith(("dupa", "after", "de la", "from")):
@@ -178,12 +189,18 @@ def _relation(match: re.Match[str]) -> str:
     return "at"
 
 
-def _find_time(clause: str, part: str) -> tuple[time, str, tuple[int, int]] | None:
+def _find_time(clause: str, part: str) -> tuple[time, str, time | None] | None:
+    """The hour in a clause, how it is meant, and the end of a range ("între 10 și 12")."""
+    for match in _BETWEEN.finditer(clause):
+        start = _clock(int(match["h"]), int(match["m"] or 0), match["ampm"] or "", part)
+        end = _clock(int(match["h2"]), int(match["m2"] or 0), match["ampm2"] or "", part)
+        if start is not None and end is not None and start < end:
+            return start, "between", end
     for pattern in _TIMES:
         for match in pattern.finditer(clause):
-            found = _hour(match, clause, part)
+            found = _hour(match, part)
             if found is not None:
-                return found, _relation(match), match.span()
+                return found, _relation(match), None
     return None
 
 
@@ -285,7 +302,7 @@ def find_proposed_time(norm: str, now: datetime) -> ProposedTime | None:
     clauses = [c.strip() for c in CLAUSE_SPLIT_KEEP_TIMES.split(norm) if c and c.strip()]
     next_week = bool(_NEXT.search(norm))
     day: date | None = None
-    at: tuple[time, str, tuple[int, int]] | None = None
+    at: tuple[time, str, time | None] | None = None
     part = ""
     for clause in clauses:
         if _NEGATED.search(clause):
@@ -302,7 +319,7 @@ def find_proposed_time(norm: str, now: datetime) -> ProposedTime | None:
             break
     if day is None and at is None and not part:
         return None
-    hour, relation = (at[0], at[1]) if at else (None, "at")
+    hour, relation, until = at if at else (None, "at", None)
     if "diseara" in norm.split() or "tonight" in norm.split():
         part = part or "evening"
     if day is None:
@@ -314,7 +331,7 @@ def find_proposed_time(norm: str, now: datetime) -> ProposedTime | None:
         part = ""
     if hour is None and part == "noon":
         hour, part = time(12, 0), ""
-    return ProposedTime(day=day, at=hour, relation=relation, part=part)
+    return ProposedTime(day=day, at=hour, relation=relation, part=part, until=until)
 
 
 # The clause split of the triage, but "10:30" and "3.12" stay whole (they hold ":" and ".").

@@ -106,6 +106,13 @@ def test_an_hour_after_or_before_is_said_as_such():
     assert "before 12:00" in draft("call me Friday before 12", "meeting_request", language="en")
 
 
+def test_a_range_of_hours_is_named_back_as_a_range():
+    text = draft("Mă puteți suna mâine între 10 și 12", "meeting_request", at=MONTH_END)
+    assert "vă sunăm mâine, marți, 1 decembrie, între orele 10:00 și 12:00" in text
+    english = draft("call me Thursday between 2 and 4pm", "meeting_request", language="en")
+    assert "on Thursday 3 December between 14:00 and 16:00" in english
+
+
 def test_a_day_without_an_hour_is_confirmed_and_the_hour_asked():
     text = draft("Da, sunați-mă luni", "meeting_request")
     assert "Luni, 30 noiembrie ne convine. La ce oră vă putem suna?" in text
