@@ -9,6 +9,7 @@ working calendar); hitl.triage.context builds it from a lead and a message.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
@@ -22,6 +23,7 @@ from outreach.hours import SendingWindow
 SLOT_HOURS = (time(10, 0), time(14, 0))
 
 
+@functools.cache
 def default_window() -> SendingWindow:
     """Monday to Friday, 9 to 18 in Bucharest, Romanian holidays: the tenant defaults."""
     return SendingWindow(

@@ -25,14 +25,15 @@ _TRIGGER = re.compile(
     r"(?:\s*,)?(?:\s+(?:domnul|doamna|dl|dna|d-l|d-na|mrs|mr|ms|ing|dr)\b\.?)?"
 )
 # A name written before what the person does: "Ion Popescu se ocupă de achiziții".
-_NAME_BEFORE = re.compile(
-    r"((?:[^\W\d_][\w'-]*\s+){0,2}[^\W\d_][\w'-]*)\s+(?:se ocupa|raspunde|este responsabil|"
-    r"e responsabil|decide|handles|is in charge|is responsible|takes care|deals with)\b"
+_DOES = re.compile(
+    r"\s(?:se ocupa|raspunde|este responsabil|e responsabil|decide|handles|is in charge|"
+    r"is responsible|takes care|deals with)\b"
 )
 _TOKEN = re.compile(r"\s*,?\s*([^\W\d_][\w'-]*)")
 # Romanian numbers: 0 and nine digits, or +40 / 0040 and the nine without the 0.
 PHONE = re.compile(r"(?<![\d+])(?:\+40|0040|0)\s?[237](?:[\s.-]?\d){8}(?!\d)")
-EMAIL = rules.EMAIL
+# Anchored at the start of the address, so a long word without "@" is read once.
+EMAIL = re.compile(r"(?<![\w.+-])[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63})+")
 
 _STOP = (
     rules.RO_WORDS
@@ -95,11 +96,14 @@ def find_name(text: str) -> str:
         name = _name_after(text, match.end())
         if name:
             return name
-    for match in _NAME_BEFORE.finditer(folded):
-        start, end = match.span(1)
-        words = text[start:end].split()
-        kept = [w for w in words if _capitalised(w)]
-        if kept and kept == words[-len(kept) :]:
+    for match in _DOES.finditer(folded):
+        words = text[max(0, match.start() - 80) : match.start()].split()[-3:]
+        kept: list[str] = []
+        for word in reversed(words):  # the capitalised words right before the verb
+            if not re.fullmatch(r"[^\W\d_][\w'-]*", word) or not _capitalised(word):
+                break
+            kept.insert(0, word)
+        if kept:
             return " ".join(w if not w.isupper() else w.title() for w in kept)
     return ""
 
