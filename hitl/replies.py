@@ -289,7 +289,7 @@ def _route(lead: Lead, message: Message, result) -> str:
     from hitl.triage.context import with_price_list_note
 
     analysis = {"triage": _jsonable(result), "route": asdict(decision)}
-    reason = with_price_list_note(lead.tenant, result.intent, decision.reason)
+    reason = with_price_list_note(lead.tenant, result, decision.reason)
     kind = ReviewItem.Kind.REPLY
     if decision.action == "auto_reply":
         try:

@@ -50,12 +50,14 @@ def draft_context(lead: Lead, message: Message) -> DraftContext:
     )
 
 
-def with_price_list_note(tenant: Tenant, intent: str, reason: str) -> str:
-    """A price question's review reason, saying so when the tenant has no price list (the
-    operator sees why the draft gives no prices); any other reason as it is."""
+def with_price_list_note(tenant: Tenant, result, reason: str) -> str:
+    """A price question's review reason (the intent, or "preț"/"price" among the reply's
+    keywords), saying so when the tenant has no price list (the operator sees why the draft
+    gives no prices); any other reason as it is."""
     from hitl import reasons as why
 
-    if intent != "price_request" or price_list_configured(tenant):
+    asks = result.intent == "price_request" or "pret" in tuple(result.keywords)
+    if not asks or price_list_configured(tenant):
         return reason
     parsed = reasons.parse(reason)
     found = list(parsed[1].get("reasons", [])) if parsed and parsed[0] == why.ROUTE_SEVERAL else []

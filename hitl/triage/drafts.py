@@ -179,27 +179,32 @@ def _call_sentence(intent: str, language: str, facts: DraftFacts) -> str:
     return ""
 
 
-def _price_body(language: str, facts: DraftFacts, for_company: str) -> str:
+def _price_body(language: str, facts: DraftFacts, for_company: str, thanks: bool = True) -> str:
+    """The tenant's answer and/or link, else "a colleague sends the prices"."""
     prices = facts.price_list
     url, text = prices.url.strip(), prices.answer.strip()
     ro = language == "ro"
-    thanks = "Vă mulțumim pentru întrebare!" if ro else "Thank you for your question!"
+    opening = ("Vă mulțumim pentru întrebare! " if ro else "Thank you for your question! ") * thanks
     if text:
         link = ""
         if url and url not in text:
             link = f"\nLista de prețuri: {url}" if ro else f"\nOur price list: {url}"
-        return f"{thanks}\n{text}{link}"
+        return f"{opening.strip()}\n{text}{link}".lstrip()
     if url:
         if ro:
             return (
-                f"{thanks} Lista noastră de prețuri este aici: {url} . Dacă ne spuneți "
+                f"{opening}Lista noastră de prețuri este aici: {url} . Dacă ne spuneți "
                 f"cantitatea, un coleg vă trimite și o ofertă personalizată{for_company}."
             )
         return (
-            f"{thanks} Our price list is here: {url} . If you tell us the quantity, a "
+            f"{opening}Our price list is here: {url} . If you tell us the quantity, a "
             f"colleague will also send you a tailored quote{for_company}."
         )
-    return _TEMPLATES[language]["price_request"].format(for_company=for_company)
+    if thanks:
+        return _TEMPLATES[language]["price_request"].format(for_company=for_company)
+    if ro:
+        return f"Un coleg vă trimite în cel mai scurt timp prețurile{for_company}."
+    return f"A colleague will send you the prices{for_company} shortly."
 
 
 def _referral_body(language: str, referral: Referral) -> str:
@@ -263,14 +268,17 @@ def draft_reply(
 
 def _with_facts(intent: str, language: str, body: str, facts: DraftFacts, for_company: str) -> str:
     ro = language == "ro"
-    if intent == "meeting_request":
-        thanks = "Vă mulțumim, cu plăcere!" if ro else "Thank you, with pleasure!"
-        return f"{thanks} {_call_sentence(intent, language, facts)}".strip()
-    if intent == "interested":
-        if ro:
+    if intent in CALL_INTENTS:
+        if intent == "meeting_request":
+            thanks = "Vă mulțumim, cu plăcere!" if ro else "Thank you, with pleasure!"
+        elif facts.asks_price:
+            thanks = "Vă mulțumim pentru interes!" if ro else "Thank you for your interest!"
+        elif ro:
             thanks = f"Vă mulțumim pentru interes! Vă trimitem detaliile ofertei{for_company}."
         else:
             thanks = f"Thank you for your interest! We will send you the details{for_company}."
+        if facts.asks_price:
+            thanks += " " + _price_body(language, facts, for_company, thanks=False)
         return f"{thanks} {_call_sentence(intent, language, facts)}".strip()
     if intent == "price_request":
         body = _price_body(language, facts, for_company)

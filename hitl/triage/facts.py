@@ -61,6 +61,9 @@ class DraftFacts:
     referral: Referral = field(default_factory=Referral)
     price_list: PriceList = field(default_factory=PriceList)
     slots: tuple[datetime, ...] = ()
+    # The reply asks for a price besides its intent ("Da, mă interesează. Cât costă?"): the
+    # draft of an interest or a meeting answers that too (set by the backend's rules).
+    asks_price: bool = False
 
 
 def local_now(context: DraftContext | None, today: date | None) -> datetime:
@@ -91,7 +94,9 @@ def call_slots(now: datetime, window: SendingWindow) -> tuple[datetime, ...]:
     return tuple(found)
 
 
-def extract(text: str, *, context: DraftContext | None, today: date | None) -> DraftFacts:
+def extract(
+    text: str, *, context: DraftContext | None, today: date | None, asks_price: bool = False
+) -> DraftFacts:
     """Every fact a draft may use, whatever the intent (the draft picks what it needs)."""
     now = local_now(context, today)
     window = (context.window if context else None) or default_window()
@@ -102,6 +107,7 @@ def extract(text: str, *, context: DraftContext | None, today: date | None) -> D
         referral=find_referral(text),
         price_list=context.price_list if context else PriceList(),
         slots=call_slots(now, window),
+        asks_price=asks_price,
     )
 
 

@@ -9,7 +9,7 @@ import re
 from typing import Any
 
 from hitl.triage.base import normalise
-from hitl.triage.drafts import draft_reply, say_slot, say_time
+from hitl.triage.drafts import CALL_INTENTS, draft_reply, say_slot, say_time
 from hitl.triage.facts import DraftFacts
 
 
@@ -47,6 +47,7 @@ def facts_for_model(facts: DraftFacts, text: str) -> dict[str, Any]:
             "url": facts.price_list.url or None,
             "answer": facts.price_list.answer or None,
         },
+        "asks_price": facts.asks_price,
     }
 
 
@@ -65,7 +66,7 @@ def _said_hour(draft: str, facts: DraftFacts) -> bool:
 def _misses_facts(draft: str, intent: str, facts: DraftFacts) -> bool:
     flat = " ".join(draft.split())
     prices = facts.price_list
-    if intent == "price_request":
+    if intent == "price_request" or (facts.asks_price and intent in CALL_INTENTS):
         if prices.url.strip() and prices.url.strip() not in flat:
             return True
         answer = " ".join(prices.answer.split())

@@ -201,6 +201,11 @@ def find_signals(norm: str, scores: dict[str, float], intent: str) -> tuple[str,
     return tuple(found)
 
 
+def asks_price(scores: dict[str, float]) -> bool:
+    """Whether a reply asks for a price, whatever its intent ("Da. Cât costă?")."""
+    return scores["price_request"] >= 2
+
+
 def local_signals(text: str, intent: str) -> tuple[str, ...]:
     """The signals of a reply whose intent another backend decided."""
     norm = normalise(prefix(text))
@@ -296,7 +301,7 @@ class OfflineTriage(TriageBackend):
                 company_name=company_name,
                 return_date=return_date,
                 deferral=bool(scores["_deferral"]),
-                facts=extract(text, context=context, today=today),
+                facts=extract(text, context=context, today=today, asks_price=asks_price(scores)),
             ),
             backend="offline",
             return_date=return_date,

@@ -34,7 +34,14 @@ from hitl.triage.base import (
 )
 from hitl.triage.facts import DraftContext, DraftFacts, extract
 from hitl.triage.model_facts import agreed_draft, facts_for_model
-from hitl.triage.offline import OfflineTriage, _today, find_keywords, local_signals
+from hitl.triage.offline import (
+    OfflineTriage,
+    _today,
+    asks_price,
+    find_keywords,
+    local_signals,
+    score,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -68,6 +75,8 @@ message (WhatsApp or email) from Cerniq. Answer with ONE JSON object and nothing
   * price_request: when facts.price_list.answer is set, give that text as it is; when
     facts.price_list.url is set, give that link; with neither, say a colleague will send
     the prices shortly. Never quote a price that is not in facts.price_list.answer.
+    An interested / meeting_request reply with facts.asks_price true gets this price
+    answer too, before the call.
   * referral: when facts.referral has a phone or an email, thank them and say we will get
     in touch with that person (by name when facts.referral.name is set); otherwise thank
     them and ask for the person's name and a phone number or email address.
@@ -221,7 +230,8 @@ class OpenAICompatibleTriage(TriageBackend):
     ) -> TriageResult:
         today = today or _today()
         text = prefix(text)  # a bounded prompt; the whole text stays stored
-        facts = extract(text, context=context, today=today)
+        norm = normalise(text)
+        facts = extract(text, context=context, today=today, asks_price=asks_price(score(norm)))
         try:
             answer = self._ask(
                 text,

@@ -139,6 +139,13 @@ def test_a_price_question_without_a_price_list_says_so_in_the_review_item(lead):
     assert "un coleg vă trimite" in item.ai_draft
 
 
+def test_an_interest_that_mentions_the_price_also_says_the_list_is_missing(lead):
+    replies.process_reply(lead, inbound(lead, "Da, sunt interesat! Ce preț are azotatul?"))
+    run_triage()
+    item = ReviewItem.objects.get(lead=lead)
+    assert why.ROUTE_PRICE_LIST_MISSING in item.reason
+
+
 def test_a_price_question_gets_the_tenants_answer_with_the_leads_variables(tenant, lead):
     tenant.price_list_answer = "{{contact_name|Stimate client}}, lista pentru {{company_name}}:"
     tenant.price_list_url = "https://agro.example/preturi"

@@ -246,6 +246,15 @@ def test_price_question_with_a_time_confirms_it_too():
     assert "https://agro.example/p" in text and "joi, 3 decembrie, la ora 10:00" in text
 
 
+def test_an_interested_reply_that_asks_a_price_gets_the_price_list_too():
+    prices = PriceList(url="https://agro.example/p")
+    result = triage("Da, mă interesează. Cât costă tona de azotat?", prices=prices)
+    assert result.intent == "interested"
+    assert "https://agro.example/p" in result.draft and "Vă putem suna" in result.draft
+    bare = triage("Da, mă interesează. Cât costă tona de azotat?").draft
+    assert "Un coleg vă trimite în cel mai scurt timp prețurile" in bare
+
+
 # --- referrals ---------------------------------------------------------------------------------
 
 REFERRALS = [
