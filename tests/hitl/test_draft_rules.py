@@ -400,3 +400,21 @@ def test_a_model_draft_that_confirms_the_hour_is_kept():
         "Putem vorbi joi la 10", "Bună ziua, Ion,\nCând?", "meeting_request", PriceList()
     )
     assert "joi, 3 decembrie, la ora 10:00" in ignored.draft
+
+
+def test_when_the_model_fails_the_rules_draft_uses_the_same_context():
+    import responses
+
+    from hitl.triage import OpenAICompatibleTriage
+
+    backend = OpenAICompatibleTriage(base_url="https://llm.test/v1", api_key="k", model="m")
+    with responses.RequestsMock() as mocked:
+        mocked.post(LLM_URL, status=500)
+        result = backend.analyse(
+            "Cât costă?",
+            contact_name="Ion",
+            context=DraftContext(
+                received_at=FRIDAY, price_list=PriceList(url="https://agro.example/p")
+            ),
+        )
+    assert result.fell_back and "https://agro.example/p" in result.draft
