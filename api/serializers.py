@@ -245,6 +245,15 @@ class EnrollSerializer(serializers.Serializer):
 
 
 class MessageSerializer(serializers.ModelSerializer):
+    ai_drafted = serializers.BooleanField(
+        read_only=True,
+        help_text="The text is an AI draft: approved by `sent_by`, or sent automatically when "
+        "`sent_by` is null.",
+    )
+    ai_draft_edited = serializers.BooleanField(
+        read_only=True, help_text="The approving person changed the AI draft before sending."
+    )
+
     class Meta:
         model = Message
         fields = [
@@ -255,6 +264,8 @@ class MessageSerializer(serializers.ModelSerializer):
             "subject",
             "body",
             "is_manual",
+            "ai_drafted",
+            "ai_draft_edited",
             "phone",
             "sent_by",
             "template_version",

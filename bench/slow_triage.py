@@ -26,8 +26,9 @@ class SlowTriage(TriageBackend):
         contact_name: str = "",
         company_name: str = "",
         today: date | None = None,
+        context: Any = None,
     ) -> TriageResult:
         time.sleep(self.seconds)  # the model thinking; no transaction is open here
         return self._offline.analyse(
-            text, contact_name=contact_name, company_name=company_name, today=today
+            text, contact_name=contact_name, company_name=company_name, today=today, context=context
         )

@@ -61,6 +61,26 @@ class Tenant(models.Model):
     ai_auto_reply_enabled = models.BooleanField(default=False)
     ai_auto_reply_intents = models.JSONField(default=list, blank=True)
 
+    # The answer a drafted reply gives to a price question (hitl.triage.drafts): a link to
+    # the price list and/or a text with template variables ({{contact_name}}, ...). With
+    # neither, the draft says a colleague sends the prices and the review item says why.
+    price_list_url = models.URLField(
+        _("price list link"),
+        max_length=500,
+        blank=True,
+        help_text=_(
+            "A page or a file with your prices; drafted replies to price questions link it."
+        ),
+    )
+    price_list_answer = models.TextField(
+        _("answer to price questions"),
+        blank=True,
+        help_text=_(
+            "The text drafted replies give to a price question; variables such as "
+            "{{contact_name}} or {{company_name}} are filled in for each lead."
+        ),
+    )
+
     # Contact policy (outreach.readiness): are numbers and addresses nobody has checked yet
     # contacted? WhatsApp: the provider's answer to the first message checks the number (a
     # "not on WhatsApp" answer marks it and the lead falls back to email). Email: the

@@ -35,4 +35,5 @@ urlpatterns = [
     path("", include("console.urls_webhooks")),
     path("", include("console.urls_review_settings")),
     path("", include("console.urls_quick_replies")),
+    path("", include("console.urls_reply_settings")),
 ]

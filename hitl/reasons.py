@@ -41,6 +41,12 @@ ROUTE_DEFERRAL = reasons.define(
     "hitl.route.deferral", _("Not now, maybe later: agree when to come back")
 )
 ROUTE_REFERRAL = reasons.define("hitl.route.referral", _("Points to another person"))
+# A price question whose draft cannot give prices: the tenant set no price list (Settings →
+# Replies), so the draft says a colleague sends them (hitl.triage.drafts).
+ROUTE_PRICE_LIST_MISSING = reasons.define(
+    "hitl.route.price_list_missing",
+    _("Price list not configured: the draft only says a colleague will send the prices"),
+)
 ROUTE_WRONG_PERSON = reasons.define("hitl.route.wrong_person", _("Wrong person or number"))
 ROUTE_OTHER = reasons.define("hitl.route.other", _("Needs a person to read it"))
 ROUTE_KEYWORDS = reasons.define("hitl.route.keywords", _("Mentions: %(keywords)s"))

@@ -39,7 +39,7 @@ from hitl.metrics import observe_triage
 from hitl.routing import complains, declines
 from outreach import optout, stages
 from outreach.hours import SendingWindow
-from outreach.manual import SendRefused, answer, queue_reply
+from outreach.manual import AI_DRAFT, SendRefused, answer, queue_reply
 from outreach.models import Channel, Journey, Lead, Message, Stage
 from outreach.sequences import OPT_OUT_CONFIRMATION_PREFIX
 from outreach.suppression import channel_address, suppress
@@ -50,20 +50,21 @@ AI_REQUESTS_PER_MINUTE = 60
 AI_LIMIT_KEY = "ai-triage-{tenant_id}"
 
 
-def analyse(lead: Lead, text: str, *, today: date | None = None):
+def analyse(lead: Lead, text: str, *, today: date | None = None, context=None):
     """Triage within the tenant's AI budget (60/min); past it, the offline backend answers.
-    `today` is the day the reply was written (return dates are read relative to it).
+    `today` is the day the reply was written (return dates are read relative to it);
+    `context` what the draft may use (hitl.triage.context.draft_context).
     Timed for the metrics (cerniq_triage_duration_seconds)."""
     started = perf_counter()
-    result = _triage_within_budget(lead, text, today=today)
+    result = _triage_within_budget(lead, text, today=today, context=context)
     observe_triage(result.backend, result.fell_back, perf_counter() - started)
     return result
 
 
-def _triage_within_budget(lead: Lead, text: str, *, today: date | None):
+def _triage_within_budget(lead: Lead, text: str, *, today: date | None, context=None):
     from hitl.triage import OfflineTriage, triage
 
-    names = {"contact_name": lead.contact_name, "company_name": lead.name}
+    names = {"contact_name": lead.contact_name, "company_name": lead.name, "context": context}
     backend = django_dramatiq_apps.RATE_LIMITER_BACKEND
     limiter = WindowRateLimiter(
         backend,
@@ -88,9 +89,12 @@ def read(lead: Lead, message: Message, *, opted_out: bool):
     """The triage of a stored reply (hitl.triage_jobs: outside any transaction). An opt-out
     is honoured already: when the triage fails, the built-in rules still look for the
     complaint a person must answer, at once; any other reply is tried again."""
+    from hitl.triage.context import draft_context
+
     today = written_on(lead, message)
+    context = draft_context(lead, message)
     try:
-        return analyse(lead, message.body, today=today)
+        return analyse(lead, message.body, today=today, context=context)
     except Exception:
         if not opted_out:
             raise
@@ -98,7 +102,11 @@ def read(lead: Lead, message: Message, *, opted_out: bool):
         from hitl.triage import OfflineTriage
 
         return OfflineTriage().analyse(
-            message.body, contact_name=lead.contact_name, company_name=lead.name, today=today
+            message.body,
+            contact_name=lead.contact_name,
+            company_name=lead.name,
+            today=today,
+            context=context,
         )
 
 
@@ -279,8 +287,11 @@ def _route(lead: Lead, message: Message, result) -> str:
     )
     if decision.hot:
         hot_replies.announce(lead, message, result.intent)
+    from hitl.triage.context import with_price_list_note
+
     analysis = {"triage": _jsonable(result), "route": asdict(decision)}
-    reason, kind = decision.reason, ReviewItem.Kind.REPLY
+    reason = with_price_list_note(lead.tenant, result, decision.reason)
+    kind = ReviewItem.Kind.REPLY
     if decision.action == "auto_reply":
         try:
             answer(
@@ -290,6 +301,7 @@ def _route(lead: Lead, message: Message, result) -> str:
                 reason=decision.reason,
                 is_manual=False,
                 idempotency_key=f"ai-reply:{message.pk}",
+                ai_draft=AI_DRAFT,
             )
             return reasons.code(why.DECISION_AUTO_REPLY, why=decision.reason)
         except SendRefused as refused:

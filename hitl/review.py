@@ -40,7 +40,7 @@ from hitl import reasons as why
 from hitl.models import ReviewItem
 from outreach import automation, stages
 from outreach.hours import SendingWindow
-from outreach.manual import SendRefused, answer
+from outreach.manual import AI_DRAFT, AI_DRAFT_EDITED, NOT_AI, SendRefused, answer
 from outreach.models import Enrollment, Journey, Lead, Message, Priority, Stage
 
 RANK = routing.RANK
@@ -309,6 +309,9 @@ def approve_draft(item: ReviewItem, user: User, text: str | None = None) -> Mess
         raise ReviewError(
             _("The reply is empty.") if edited else _("There is no AI draft; write the reply.")
         )
+    changed = edited and body != locked.ai_draft.strip()
+    # An operator's own text on an item without a draft is no AI draft (timeline, API).
+    origin = (AI_DRAFT_EDITED if changed else AI_DRAFT) if locked.ai_draft.strip() else NOT_AI
     try:
         message = answer(
             locked.lead,
@@ -317,10 +320,11 @@ def approve_draft(item: ReviewItem, user: User, text: str | None = None) -> Mess
             user=user,
             reason="approved AI reply",
             is_manual=True,
+            ai_draft=origin,
         )
     except SendRefused as refused:
         raise ReviewError(str(refused)) from refused
-    what = "edited reply" if edited and body != locked.ai_draft.strip() else "AI draft"
+    what = "edited reply" if changed else "AI draft"
     _close(
         locked,
         journey,

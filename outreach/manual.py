@@ -4,6 +4,7 @@ refusals as automation, so nothing reaches a lead who opted out."""
 from __future__ import annotations
 
 import uuid
+from dataclasses import dataclass
 from functools import partial
 
 from django.contrib.auth.models import User
@@ -33,6 +34,20 @@ MAX_EMAIL_TEXT = CHANNEL_LIMITS[Channel.EMAIL_WARM]
 MAX_EMAIL_SUBJECT = max_length(Message, "subject")
 
 
+@dataclass(frozen=True)
+class AIDraft:
+    """Where the text of an answer came from: an AI draft (approved as it was, or edited
+    first) or not. Stored on the message (Message.ai_drafted / ai_draft_edited)."""
+
+    drafted: bool = False
+    edited: bool = False
+
+
+NOT_AI = AIDraft()
+AI_DRAFT = AIDraft(drafted=True)
+AI_DRAFT_EDITED = AIDraft(drafted=True, edited=True)
+
+
 class SendRefused(ValueError):
     """The message may not be sent; the text says why, for the operator."""
 
@@ -55,12 +70,15 @@ def send_manual(
     subject: str = "",
     files: list | None = None,
     idempotency_key: str | None = None,
+    ai_draft: AIDraft = NOT_AI,
 ) -> Message:
     """Queue a message written by `user` (or approved by them): WhatsApp, or a warm email
     (Resend) for `channel` EMAIL_WARM, with `files` attached (outreach.attachments).
     `idempotency_key`: a second send with the same key is an IntegrityError (nothing else
-    is changed then: the quota grant rolls back with it). A person's message does not wait
-    for the sending window: it is a conversation, not outreach (outreach.sending)."""
+    is changed then: the quota grant rolls back with it). `ai_draft`: whether the text is
+    an AI draft `user` approved, as it was or edited (shown in the timeline). A person's
+    message does not wait for the sending window: it is a conversation, not outreach
+    (outreach.sending)."""
     if channel == Channel.EMAIL_WARM:
         return queue_email(
             lead,
@@ -71,13 +89,20 @@ def send_manual(
             is_manual=True,
             files=files or [],
             idempotency_key=idempotency_key,
+            ai_draft=ai_draft,
         )
     if files:
         raise SendRefused(_("Files can only be sent by email."))
     if channel != Channel.WHATSAPP:
         raise SendRefused(_("Choose WhatsApp or email."))
     return queue_reply(
-        lead, text, user=user, reason=reason, is_manual=True, idempotency_key=idempotency_key
+        lead,
+        text,
+        user=user,
+        reason=reason,
+        is_manual=True,
+        idempotency_key=idempotency_key,
+        ai_draft=ai_draft,
     )
 
 
@@ -90,6 +115,7 @@ def answer(
     reason: str,
     is_manual: bool,
     idempotency_key: str | None = None,
+    ai_draft: AIDraft = NOT_AI,
 ) -> Message:
     """Answer a lead on the channel it wrote on: an email in its thread, else WhatsApp. The
     one place that decides where an answer (an AI reply, an approved draft) goes."""
@@ -103,9 +129,16 @@ def answer(
             is_manual=is_manual,
             idempotency_key=idempotency_key,
             in_reply_to=to,
+            ai_draft=ai_draft,
         )
     return queue_reply(
-        lead, text, user=user, reason=reason, is_manual=is_manual, idempotency_key=idempotency_key
+        lead,
+        text,
+        user=user,
+        reason=reason,
+        is_manual=is_manual,
+        idempotency_key=idempotency_key,
+        ai_draft=ai_draft,
     )
 
 
@@ -121,6 +154,7 @@ def queue_email(
     idempotency_key: str | None = None,
     in_reply_to: Message | None = None,
     files: list | None = None,
+    ai_draft: AIDraft = NOT_AI,
 ) -> Message:
     """Queue an email (a person's, an approved draft, an AI answer) through the one send
     path: the same refusals as WhatsApp (opt-out, suppression, takeover) plus the address's
@@ -170,6 +204,8 @@ def queue_email(
         raw_request={"sender": sender} if sender else None,
         is_manual=is_manual,
         sent_by=user,
+        ai_drafted=ai_draft.drafted,
+        ai_draft_edited=ai_draft.edited,
         idempotency_key=idempotency_key or f"manual:{uuid.uuid4()}",
         channel_reason=reason,
         scheduled_for=timezone.now(),
@@ -189,6 +225,7 @@ def queue_reply(
     is_manual: bool,
     idempotency_key: str | None = None,
     allow_opted_out: bool = False,
+    ai_draft: AIDraft = NOT_AI,
 ) -> Message:
     """Queue a conversational WhatsApp message (not a sequence step) on the lead's phone.
 
@@ -233,6 +270,8 @@ def queue_reply(
         quota_day=day,
         is_manual=is_manual,
         sent_by=user,
+        ai_drafted=ai_draft.drafted,
+        ai_draft_edited=ai_draft.edited,
         idempotency_key=idempotency_key or f"manual:{uuid.uuid4()}",
         channel_reason=reason,
         scheduled_for=timezone.now(),

@@ -545,6 +545,10 @@ class Message(models.Model):
     sent_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
+    # An answer the AI drafted (hitl.triage.drafts): sent automatically (sent_by empty) or
+    # approved by `sent_by`; `ai_draft_edited` when that person changed the text first.
+    ai_drafted = models.BooleanField(default=False)
+    ai_draft_edited = models.BooleanField(default=False)
     channel_reason = models.CharField(max_length=255, blank=True)
     attempts = models.PositiveIntegerField(default=0)
     attempt_started_at = models.DateTimeField(null=True, blank=True)
@@ -589,6 +593,10 @@ class Message(models.Model):
             models.CheckConstraint(
                 condition=Q(direction="IN") | Q(is_manual=True) | Q(idempotency_key__isnull=False),
                 name="message_automated_outbound_has_key",
+            ),
+            models.CheckConstraint(
+                condition=Q(ai_draft_edited=False) | Q(ai_drafted=True),
+                name="message_edited_draft_is_ai_drafted",
             ),
         ]
         indexes = [

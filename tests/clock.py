@@ -19,6 +19,7 @@ CLOCK_MODULES = frozenset(
         "tests/cerniq/test_notifications.py",
         "tests/cerniq/test_signin_lockout.py",
         "tests/cerniq/test_webhook_alerts.py",
+        "tests/hitl/test_draft_marking.py",
         "tests/hitl/test_hot_replies.py",
         "tests/hitl/test_pages_review.py",
         "tests/hitl/test_priority.py",

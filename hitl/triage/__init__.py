@@ -30,11 +30,13 @@ from datetime import date
 
 from cerniq.providers import get_backend
 from hitl.triage.base import INTENTS, TriageBackend, TriageResult, normalise
+from hitl.triage.facts import DraftContext
 from hitl.triage.offline import OfflineTriage
 from hitl.triage.openai_compatible import OpenAICompatibleTriage
 
 __all__ = [
     "INTENTS",
+    "DraftContext",
     "OfflineTriage",
     "OpenAICompatibleTriage",
     "TriageBackend",
@@ -45,8 +47,17 @@ __all__ = [
 
 
 def triage(
-    text: str, *, contact_name: str = "", company_name: str = "", today: date | None = None
+    text: str,
+    *,
+    contact_name: str = "",
+    company_name: str = "",
+    today: date | None = None,
+    context: DraftContext | None = None,
 ) -> TriageResult:
-    """Triage one reply with the backend configured as PROVIDERS["ai.triage"]."""
+    """Triage one reply with the backend configured as PROVIDERS["ai.triage"]. `context`:
+    what the draft may use besides the text (the reply's time, the tenant's price list)."""
     backend = get_backend("ai.triage")
-    return backend.analyse(text, contact_name=contact_name, company_name=company_name, today=today)
+    names = {"contact_name": contact_name, "company_name": company_name}
+    if context is None:
+        return backend.analyse(text, **names, today=today)
+    return backend.analyse(text, **names, today=today, context=context)

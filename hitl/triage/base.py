@@ -5,11 +5,15 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from datetime import date
+from typing import TYPE_CHECKING
 
 from django.db.models import TextChoices
 from django.utils.translation import gettext_lazy as _
 
 from outreach import optout
+
+if TYPE_CHECKING:
+    from hitl.triage.facts import DraftContext
 
 
 class Intent(TextChoices):
@@ -67,8 +71,10 @@ class TriageBackend(ABC):
         contact_name: str = "",
         company_name: str = "",
         today: date | None = None,
+        context: DraftContext | None = None,
     ) -> TriageResult:
-        """Intent, sentiment, language, keywords and a draft reply for one inbound text."""
+        """Intent, sentiment, language, keywords and a draft reply for one inbound text.
+        `context`: what the draft may use besides the text (hitl.triage.facts)."""
 
 
 # One normalisation of reply text for opt-out detection and triage alike.

@@ -33,6 +33,7 @@ from hitl.triage import model, rules
 from hitl.triage.base import INTENTS, TriageBackend, TriageResult, normalise, prefix
 from hitl.triage.dates import parse_return_date
 from hitl.triage.drafts import draft_reply
+from hitl.triage.facts import DraftContext, extract
 from outreach import optout
 
 
@@ -200,6 +201,11 @@ def find_signals(norm: str, scores: dict[str, float], intent: str) -> tuple[str,
     return tuple(found)
 
 
+def asks_price(scores: dict[str, float]) -> bool:
+    """Whether a reply asks for a price, whatever its intent ("Da. Cât costă?")."""
+    return scores["price_request"] >= 2
+
+
 def local_signals(text: str, intent: str) -> tuple[str, ...]:
     """The signals of a reply whose intent another backend decided."""
     norm = normalise(prefix(text))
@@ -261,6 +267,7 @@ class OfflineTriage(TriageBackend):
         contact_name: str = "",
         company_name: str = "",
         today: date | None = None,
+        context: DraftContext | None = None,
     ) -> TriageResult:
         stop = optout.is_opt_out(text)  # the start and the end of a long text
         text = prefix(text)  # the rest reads a bounded prefix
@@ -294,6 +301,7 @@ class OfflineTriage(TriageBackend):
                 company_name=company_name,
                 return_date=return_date,
                 deferral=bool(scores["_deferral"]),
+                facts=extract(text, context=context, today=today, asks_price=asks_price(scores)),
             ),
             backend="offline",
             return_date=return_date,

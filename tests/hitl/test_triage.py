@@ -500,12 +500,14 @@ def test_openai_success_and_the_request_it_sends(ai):
     for word in ("JSON", *INTENTS, "return_date", "diacritics"):
         assert word in system["content"], word
     assert user["role"] == "user"
-    assert json.loads(user["content"]) == {
+    sent = json.loads(user["content"])
+    assert {key: sent[key] for key in ("message", "contact_name", "company_name", "today")} == {
         "message": "Ce preț aveți la azotat?",
         "contact_name": "Ion",
         "company_name": "Agro",
         "today": "2024-12-10",
     }
+    assert sent["facts"]["price_list"] == {"url": None, "answer": None}  # the rules' facts
 
 
 @responses.activate
