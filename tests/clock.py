@@ -49,6 +49,7 @@ CLOCK_MODULES = frozenset(
         "tests/outreach/test_pages_phones.py",
         "tests/outreach/test_pages_sending_window.py",
         "tests/outreach/test_phone_health.py",
+        "tests/outreach/test_plan_preview.py",
         "tests/outreach/test_pushing.py",
         "tests/outreach/test_readiness.py",
         "tests/outreach/test_record_opt_out.py",
