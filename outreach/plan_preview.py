@@ -57,6 +57,10 @@ class PlannedSend:
     queued_at: datetime  # the dispatch run that queues it
     send_at: datetime | None  # approximate; None: its phone's turn comes after closing
 
+    @property
+    def channel_label(self) -> str:
+        return str(Channel(self.channel).label)
+
 
 @dataclass(frozen=True)
 class PhoneDay:

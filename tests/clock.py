@@ -47,6 +47,7 @@ CLOCK_MODULES = frozenset(
         "tests/outreach/test_pages_dead_letters.py",
         "tests/outreach/test_pages_password_reset.py",
         "tests/outreach/test_pages_phones.py",
+        "tests/outreach/test_pages_plan.py",
         "tests/outreach/test_pages_sending_window.py",
         "tests/outreach/test_phone_health.py",
         "tests/outreach/test_plan_preview.py",
