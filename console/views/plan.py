@@ -22,11 +22,16 @@ from whatsapp.models import Phone
 PER_PAGE = 50
 
 
+class PhoneChoiceField(forms.ModelChoiceField):
+    def label_from_instance(self, obj: Phone) -> str:
+        return obj.label or obj.number
+
+
 class PlanFilterForm(forms.Form):
     sequence = forms.ModelChoiceField(
         label=_("Sequence"), queryset=Sequence.objects.none(), required=False
     )
-    phone = forms.ModelChoiceField(label=_("Phone"), queryset=Phone.objects.none(), required=False)
+    phone = PhoneChoiceField(label=_("Phone"), queryset=Phone.objects.none(), required=False)
     page = forms.IntegerField(min_value=1, max_value=100_000, required=False)
 
     def __init__(self, *args: Any, tenant: Tenant, **kwargs: Any) -> None:
@@ -39,7 +44,6 @@ class PlanFilterForm(forms.Form):
         sequence.empty_label = str(_("All sequences"))
         phone.queryset = Phone.objects.filter(tenant=tenant).order_by("pk")
         phone.empty_label = str(_("All phones"))
-        phone.label_from_instance = lambda p: p.label or p.number  # type: ignore[method-assign]
 
 
 @login_required
