@@ -12,6 +12,7 @@ CLOCK_MODULES = frozenset(
         "tests/api/test_analytics.py",
         "tests/api/test_key_failures.py",
         "tests/api/test_phones.py",
+        "tests/api/test_plan_preview.py",
         "tests/api/test_reviews.py",
         "tests/api/test_sending_window.py",
         "tests/api/test_sequences.py",
