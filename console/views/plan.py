@@ -10,6 +10,8 @@ from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils import translation
+from django.utils.formats import date_format
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_GET
 
@@ -68,7 +70,7 @@ def _context(
     return {
         "form": form,
         "plan": result,
-        "day": result.opening.date(),
+        "day": _day_text(result),
         "opens": result.opening.time(),
         "closes": result.closing.time(),
         "page": page,
@@ -82,6 +84,12 @@ def _context(
             for s in page.object_list
         ],
     }
+
+
+def _day_text(result: PlanPreview) -> str:
+    """ "Wednesday 2 December 2026" (Romanian writes day and month names in lower case)."""
+    text = date_format(result.opening.date(), "l j F Y")
+    return text.lower() if translation.get_language() == "ro" else text
 
 
 def _percent(count: int, busiest: int) -> int:
