@@ -82,18 +82,20 @@ class _Queue:
     ) -> None:
         self.window, self.trigger, self.start, self.end = window, trigger, start, end
         self.heap: list[tuple[datetime, int, Journey]] = []
+        self.later: dict[int, Journey] = {}  # due again only after `end`
 
     def push(self, journey: Journey) -> None:
         """Queue a journey due before `end`. A run that finds the window closed moves it to
         the next opening (dispatch_due does), which changes its place in the order."""
         at = journey.next_action_at
-        if at is None or at >= self.end:
+        if at is None:
             return
         run = next_run(self.trigger, max(at, self.start))  # the first run that sees it due
-        if not self.window.is_open(run):
+        if at < self.end and not self.window.is_open(run):
             at = journey.next_action_at = self.window.next_opening(run)
-            if at >= self.end:
-                return
+        if at >= self.end:
+            self.later[journey.pk] = journey
+            return
         heapq.heappush(self.heap, (at, journey.pk, journey))
 
     def take(self, run: datetime, size: int) -> list[Journey]:
@@ -106,7 +108,8 @@ class _Queue:
         return self.heap[0][0] if self.heap else None
 
     def left(self) -> list[Journey]:
-        return [item[2] for item in self.heap]
+        """Journeys still due at `end`: not reached, or due again only later."""
+        return [item[2] for item in self.heap] + list(self.later.values())
 
 
 def replay(

@@ -103,6 +103,7 @@ def build_world(tenant, opening):
             tenant, wa, 1, due=earlier, requires_human_review=True, review_priority="MEDIUM"
         ),
         "tomorrow": _leads(tenant, wa, 1, due=opening + timedelta(days=1)),
+        "at_closing": _leads(tenant, wa, 1, due=opening.replace(hour=17, minute=58)),
     }
     Journey.objects.filter(lead__in=day["opted_out"] + day["no_fallback"]).update(
         whatsapp_opted_out=True
@@ -187,7 +188,8 @@ def test_the_preview_is_what_dispatch_then_does(tenant, now, opening):
     assert waiting[codes.TEMPLATE_INACTIVE] == {day["dead"][0].pk}
     assert waiting[codes.NO_FALLBACK] == {day["no_fallback"][0].pk}
     assert waiting[codes.NO_CHANNEL] == {day["opted_out"][0].pk}
-    assert waiting[codes.PLAN_DUE_LATER] == {day["tomorrow"][0].pk}
+    # Due two minutes before closing: the next dispatch run finds the window closed.
+    assert waiting[codes.PLAN_DUE_LATER] == {day["tomorrow"][0].pk, day["at_closing"][0].pk}
     no_channel = next(g for g in plan.waiting if g.code == codes.NO_CHANNEL)
     assert "WhatsApp: opted out" in no_channel.text
 
