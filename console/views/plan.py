@@ -15,8 +15,7 @@ from django.utils.formats import date_format
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_GET
 
-from cerniq.models import Tenant
-from cerniq.tenancy import scope_for
+from cerniq.tenancy import TenantScope, scope_for
 from outreach.models import Sequence
 from outreach.plan_preview import PlanPreview, preview
 from whatsapp.models import Phone
@@ -36,15 +35,15 @@ class PlanFilterForm(forms.Form):
     phone = PhoneChoiceField(label=_("Phone"), queryset=Phone.objects.none(), required=False)
     page = forms.IntegerField(min_value=1, max_value=100_000, required=False)
 
-    def __init__(self, *args: Any, tenant: Tenant, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, scope: TenantScope, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         sequence = self.fields["sequence"]
         phone = self.fields["phone"]
         assert isinstance(sequence, forms.ModelChoiceField)
         assert isinstance(phone, forms.ModelChoiceField)
-        sequence.queryset = Sequence.objects.filter(tenant=tenant).order_by("name", "pk")
+        sequence.queryset = scope.queryset(Sequence).order_by("name", "pk")
         sequence.empty_label = str(_("All sequences"))
-        phone.queryset = Phone.objects.filter(tenant=tenant).order_by("pk")
+        phone.queryset = scope.queryset(Phone).order_by("pk")
         phone.empty_label = str(_("All phones"))
 
 
@@ -52,7 +51,7 @@ class PlanFilterForm(forms.Form):
 @require_GET
 def plan(request: HttpRequest) -> HttpResponse:
     scope = scope_for(request)
-    form = PlanFilterForm(request.GET or None, tenant=scope.tenant)
+    form = PlanFilterForm(request.GET or None, scope=scope)
     if request.GET and not form.is_valid():
         return render(request, "outreach/plan.html", {"form": form}, status=400)
     data = form.cleaned_data if request.GET else {}
