@@ -26,6 +26,7 @@ from api.views.imports import ImportJobViewSet
 from api.views.leads import LeadViewSet
 from api.views.messages import MessageViewSet
 from api.views.phones import PhoneViewSet
+from api.views.plan import PlanPreviewView
 from api.views.quick_replies import QuickReplyViewSet
 from api.views.reviews import ReviewViewSet
 from api.views.sending_window import SendingWindowView
@@ -59,6 +60,7 @@ def not_found(request: HttpRequest, rest: str = "") -> JsonResponse:
 urlpatterns = [
     path("v1/", include(router.urls)),
     path("v1/sending-window/", SendingWindowView.as_view(), name="sending-window"),
+    path("v1/plan/", PlanPreviewView.as_view(), name="plan-preview"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     # HTML pages: OPTIONS has no description to render as a page there (a 405, not a 500).
     path(

@@ -9,6 +9,7 @@ from console.views import (
     dashboard,
     phone_add,
     phones,
+    plan,
     sending_settings,
 )
 
@@ -21,6 +22,7 @@ urlpatterns = [
     path("phones/warmup/", phones.warmup_plan, name="phone_warmup"),
     path("phones/add/", phone_add.add_phone, name="phone_add"),
     path("analytics/", analytics.analytics, name="analytics"),
+    path("plan/", plan.plan, name="plan"),
     path("phones/<int:pk>/<str:action>/", phones.phone_action, name="phone_action"),
     path("campaigns/", campaigns.campaign_list, name="campaigns"),
     path("campaigns/<int:pk>/<str:action>/", campaigns.campaign_action, name="campaign_action"),

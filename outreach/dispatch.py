@@ -20,24 +20,19 @@ from django.utils import timezone
 
 from cerniq import reasons
 from cerniq.models import Tenant
-from outreach import automation, pacing, spintax, stalls
+from outreach import automation, pacing, stalls
 from outreach import reasons as codes
-from outreach.channels import choose_channel, email_subject
 from outreach.delivery import enqueue_message, plan_push
 from outreach.dispatch_batch import Batch
+from outreach.dispatch_plan import Plan, plan_batch, split_queued
 from outreach.hours import SendingWindow
 from outreach.models import (
     Channel,
     Enrollment,
     Journey,
     Message,
-    Sequence,
-    SequenceStep,
-    TemplateVersion,
 )
-from outreach.readiness import readiness
 from whatsapp import quota
-from whatsapp.allocation import choose_phone
 
 log = logging.getLogger(__name__)
 
@@ -59,28 +54,11 @@ class DispatchResult:
         return f"{prefix}eligible {self.eligible}; dispatched: {sent}; skipped: {skipped}"
 
 
-@dataclass
-class _Plan:
-    journey: Journey
-    step: SequenceStep
-    channel: str
-    reason: str
-    version: TemplateVersion
-    body: str
-    subject: str
-    variant_hash: str
-    phone_id: int | None = None
-    new_contact: bool = False
-    chat_id: str = ""
-    fallback_sequence: Sequence | None = None
-
-    @property
-    def key(self) -> str:
-        lead = self.journey.lead_id
-        return f"{lead}:{self.step.sequence_id}:{self.step.pk}:{self.channel}"
+# The order dispatch takes due journeys in, a batch at a time (the plan preview follows it).
+DUE_ORDER = ("next_action_at", "pk")
 
 
-def _due(tenant: Tenant, now: datetime):
+def due_journeys(tenant: Tenant, now: datetime):
     """Journeys of `tenant` due by `now` whose automation is wanted (outreach.automation)."""
     return Journey.objects.filter(automation.wanted_q(), tenant=tenant, next_action_at__lte=now)
 
@@ -94,17 +72,17 @@ def dispatch_due(
     window = SendingWindow.for_tenant(tenant)
     if not window.is_open(now):
         opening = window.next_opening(now)
-        due = _due(tenant, now)
+        due = due_journeys(tenant, now)
         result.skipped[codes.OUTSIDE_WINDOW] = (
             due.count() if dry_run else due.update(next_action_at=opening)
         )
         return result
     with transaction.atomic():
         journeys = list(
-            _due(tenant, now)
+            due_journeys(tenant, now)
             .select_related("lead")
             .select_for_update(skip_locked=True, of=("self",))
-            .order_by("next_action_at", "pk")[:batch_size]
+            .order_by(*DUE_ORDER)[:batch_size]
         )
         result.eligible = len(journeys)
         if not journeys:
@@ -137,138 +115,30 @@ def _plan(
     window: SendingWindow,
     now: datetime,
     result: DispatchResult,
-) -> list[_Plan]:
-    plans: list[_Plan] = []
-    for journey in journeys:
-        reason = _plan_one(journey, batch, window, now, plans)
-        if reason:
-            parsed = reasons.parse(reason)
-            code = parsed[0] if parsed else reason
-            result.skipped[code] += 1
-            enrollment = batch.enrollments.get(journey.lead_id)
-            if enrollment is not None and code in stalls.STALLING:
-                batch.stalls.append((enrollment, reason))
-    return plans
-
-
-def _plan_one(
-    journey: Journey, batch: Batch, window: SendingWindow, now: datetime, plans: list[_Plan]
-) -> str:
-    """Add a plan for this journey, or return why it was skipped (a stored reason code) and
-    set when to retry."""
-    lead = journey.lead
-    enrollment = batch.enrollments.get(journey.lead_id)
-    if enrollment is None:
-        journey.next_action_at = None
-        return reasons.code(codes.NOT_ENROLLED)
-    step = batch.next_step(enrollment)
-    if step is None:
-        journey.next_action_at = None
-        return reasons.code(codes.NO_FURTHER_STEP)
-    ready = readiness(
-        lead,
-        journey,
-        policy=batch.policy,
-        suppressed=(
-            lead.phone in batch.suppressed_phones,
-            lead.email.strip().lower() in batch.suppressed_emails,
-        ),
-    )
-    choice = choose_channel(ready, journey, step.channel)
-    if choice.channel is None:
-        journey.next_action_at = None
-        return choice.reason
-    fallback = enrollment.sequence.fallback_sequence if choice.fallback else None
-    if choice.fallback:
-        step = batch.first_step_of(fallback.pk, fallback.version) if fallback else None
-        wants_whatsapp = choice.channel == Channel.WHATSAPP
-        if step is None or (step.channel == Channel.WHATSAPP) != wants_whatsapp:
-            journey.next_action_at = None
-            return reasons.code(codes.NO_FALLBACK, channel=choice.channel)
-    versions = batch.versions.get(step.template_id, [])
-    if not versions:
-        journey.next_action_at = None
-        return reasons.code(codes.TEMPLATE_INACTIVE)
-    version = versions[spintax.choose_version([v.weight for v in versions], f"{lead.pk}:{step.pk}")]
-    variables = spintax.lead_variables(lead)
-    seed = spintax.variant_seed(lead.pk, step.pk, version.pk)
-    try:
-        body = spintax.render(version.body, variables, seed=seed)
-        subject = (
-            spintax.render(version.subject, variables, seed=seed).text if version.subject else ""
-        )
-    except spintax.TemplateError as exc:
-        log.warning("template %s v%s cannot render: %s", step.template_id, version.version, exc)
-        journey.next_action_at = None
-        return reasons.code(codes.TEMPLATE_ERROR)
-    if len(body.text) > spintax.CHANNEL_LIMITS[choice.channel]:
-        journey.next_action_at = None
-        return reasons.code(codes.TOO_LONG, channel=choice.channel)
-    if choice.channel != Channel.WHATSAPP:
-        subject = email_subject(subject, body.text)
-    plan = _Plan(
-        journey,
-        step,
-        choice.channel,
-        choice.reason,
-        version,
-        body.text,
-        subject,
-        body.variant_hash,
-        fallback_sequence=fallback,
-    )
-    if choice.channel == Channel.WHATSAPP:
-        skipped = _allocate_phone(plan, batch, window, now)
-        if skipped:
-            return skipped
-    plans.append(plan)
-    return ""
-
-
-def _allocate_phone(plan: _Plan, batch: Batch, window: SendingWindow, now: datetime) -> str:
-    """The phone for this plan by whatsapp.allocation's rule, against the batch's quota."""
-    if not batch.phones:
-        return reasons.code(codes.NO_SENDING_PHONE)
-    journey = plan.journey
-    chat_phone, chat_id = batch.chats.get(journey.lead_id, (None, ""))
-    chosen = choose_phone(
-        [p.pk for p in batch.phones],
-        batch.remaining,
-        chat_phone=chat_phone,
-        assigned_phone=journey.assigned_phone_id,
-    )
-    if chosen is None:
-        journey.next_action_at = window.next_day_opening(now)
-        return reasons.code(codes.QUOTA_EXHAUSTED)
-    plan.phone_id, plan.new_contact = chosen.phone_id, chosen.new_contact
-    if chosen.new_contact:
-        batch.remaining[chosen.phone_id] -= 1
-    else:
-        plan.chat_id = chat_id
-    return ""
+) -> list[Plan]:
+    """The planning (outreach.dispatch_plan), its skips counted and the stalls kept."""
+    planned = plan_batch(journeys, batch, window, now)
+    for skip in planned.skips:
+        result.skipped[skip.code] += 1
+        enrollment = batch.enrollments.get(skip.journey.lead_id)
+        if enrollment is not None and skip.code in stalls.STALLING:
+            batch.stalls.append((enrollment, skip.reason))
+    return planned.plans
 
 
 def _write(
     tenant: Tenant,
-    plans: list[_Plan],
+    plans: list[Plan],
     journeys: list[Journey],
     batch: Batch,
     window: SendingWindow,
     now: datetime,
     result: DispatchResult,
 ) -> list[Message]:
-    existing = set(
-        Message.objects.filter(idempotency_key__in=[p.key for p in plans])
-        .order_by()
-        .values_list("idempotency_key", flat=True)
-    )
-    fresh = []
-    for plan in plans:
-        if plan.key in existing:
-            plan.journey.next_action_at = None
-            result.skipped[codes.ALREADY_QUEUED] += 1
-        else:
-            fresh.append(plan)
+    fresh, queued = split_queued(plans)
+    for plan in queued:
+        plan.journey.next_action_at = None
+        result.skipped[codes.ALREADY_QUEUED] += 1
     # A new contact always has its phone (_allocate_phone): its quota is that phone's.
     wanted = Counter(p.phone_id for p in fresh if p.new_contact and p.phone_id is not None)
     granted = quota.reserve_many(dict(wanted), quota.quota_day(tenant, now))
@@ -311,7 +181,7 @@ def _save_journeys(journeys: list[Journey]) -> None:
         )
 
 
-def _message(tenant: Tenant, plan: _Plan, at: datetime, day: date) -> Message:
+def _message(tenant: Tenant, plan: Plan, at: datetime, day: date) -> Message:
     lead = plan.journey.lead
     return Message(
         tenant=tenant,
@@ -336,7 +206,7 @@ def _message(tenant: Tenant, plan: _Plan, at: datetime, day: date) -> Message:
     )
 
 
-def _switch_to_fallbacks(tenant: Tenant, plans: list[_Plan], now: datetime) -> None:
+def _switch_to_fallbacks(tenant: Tenant, plans: list[Plan], now: datetime) -> None:
     """Leads sent to a fallback sequence leave their old one and enter the fallback."""
     moved = [p for p in plans if p.fallback_sequence is not None]
     if not moved:

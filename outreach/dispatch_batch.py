@@ -60,6 +60,7 @@ class Batch:
         self.stalls: list[tuple[Enrollment, str]] = []
         self.phones = list(Phone.objects.usable().filter(tenant=tenant).order_by("pk"))
         status = quota.status_many(self.phones, day)
+        self.quota = status  # the day's usage and what set its limit (the plan preview)
         self.remaining = {pk: s.remaining for pk, s in status.items()}
         self.chats: dict[int, tuple[int, str]] = {}
         for lead_id, phone_id, chat_id in (

@@ -325,3 +325,9 @@ WITHDRAW_FAILED = reasons.define(
     ),
     why=reasons.render,
 )
+
+# --- the plan preview (outreach.plan_preview): why a lead waits, beyond dispatch's skips --
+PLAN_DUE_LATER = reasons.define("plan.due_later", _("its next step is due after that day"))
+PLAN_NOTHING_PLANNED = reasons.define(
+    "plan.nothing_planned", _("nothing is planned for the lead (waiting for a reply or a send)")
+)

@@ -1,0 +1,190 @@
+"""Dispatch's planning step: which due journey gets which step, on which channel and
+phone, or why it is skipped. Pure over what a batch loaded (outreach.dispatch_batch): it
+reads no row and writes none; it changes objects in memory only (a skipped journey's
+`next_action_at`, the batch's remaining quota), the way dispatch then saves them.
+
+Two callers, one rule: `outreach.dispatch.dispatch_due` writes the plans as messages, and
+`outreach.plan_preview` runs the same planning for the next working day without writing
+(docs/plan-preview.md).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from cerniq import reasons
+from outreach import reasons as codes
+from outreach import spintax
+from outreach.channels import choose_channel, email_subject
+from outreach.dispatch_batch import Batch
+from outreach.hours import SendingWindow
+from outreach.models import Channel, Journey, Message, Sequence, SequenceStep, TemplateVersion
+from outreach.readiness import readiness
+from whatsapp.allocation import choose_phone
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Plan:
+    """One step planned for one lead (a message dispatch will write)."""
+
+    journey: Journey
+    step: SequenceStep
+    channel: str
+    reason: str
+    version: TemplateVersion
+    body: str
+    subject: str
+    variant_hash: str
+    phone_id: int | None = None
+    new_contact: bool = False
+    chat_id: str = ""
+    fallback_sequence: Sequence | None = None
+
+    @property
+    def key(self) -> str:
+        lead = self.journey.lead_id
+        return f"{lead}:{self.step.sequence_id}:{self.step.pk}:{self.channel}"
+
+
+@dataclass(frozen=True)
+class Skip:
+    """A due journey the planning left out: the stored reason and its code."""
+
+    journey: Journey
+    reason: str
+
+    @property
+    def code(self) -> str:
+        parsed = reasons.parse(self.reason)
+        return parsed[0] if parsed else self.reason
+
+
+@dataclass
+class Planned:
+    plans: list[Plan] = field(default_factory=list)
+    skips: list[Skip] = field(default_factory=list)
+
+
+def plan_batch(
+    journeys: list[Journey], batch: Batch, window: SendingWindow, now: datetime
+) -> Planned:
+    """Plan each journey in order (quota taken by one is gone for the next)."""
+    planned = Planned()
+    for journey in journeys:
+        reason = _plan_one(journey, batch, window, now, planned.plans)
+        if reason:
+            planned.skips.append(Skip(journey, reason))
+    return planned
+
+
+def split_queued(plans: list[Plan]) -> tuple[list[Plan], list[Plan]]:
+    """(fresh, already queued): a plan whose message exists already (its idempotency key)
+    is not written twice. One query."""
+    existing = set(
+        Message.objects.filter(idempotency_key__in=[p.key for p in plans])
+        .order_by()
+        .values_list("idempotency_key", flat=True)
+    )
+    fresh = [p for p in plans if p.key not in existing]
+    return fresh, [p for p in plans if p.key in existing]
+
+
+def _plan_one(
+    journey: Journey, batch: Batch, window: SendingWindow, now: datetime, plans: list[Plan]
+) -> str:
+    """Add a plan for this journey, or return why it was skipped (a stored reason code) and
+    set when to retry."""
+    lead = journey.lead
+    enrollment = batch.enrollments.get(journey.lead_id)
+    if enrollment is None:
+        journey.next_action_at = None
+        return reasons.code(codes.NOT_ENROLLED)
+    step = batch.next_step(enrollment)
+    if step is None:
+        journey.next_action_at = None
+        return reasons.code(codes.NO_FURTHER_STEP)
+    ready = readiness(
+        lead,
+        journey,
+        policy=batch.policy,
+        suppressed=(
+            lead.phone in batch.suppressed_phones,
+            lead.email.strip().lower() in batch.suppressed_emails,
+        ),
+    )
+    choice = choose_channel(ready, journey, step.channel)
+    if choice.channel is None:
+        journey.next_action_at = None
+        return choice.reason
+    fallback = enrollment.sequence.fallback_sequence if choice.fallback else None
+    if choice.fallback:
+        step = batch.first_step_of(fallback.pk, fallback.version) if fallback else None
+        wants_whatsapp = choice.channel == Channel.WHATSAPP
+        if step is None or (step.channel == Channel.WHATSAPP) != wants_whatsapp:
+            journey.next_action_at = None
+            return reasons.code(codes.NO_FALLBACK, channel=choice.channel)
+    versions = batch.versions.get(step.template_id, [])
+    if not versions:
+        journey.next_action_at = None
+        return reasons.code(codes.TEMPLATE_INACTIVE)
+    version = versions[spintax.choose_version([v.weight for v in versions], f"{lead.pk}:{step.pk}")]
+    variables = spintax.lead_variables(lead)
+    seed = spintax.variant_seed(lead.pk, step.pk, version.pk)
+    try:
+        body = spintax.render(version.body, variables, seed=seed)
+        subject = (
+            spintax.render(version.subject, variables, seed=seed).text if version.subject else ""
+        )
+    except spintax.TemplateError as exc:
+        log.warning("template %s v%s cannot render: %s", step.template_id, version.version, exc)
+        journey.next_action_at = None
+        return reasons.code(codes.TEMPLATE_ERROR)
+    if len(body.text) > spintax.CHANNEL_LIMITS[choice.channel]:
+        journey.next_action_at = None
+        return reasons.code(codes.TOO_LONG, channel=choice.channel)
+    if choice.channel != Channel.WHATSAPP:
+        subject = email_subject(subject, body.text)
+    plan = Plan(
+        journey,
+        step,
+        choice.channel,
+        choice.reason,
+        version,
+        body.text,
+        subject,
+        body.variant_hash,
+        fallback_sequence=fallback,
+    )
+    if choice.channel == Channel.WHATSAPP:
+        skipped = _allocate_phone(plan, batch, window, now)
+        if skipped:
+            return skipped
+    plans.append(plan)
+    return ""
+
+
+def _allocate_phone(plan: Plan, batch: Batch, window: SendingWindow, now: datetime) -> str:
+    """The phone for this plan by whatsapp.allocation's rule, against the batch's quota."""
+    if not batch.phones:
+        return reasons.code(codes.NO_SENDING_PHONE)
+    journey = plan.journey
+    chat_phone, chat_id = batch.chats.get(journey.lead_id, (None, ""))
+    chosen = choose_phone(
+        [p.pk for p in batch.phones],
+        batch.remaining,
+        chat_phone=chat_phone,
+        assigned_phone=journey.assigned_phone_id,
+    )
+    if chosen is None:
+        journey.next_action_at = window.next_day_opening(now)
+        return reasons.code(codes.QUOTA_EXHAUSTED)
+    plan.phone_id, plan.new_contact = chosen.phone_id, chosen.new_contact
+    if chosen.new_contact:
+        batch.remaining[chosen.phone_id] -= 1
+    else:
+        plan.chat_id = chat_id
+    return ""
