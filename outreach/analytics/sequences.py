@@ -16,7 +16,7 @@ cold email sent through Instantly without open tracking reports neither, and its
 are unknown (None), not 0; their rates are taken over the sent messages of the steps
 that report them.
 
-Four queries whatever the number of steps, versions and messages.
+Three queries whatever the number of steps, versions and messages.
 """
 
 from __future__ import annotations
@@ -163,57 +163,57 @@ def step_messages(tenant: Tenant, start: date | None, end: date | None) -> Query
     )
 
 
-def attributed_replies(tenant: Tenant, cohort: QuerySet[Message], start: date | None) -> QuerySet:
-    """The inbound messages attributed to a message of `cohort`, annotated with it (`to`)."""
+def answered(
+    tenant: Tenant, cohort: QuerySet[Message], start: date | None, only: Q = INBOUND
+) -> QuerySet:
+    """The ids of the messages the cohort's leads' replies (matching `only`) are attributed
+    to (`rollup.last_automated`); the caller counts its cohort's messages among them."""
     replies = Message.objects.filter(tenant=tenant, lead__in=cohort.values("lead")).filter(INBOUND)
     if start is not None:  # a reply never comes before the message it answers
         replies = replies.filter(created_at__gte=day_bounds(tenant, start)[0])
-    return replies.annotate(to=last_automated("pk")).filter(to__in=cohort.values("pk")).order_by()
+    return replies.filter(only).annotate(to=last_automated("pk")).order_by().values("to")
 
 
-def _reply_counts() -> dict[str, Count]:
-    """Step messages that drew a reply, a positive one, an opt-out (each counted once)."""
+def _reply_counts(tenant: Tenant, cohort: QuerySet[Message], start: date | None) -> dict:
+    """Cohort messages that drew a reply, a positive one, an opt-out: each counted once
+    however many replies it drew (an IN over the attributed ids, computed once)."""
     return {
-        "replied": Count("to", distinct=True),
-        "positive": Count("to", distinct=True, filter=POSITIVE),
-        "opt_outs": Count("to", distinct=True, filter=OPT_OUT),
+        "replied": Count("pk", filter=Q(pk__in=answered(tenant, cohort, start))),
+        "positive": Count("pk", filter=Q(pk__in=answered(tenant, cohort, start, POSITIVE))),
+        "opt_outs": Count("pk", filter=Q(pk__in=answered(tenant, cohort, start, OPT_OUT))),
     }
 
 
 Key = tuple[int | None, int | None]  # (step id, template version id)
 
 
-def _counts(tenant: Tenant, sequence: Sequence, start: date | None, end: date | None) -> tuple:
-    """Per (step, version): the outbound counts, and the reply counts. Two queries."""
+def _counts(
+    tenant: Tenant, sequence: Sequence, start: date | None, end: date | None
+) -> dict[Key, dict]:
+    """Every count per (step, version) of the sequence's messages sent in the range: one
+    query."""
     cohort = step_messages(tenant, start, end).filter(sequence=sequence)
-    sent = cohort.values("step", "template_version").annotate(
+    rows = cohort.values("step", "template_version").annotate(
         sent=Count("pk"),
         delivered=Count("pk", filter=DELIVERED),
         read=Count("pk", filter=READ),
         bounces=Count("pk", filter=BOUNCED),
+        **_reply_counts(tenant, cohort, start),
     )
-    replies = (
-        attributed_replies(tenant, cohort, start)
-        .annotate(to_step=last_automated("step"), to_version=last_automated("template_version"))
-        .values("to_step", "to_version")
-        .annotate(**_reply_counts())
-    )
-    outbound = {(row["step"], row["template_version"]): row for row in sent}
-    inbound = {(row["to_step"], row["to_version"]): row for row in replies}
-    return outbound, inbound
+    return {(row["step"], row["template_version"]): row for row in rows}
 
 
-def _figures(out: dict | None, back: dict | None, *, delivery: bool, reads: bool) -> Figures:
-    out, back = out or {}, back or {}
-    sent = out.get("sent", 0)
+def _figures(found: dict | None, *, delivery: bool, reads: bool) -> Figures:
+    found = found or {}
+    sent = found.get("sent", 0)
     return Figures(
         sent=sent,
-        delivered=out.get("delivered", 0) if delivery else None,
-        read=out.get("read", 0) if reads else None,
-        replied=back.get("replied", 0),
-        positive=back.get("positive", 0),
-        opt_outs=back.get("opt_outs", 0),
-        bounces=out.get("bounces", 0),
+        delivered=found.get("delivered", 0) if delivery else None,
+        read=found.get("read", 0) if reads else None,
+        replied=found.get("replied", 0),
+        positive=found.get("positive", 0),
+        opt_outs=found.get("opt_outs", 0),
+        bounces=found.get("bounces", 0),
         delivered_of=sent if delivery else 0,
         read_of=sent if reads else 0,
     )
@@ -231,12 +231,12 @@ def sequence_stats(
 ) -> SequenceStats:
     """The sequence's results per step and version over start..end (local days, both
     included; None: open). Steps of the current version always, with their template's
-    active versions; older versions' steps when they sent in the range. Four queries."""
+    active versions; older versions' steps when they sent in the range. Three queries."""
     if sequence.tenant_id != tenant.pk:
         raise ValueError("the sequence belongs to another tenant")
     start, end = check_range(start, end)
-    outbound, inbound = _counts(tenant, sequence, start, end)
-    keys: set[Key] = set(outbound) | set(inbound)
+    counted = _counts(tenant, sequence, start, end)
+    keys: set[Key] = set(counted)
     with_figures = {step_id for step_id, _version in keys}
     steps = {
         step.pk: step
@@ -266,8 +266,7 @@ def sequence_stats(
             step_id in current,
             version_keys,
             versions,
-            outbound,
-            inbound,
+            counted,
         )
         for step_id, version_keys in by_step.items()
     ]
@@ -281,18 +280,17 @@ def _step_row(
     current: bool,
     version_ids: Iterable[int | None],
     versions: dict[int, TemplateVersion],
-    outbound: dict[Key, dict],
-    inbound: dict[Key, dict],
+    counted: dict[Key, dict],
 ) -> StepRow:
     step_id = step.pk if step is not None else None
     keys = [(step_id, version_id) for version_id in version_ids]
     receipts = step is not None and step.channel in RECEIPT_CHANNELS
-    delivery = receipts or any(outbound.get(k, {}).get("delivered") for k in keys)
-    reads = receipts or any(outbound.get(k, {}).get("read") for k in keys)
+    delivery = receipts or any(counted.get(k, {}).get("delivered") for k in keys)
+    reads = receipts or any(counted.get(k, {}).get("read") for k in keys)
     version_rows = [
         VersionRow(
             versions.get(key[1]) if key[1] is not None else None,
-            _figures(outbound.get(key), inbound.get(key), delivery=delivery, reads=reads),
+            _figures(counted.get(key), delivery=delivery, reads=reads),
         )
         for key in keys
     ]
@@ -321,22 +319,16 @@ class Summary:
 
 
 def sequence_summaries(tenant: Tenant, sequence_ids: Iterable[int]) -> dict[int, Summary]:
-    """Sent, replied and positive step messages per sequence, all time: two queries."""
+    """Sent, replied and positive step messages per sequence, all time: one query."""
     ids = list(sequence_ids)
     if not ids:
         return {}
     cohort = step_messages(tenant, None, None).filter(sequence__in=ids)
-    sent = cohort.values("sequence").annotate(sent=Count("pk"))
-    replies = (
-        attributed_replies(tenant, cohort, None)
-        .annotate(to_sequence=last_automated("sequence"))
-        .values("to_sequence")
-        .annotate(**_reply_counts())
+    counts = _reply_counts(tenant, cohort, None)
+    rows = cohort.values("sequence").annotate(
+        sent=Count("pk"), replied=counts["replied"], positive=counts["positive"]
     )
-    found = {row["sequence"]: Summary(sent=row["sent"]) for row in sent}
-    for row in replies:
-        sequence_id = row["to_sequence"]
-        found[sequence_id] = replace(
-            found.get(sequence_id, Summary()), replied=row["replied"], positive=row["positive"]
-        )
-    return found
+    return {
+        row["sequence"]: Summary(sent=row["sent"], replied=row["replied"], positive=row["positive"])
+        for row in rows
+    }
