@@ -28,6 +28,7 @@ from api.views.messages import MessageViewSet
 from api.views.phones import PhoneViewSet
 from api.views.reviews import ReviewViewSet
 from api.views.sending_window import SendingWindowView
+from api.views.sequence_stats import SequenceStatsView
 from api.views.sequences import SequenceViewSet
 from api.views.templates import TemplateViewSet
 from api.views.webhooks import WebhookDeliveryViewSet, WebhookEndpointViewSet
@@ -57,6 +58,7 @@ def not_found(request: HttpRequest, rest: str = "") -> JsonResponse:
 urlpatterns = [
     path("v1/", include(router.urls)),
     path("v1/sending-window/", SendingWindowView.as_view(), name="sending-window"),
+    path("v1/sequences/<int:pk>/stats/", SequenceStatsView.as_view(), name="sequence-stats"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     # HTML pages: OPTIONS has no description to render as a page there (a 405, not a 500).
     path(
