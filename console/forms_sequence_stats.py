@@ -4,7 +4,7 @@ time when both are empty (outreach.analytics.sequences)."""
 from __future__ import annotations
 
 from datetime import date
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django import forms
 from django.core.exceptions import ValidationError
@@ -13,8 +13,11 @@ from django.utils.translation import gettext_lazy as _
 from outreach.analytics import RangeInvalid
 from outreach.analytics.sequences import check_range
 
+if TYPE_CHECKING:
+    from django.utils.functional import _StrOrPromise as StrOrPromise
 
-def _date_field(label: str) -> forms.DateField:
+
+def _date_field(label: StrOrPromise) -> forms.DateField:
     return forms.DateField(
         label=label,
         required=False,

@@ -29,9 +29,8 @@ def sequence_list(request: HttpRequest) -> HttpResponse:
         with_counts(scope.queryset(Sequence).select_related("fallback_sequence")).order_by("name")
     )
     results = sequence_summaries(scope.tenant, [sequence.pk for sequence in sequences])
-    for sequence in sequences:
-        sequence.results = results.get(sequence.pk, Summary())
-    return render(request, "outreach/sequences.html", {"sequences": sequences})
+    rows = [(sequence, results.get(sequence.pk, Summary())) for sequence in sequences]
+    return render(request, "outreach/sequences.html", {"sequences": sequences, "rows": rows})
 
 
 def _results(request: HttpRequest, tenant: Tenant, sequence: Sequence) -> dict:
