@@ -26,7 +26,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from datetime import date
 
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 from django.utils.translation import gettext as _
 
 from cerniq.models import Tenant
@@ -168,7 +168,13 @@ def answered(
 ) -> QuerySet:
     """The ids of the messages the cohort's leads' replies (matching `only`) are attributed
     to (`rollup.last_automated`); the caller counts its cohort's messages among them."""
-    replies = Message.objects.filter(tenant=tenant, lead__in=cohort.values("lead")).filter(INBOUND)
+    # EXISTS per reply, not "lead IN (the cohort's leads)": replies are far fewer than the
+    # cohort's messages, and SQLite would build the list again for each figure.
+    replies = (
+        Message.objects.filter(tenant=tenant)
+        .filter(INBOUND)
+        .filter(Exists(cohort.filter(lead=OuterRef("lead"))))
+    )
     if start is not None:  # a reply never comes before the message it answers
         replies = replies.filter(created_at__gte=day_bounds(tenant, start)[0])
     return replies.filter(only).annotate(to=last_automated("pk")).order_by().values("to")
