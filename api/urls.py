@@ -30,6 +30,7 @@ from api.views.plan import PlanPreviewView
 from api.views.quick_replies import QuickReplyViewSet
 from api.views.reviews import ReviewViewSet
 from api.views.sending_window import SendingWindowView
+from api.views.sequence_stats import SequenceStatsView
 from api.views.sequences import SequenceViewSet
 from api.views.templates import TemplateViewSet
 from api.views.webhooks import WebhookDeliveryViewSet, WebhookEndpointViewSet
@@ -61,6 +62,7 @@ urlpatterns = [
     path("v1/", include(router.urls)),
     path("v1/sending-window/", SendingWindowView.as_view(), name="sending-window"),
     path("v1/plan/", PlanPreviewView.as_view(), name="plan-preview"),
+    path("v1/sequences/<int:pk>/stats/", SequenceStatsView.as_view(), name="sequence-stats"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     # HTML pages: OPTIONS has no description to render as a page there (a 405, not a 500).
     path(

@@ -1,4 +1,6 @@
-"""The sequences pages: list, create and edit (steps saved as a new version when needed)."""
+"""The sequences pages: list (with each sequence's sent, reply and positive rates), create
+and edit (steps saved as a new version when needed; the page also shows the sequence's
+results per step and template version, outreach.analytics.sequences)."""
 
 from __future__ import annotations
 
@@ -10,8 +12,11 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods
 
+from cerniq.models import Tenant
 from cerniq.tenancy import scope_for
 from console.forms import SequenceForm, StepFormSet
+from console.forms_sequence_stats import SequenceStatsRangeForm
+from outreach.analytics.sequences import SequenceStats, Summary, sequence_stats, sequence_summaries
 from outreach.models import Sequence
 from outreach.sequences import EnrollmentError, StepSpec, save_steps, steps_of, with_counts
 
@@ -20,10 +25,24 @@ from outreach.sequences import EnrollmentError, StepSpec, save_steps, steps_of, 
 @require_GET
 def sequence_list(request: HttpRequest) -> HttpResponse:
     scope = scope_for(request)
-    sequences = with_counts(scope.queryset(Sequence).select_related("fallback_sequence")).order_by(
-        "name"
+    sequences = list(
+        with_counts(scope.queryset(Sequence).select_related("fallback_sequence")).order_by("name")
     )
-    return render(request, "outreach/sequences.html", {"sequences": sequences})
+    results = sequence_summaries(scope.tenant, [sequence.pk for sequence in sequences])
+    rows = [(sequence, results.get(sequence.pk, Summary())) for sequence in sequences]
+    return render(request, "outreach/sequences.html", {"sequences": sequences, "rows": rows})
+
+
+def _results(request: HttpRequest, tenant: Tenant, sequence: Sequence) -> dict:
+    """The sequence's results over the range the page asks for (?start=&end=, all time
+    when empty); a bad range is a form error and no table."""
+    form = SequenceStatsRangeForm(request.GET or None)
+    stats: SequenceStats | None = None
+    if not form.is_bound:
+        stats = sequence_stats(tenant, sequence)
+    elif form.is_valid():
+        stats = sequence_stats(tenant, sequence, *form.range())
+    return {"stats_form": form, "stats": stats}
 
 
 def _step_initial(sequence: Sequence) -> list[dict]:
@@ -78,4 +97,6 @@ def sequence_edit(request: HttpRequest, pk: int | None = None) -> HttpResponse:
             form_kwargs={"tenant": tenant},
         )
     context = {"form": form, "steps": steps, "sequence": sequence if pk is not None else None}
+    if pk is not None:
+        context |= _results(request, tenant, sequence)
     return render(request, "outreach/sequence_form.html", context)

@@ -112,10 +112,11 @@ def _messages(tenant: Tenant, start: datetime, end: datetime) -> QuerySet[Messag
     )
 
 
-def attributed_version() -> Subquery:
-    """For an inbound message: the template version of the last automated outbound message
-    sent to its lead at or before it (NULL when that message has none)."""
-    last_automated = (
+def last_automated(field: str) -> Subquery:
+    """For an inbound message: `field` of the message its reply is attributed to, the last
+    automated (not manual) outbound message sent to its lead at or before it, on any
+    channel (NULL when there is none). The one attribution rule of every figure."""
+    last = (
         Message.objects.filter(
             lead=OuterRef("lead"),
             direction=Message.Direction.OUTBOUND,
@@ -124,9 +125,15 @@ def attributed_version() -> Subquery:
             sent_at__lte=OuterRef("created_at"),
         )
         .order_by("-sent_at", "-pk")
-        .values("template_version")[:1]
+        .values(field)[:1]
     )
-    return Subquery(last_automated, output_field=IntegerField())
+    return Subquery(last, output_field=IntegerField())
+
+
+def attributed_version() -> Subquery:
+    """For an inbound message: the template version of the last automated outbound message
+    sent to its lead at or before it (NULL when that message has none)."""
+    return last_automated("template_version")
 
 
 def _template_rows(tenant: Tenant, day: date, start: datetime, end: datetime) -> list:
