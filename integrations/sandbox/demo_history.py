@@ -65,7 +65,7 @@ HISTORY_DAYS = 60
 HISTORY_COMPANIES = 1500
 HISTORY_SOURCE = "demo-history"  # the history's leads: their messages mark it as seeded
 SEED = 1960
-BUSINESS = dict(start=time(9, 0), end=time(17, 30), days=frozenset(range(5)))
+OFFICE_HOURS = (time(9, 0), time(17, 30))  # when the history's people work, Monday to Friday
 REPLY_RATES = {1: 0.06, 2: 0.11}  # first WhatsApp message, by template version number
 FOLLOW_UP_REPLY_RATE = 0.04
 COLD_EMAIL_REPLY_RATE = 0.03
@@ -116,7 +116,7 @@ class _History:
     def __init__(self, tenant: Tenant, now: datetime, days: int) -> None:
         self.tenant, self.now, self.rng = tenant, now, random.Random(SEED)  # noqa: S311 - a demo
         real = SendingWindow.for_tenant(tenant)
-        self.business = SendingWindow(tz=real.tz, holiday_country="RO", **BUSINESS)
+        self.business = SendingWindow(real.tz, *OFFICE_HOURS, frozenset(range(5)), "RO")
         self.today = self.business.local_date(now)
         self.first_day = self.today - timedelta(days=days)
         self.result = HistoryResult(days=days)
