@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from collections import Counter
 from datetime import datetime, timedelta
+from io import StringIO
 from zoneinfo import ZoneInfo
 
 import pytest
 import responses
 import time_machine
+from django.core.management import CommandError, call_command
 
 from cerniq.models import WebhookEvent
 from cerniq.providers import get_backend
@@ -202,3 +204,9 @@ def test_a_rerun_keeps_the_operators_window(settings):
     seed_demo(companies=0)
     tenant.refresh_from_db()
     assert tenant.working_days == [0, 1, 2]
+
+
+def test_the_command_refuses_a_history_longer_than_a_year():
+    with pytest.raises(CommandError, match="--history-days"):
+        call_command("seed_demo", "--history-days", "400", "--allow-production", stdout=StringIO())
+    assert not Message.objects.exists()

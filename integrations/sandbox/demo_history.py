@@ -96,9 +96,13 @@ class HistoryResult:
     def summary(self) -> str:
         if self.skipped:
             return "history already seeded, left as it is"
+
+        def listed(counts: Counter) -> str:
+            return ", ".join(f"{key} {n}" for key, n in sorted(counts.items())) or "none"
+
         return (
-            f"{self.days} days: sent {dict(self.sent)}, replies {dict(self.replies)}, "
-            f"review items {dict(self.review_items)}"
+            f"{self.days} days: sent {listed(self.sent)}; replies {listed(self.replies)}; "
+            f"review items {listed(self.review_items)}"
         )
 
 
@@ -286,7 +290,7 @@ class _History:
                 message = found
         with replayed_clock(at + timedelta(seconds=self.rng.randint(2, 12))):
             triage_jobs.run(message.pk)
-        self.result.replies[send.channel] += 1
+        self.result.replies[str(send.channel)] += 1
 
     def work_the_queue(self) -> None:
         """Operators take review items, answer and close most of them within a day or
@@ -413,7 +417,7 @@ def seed_history(
         messages = rows.outbound_rows(tenant.pk, sends, history.rng)
         rows.write_sends(tenant.pk, messages)
         for row in messages:
-            history.result.sent[row.channel] += 1
+            history.result.sent[str(row.channel)] += 1
         history.incidents(calendar)
         for send, at, text in sorted(replies, key=lambda r: r[1]):
             history.reply(send, at, text)

@@ -5,6 +5,7 @@ history goes through the reply path (hitl), which outreach may not import."""
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from django.conf import settings
@@ -57,7 +58,14 @@ class Command(BaseCommand):
             for row in result.leads.rejected:
                 self.stderr.write(f"  line {row.line}: {row.text}")
         if history_days:
-            history = seed_history(result.tenant, days=history_days)
+            # The history's alerts (hot replies, the banned phone) are weeks old: not news.
+            alerts = logging.getLogger("cerniq.alerts")
+            level = alerts.level
+            alerts.setLevel(logging.ERROR)
+            try:
+                history = seed_history(result.tenant, days=history_days)
+            finally:
+                alerts.setLevel(level)
             self.stdout.write(f"History: {history.summary()}.")
         self.stdout.write(self.style.SUCCESS(f"Demo logins ({opts['url']}):"))
         for username, password, what in result.credentials:
