@@ -23,7 +23,7 @@ from integrations.sandbox.demo_replies import post_reply
 from outreach.analytics.definitions import INBOUND, SENT, day_bounds
 from outreach.dispatch import dispatch_due
 from outreach.hours import SendingWindow
-from outreach.models import DailyStats, Message, StageTransition, TemplateVersion
+from outreach.models import DailyStats, Enrollment, Message, StageTransition, TemplateVersion
 from outreach.seeding import seed_demo
 from outreach.sending import send_message
 from tests.drain import run_triage
@@ -143,6 +143,10 @@ def test_sixty_days_of_history_through_the_real_models_and_a_true_rollup(setting
             history.values_list("channel", flat=True)
         )
 
+        enrollments = Counter(
+            Enrollment.objects.filter(lead__source=HISTORY_SOURCE).values_list("status", flat=True)
+        )
+        assert enrollments["COMPLETED"] > 0 and enrollments["STOPPED"] > 0  # replies stop them
         intents = set(
             history.filter(direction="IN").values_list("analysis__triage__intent", flat=True)
         )

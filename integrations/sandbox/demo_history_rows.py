@@ -19,8 +19,10 @@ from cerniq import reasons
 from outreach import spintax
 from outreach.analytics.definitions import WENT_OUT_STATUSES
 from outreach.channels import email_subject
+from outreach.hours import SendingWindow
 from outreach.models import (
     Channel,
+    Enrollment,
     Journey,
     Message,
     Stage,
@@ -28,6 +30,7 @@ from outreach.models import (
     TemplateVersion,
 )
 from outreach.reasons import STAGE_SENT
+from outreach.sequences import steps_of
 from whatsapp.models import Phone, QuotaUsage
 
 BATCH = 500
@@ -157,7 +160,53 @@ def write_sends(tenant_id: int, rows: list[Any]) -> None:
         row.updated_at = row.read_at or row.delivered_at or row.failed_at or row.sent_at
     set_columns(Message, rows, ["created_at", "updated_at"])
     _first_contacts(tenant_id, rows)
+    _enrollments(tenant_id, rows)
     _phone_counters(tenant_id, rows)
+
+
+def _enrollments(tenant_id: int, rows: list[Any]) -> None:
+    """Each lead's enrollment as enroll_many started it and advance_after_send left it:
+    COMPLETED after its sequence's last step, else ACTIVE with its next step's time (in
+    the tenant's window, as advance_after_send reckons it; a due one goes out live)."""
+    by_lead: dict[int, list[Any]] = defaultdict(list)
+    for row in rows:
+        by_lead[row.lead_id].append(row)
+    sequences = {row.step.sequence_id: row.step.sequence for row in rows}
+    steps = {pk: steps_of(sequence) for pk, sequence in sequences.items()}
+    journeys = {j.lead_id: j for j in Journey.objects.filter(lead_id__in=list(by_lead))}
+    window = SendingWindow.for_tenant(next(iter(journeys.values())).tenant) if journeys else None
+    enrollments = []
+    for lead_id, sent in by_lead.items():
+        sent.sort(key=lambda m: m.sent_at)
+        last, sequence = sent[-1], sequences[sent[-1].step.sequence_id]
+        following = next((s for s in steps[sequence.pk] if s.position > last.step.position), None)
+        done = following is None
+        run_at = (
+            window.add_delay(last.sent_at, following.delay_value, following.delay_unit)
+            if window and following
+            else None
+        )
+        enrollment = Enrollment(
+            tenant_id=tenant_id,
+            lead_id=lead_id,
+            sequence=sequence,
+            sequence_version=last.step.sequence_version,
+            status=Enrollment.Status.COMPLETED if done else Enrollment.Status.ACTIVE,
+            current_step=last.step.position,
+            next_run_at=run_at,
+            completed_at=last.sent_at if done else None,
+        )
+        enrollments.append(enrollment)
+        journey = journeys[lead_id]
+        journey.current_sequence_id, journey.sequence_step = sequence.pk, last.step.position
+        journey.next_action_at = run_at
+    Enrollment.objects.bulk_create(enrollments, batch_size=BATCH)
+    for enrollment in enrollments:  # auto_now_add wrote today
+        enrollment.started_at = by_lead[enrollment.lead_id][0].scheduled_for
+    set_columns(Enrollment, enrollments, ["started_at"])
+    set_columns(
+        Journey, list(journeys.values()), ["current_sequence", "sequence_step", "next_action_at"]
+    )
 
 
 def _first_contacts(tenant_id: int, rows: list[Any]) -> None:
