@@ -307,6 +307,10 @@ SANDBOX_REPLY_DELAY_SECONDS = (20, 90)
 # Required with DEBUG off, https unless it names this machine (cerniq.checks, E020).
 PUBLIC_BASE_URL = env.str("PUBLIC_BASE_URL", default="http://127.0.0.1:8000" if DEBUG else "")
 SANDBOX_WEBHOOK_BASE_URL = env.str("SANDBOX_WEBHOOK_BASE_URL", default="http://127.0.0.1:8000")
+# The demo tenant `seed_demo` creates sends at any hour, every day (its window is 24/7, no
+# holidays), so a fresh `make run` shows sends and replies at once; true gives it the real
+# business window (Monday to Friday 09:00-18:00, Romanian holidays). docs/demo.md
+DEMO_REAL_WINDOW = env.bool("DEMO_REAL_WINDOW", default=False)
 
 # E-mail to people (a hot reply to the operator the lead belongs to: hitl.hot_replies).
 # EMAIL_URL, e.g. smtp+tls://user:password@smtp.example.com:587; unset, those notices go to

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from contextlib import suppress
 from dataclasses import dataclass
+from datetime import time
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.db.models import Max
@@ -28,6 +30,25 @@ DEMO_USERS = (
     ("operator", "cerniq-operator", Membership.Role.OPERATOR, False),
     ("admin", "cerniq-admin", Membership.Role.ADMIN, True),
 )
+
+
+def demo_window() -> dict[str, object]:
+    """The demo tenant's sending window, written once when the tenant is created (an
+    operator's later change stays): open every hour of every day, holidays included, so
+    the demo sends whenever it is started; the business window with DEMO_REAL_WINDOW."""
+    if settings.DEMO_REAL_WINDOW:
+        return {
+            "window_start": time(9, 0),
+            "window_end": time(18, 0),
+            "working_days": [0, 1, 2, 3, 4],
+            "holiday_country": "RO",
+        }
+    return {
+        "window_start": time.min,
+        "window_end": time.max,
+        "working_days": list(range(7)),
+        "holiday_country": "",
+    }
 
 
 @dataclass
@@ -65,7 +86,7 @@ def seed_demo(companies: int = 300) -> SeedResult:
         "enrollments": 0,
     }
     tenant, was_created = Tenant.objects.get_or_create(
-        slug=DEMO_SLUG, defaults={"name": "Cerniq Demo Agro"}
+        slug=DEMO_SLUG, defaults={"name": "Cerniq Demo Agro", **demo_window()}
     )
     created["tenant"] += was_created
 

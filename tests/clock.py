@@ -70,6 +70,7 @@ CLOCK_MODULES = frozenset(
         "tests/outreach/test_stages.py",
         "tests/outreach/test_suppression.py",
         "tests/outreach/test_window_replanning.py",
+        "tests/test_demo_living.py",
         "tests/test_demo_pipeline.py",
         "tests/test_e2e_whatsapp.py",
         "tests/test_enrollment_refusals.py",

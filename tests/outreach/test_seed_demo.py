@@ -13,7 +13,17 @@ from whatsapp.models import Phone
 def seed(*args: str) -> str:
     # The test runner turns DEBUG off, so the demo is seeded the way production would be.
     out = StringIO()
-    call_command("seed_demo", "--companies", "120", *args, stdout=out, stderr=StringIO())
+    # The history is tests/test_demo_living.py's: here the workspace alone.
+    call_command(
+        "seed_demo",
+        "--companies",
+        "120",
+        "--history-days",
+        "0",
+        *args,
+        stdout=out,
+        stderr=StringIO(),
+    )
     return out.getvalue()
 
 

@@ -60,6 +60,8 @@ def seed(companies: int = 60) -> str:
         "seed_demo",
         "--companies",
         str(companies),
+        "--history-days",  # the history's rerun: tests/test_demo_living.py
+        "0",
         "--allow-production",
         stdout=out,
         stderr=StringIO(),

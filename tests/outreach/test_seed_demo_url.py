@@ -12,7 +12,15 @@ from django.core.management import call_command
 def seed_output(*args: str) -> str:
     out = StringIO()
     call_command(
-        "seed_demo", "--companies", "0", "--allow-production", *args, stdout=out, stderr=StringIO()
+        "seed_demo",
+        "--companies",
+        "0",
+        "--history-days",
+        "0",
+        "--allow-production",
+        *args,
+        stdout=out,
+        stderr=StringIO(),
     )
     return out.getvalue()
 
