@@ -171,7 +171,8 @@ class Cursor:
     @classmethod
     def decode(cls, raw: str | None) -> Cursor | None:
         """None for anything that is not a cursor we wrote (the first page)."""
-        when, _sep, pk = (raw or "").rpartition("_")
+        # A "+" of the offset that reached us unquoted reads as a space.
+        when, _sep, pk = (raw or "").replace(" ", "+").rpartition("_")
         moment = parse_datetime(when) if when else None
         number = parse_id(pk)
         if moment is None or number is None or moment.tzinfo is None:
