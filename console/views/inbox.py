@@ -88,7 +88,11 @@ def list_context(
     counts = conversations.unread_counts(scope.tenant, user)
     by_phone = conversations.unread_by_phone(scope.tenant, user)
     base = reverse("outreach:inbox")
-    link = lambda **changes: f"{base}?{urlencode(query.params(**changes))}"  # noqa: E731
+
+    def link(**changes: Any) -> str:
+        found = urlencode(query.params(**changes))
+        return f"{base}?{found}" if found else base
+
     views = [
         {
             "key": key,
