@@ -17,7 +17,7 @@ from django.db.models import F, Func, QuerySet, Subquery
 from django.utils import timezone
 
 from cerniq.models import Tenant
-from hitl.models import ConversationState, Note, ReviewItem
+from hitl.models import ConversationState, Note, ReplyTriage, ReviewItem
 from hitl.review import OPEN_STATUSES
 from outreach.models import Journey, Lead, Message, StageTransition
 
@@ -114,14 +114,21 @@ def list_stamp(tenant: Tenant, user: User) -> str:
 
 
 def thread_stamp(lead: Lead) -> str:
-    """Changes when the thread may look different: a message stored or its status moved, a
-    stage change, a note, the journey's review or take-over. One query."""
+    """Changes when the thread may look different: a message stored or its status moved
+    (sent, delivered, read, failed), a reply analysed, a stage change, a note, the journey's
+    review or take-over. One query."""
     messages = Message.objects.filter(lead=lead)
     row = (
         Journey.objects.filter(lead=lead)
         .annotate(
             message=_max(messages, "updated_at"),
             message_n=_count(messages),
+            # Status moves written by UPDATEs that leave updated_at alone.
+            sent=_max(messages, "sent_at"),
+            delivered=_max(messages, "delivered_at"),
+            read=_max(messages, "read_at"),
+            failed=_max(messages, "failed_at"),
+            triaged=_max(ReplyTriage.objects.filter(lead=lead), "triaged_at"),
             transition=_max(StageTransition.objects.filter(journey__lead=lead), "created_at"),
             note=_max(Note.objects.filter(lead=lead), "created_at"),
             note_n=_count(Note.objects.filter(lead=lead)),
@@ -130,6 +137,11 @@ def thread_stamp(lead: Lead) -> str:
         .values_list(
             "message",
             "message_n",
+            "sent",
+            "delivered",
+            "read",
+            "failed",
+            "triaged",
             "transition",
             "note",
             "note_n",

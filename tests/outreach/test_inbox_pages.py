@@ -220,6 +220,13 @@ def test_the_thread_poll_answers_204_until_something_changes(logged_in, tenant):
         inbound(lead, "Am primit")
     response = logged_in.get(url, {"v": stamp})
     assert response.status_code == 200 and "Am primit" in response.content.decode()
+    # A receipt written by an UPDATE that leaves updated_at alone still shows.
+    stamp = inbox_state.thread_stamp(lead)
+    Message.objects.filter(lead=lead, direction="OUT").update(
+        status=Message.Status.READ, read_at=NOW + timedelta(seconds=9)
+    )
+    response = logged_in.get(url, {"v": stamp})
+    assert response.status_code == 200 and "tick-read" in response.content.decode()
 
 
 # --- notes and actions --------------------------------------------------------------
