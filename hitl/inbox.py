@@ -67,8 +67,8 @@ _CHANNEL_VALUES = {
 
 def conversations(tenant: Tenant, user: User) -> QuerySet[Lead]:
     """The tenant's conversations, each with what the list and its views need:
-    `activity` (last message either way), the user's `my_state` (joined), whether it has an
-    open review item, one assigned to the user, one assigned to anybody, messages on
+    `activity` (last message either way), the user's `my_state` (joined), whether an open
+    review item is assigned to the user, or to anybody, messages on
     WhatsApp / by email, and the intent of the lead's latest reply (`last_intent`)."""
     open_items = ReviewItem.objects.filter(lead=OuterRef("pk"), status__in=OPEN_STATUSES)
     latest_reply = Message.objects.filter(
@@ -88,7 +88,12 @@ def conversations(tenant: Tenant, user: User) -> QuerySet[Lead]:
             ),
             read_at=F("my_state__last_read_at"),
             closed_at=F("my_state__closed_at"),
-            in_review=Exists(open_items),
+            last_intent=Subquery(
+                latest_reply.annotate(intent=KT("analysis__triage__intent")).values("intent")[:1]
+            ),
+        )
+        # Only filtered on: aliases, not selected, so a page does not compute them per row.
+        .alias(
             assigned_to_me=Exists(open_items.filter(assignee=user)),
             assigned=Exists(open_items.filter(assignee__isnull=False)),
             on_whatsapp=Exists(
@@ -96,9 +101,6 @@ def conversations(tenant: Tenant, user: User) -> QuerySet[Lead]:
             ),
             on_email=Exists(
                 Message.objects.filter(lead=OuterRef("pk"), channel__in=_CHANNEL_VALUES["email"])
-            ),
-            last_intent=Subquery(
-                latest_reply.annotate(intent=KT("analysis__triage__intent")).values("intent")[:1]
             ),
         )
     )
@@ -127,27 +129,34 @@ def closed_q() -> Q:
 
 
 def needs_review_q() -> Q:
-    return Q(journey__requires_human_review=True) | Q(in_review=True)
+    """The journey's review flag: set while the lead has an open review item (hitl.review
+    keeps it so), and by whatever else asks a person to look."""
+    return Q(journey__requires_human_review=True)
+
+
+def facet_q(view: str, user: User) -> Q:
+    """What a view adds to "open" (or to "unread" for the counts). Each condition starts with
+    a cheap column test, so the correlated subqueries run only for the rows it lets by."""
+    if view == "unread":
+        return unread_q()
+    if view == "mine":
+        return (needs_review_q() & Q(assigned_to_me=True)) | Q(journey__taken_over_by=user)
+    if view == "unassigned":
+        return needs_review_q() & Q(journey__taken_over_by__isnull=True) & Q(assigned=False)
+    if view == "taken":
+        return Q(journey__taken_over_by=user)
+    if view == "review":
+        return needs_review_q()
+    if view == "hot":
+        return Q(journey__last_reply_at__isnull=False) & Q(last_intent__in=list(HOT_INTENTS))
+    return Q()
 
 
 def view_q(view: str, user: User) -> Q:
     """The conversations a view shows (docs/inbox.md has the same definitions in words)."""
     if view == "closed":
         return closed_q()
-    found = open_q()
-    if view == "unread":
-        found &= unread_q()
-    elif view == "mine":
-        found &= Q(assigned_to_me=True) | Q(journey__taken_over_by=user)
-    elif view == "unassigned":
-        found &= needs_review_q() & Q(assigned=False) & Q(journey__taken_over_by__isnull=True)
-    elif view == "taken":
-        found &= Q(journey__taken_over_by=user)
-    elif view == "review":
-        found &= needs_review_q()
-    elif view == "hot":
-        found &= Q(last_intent__in=list(HOT_INTENTS))
-    return found
+    return open_q() & facet_q(view, user)
 
 
 def channel_q(channel: str) -> Q:
@@ -258,18 +267,16 @@ def page(tenant: Tenant, user: User, query: InboxQuery) -> Page:
 
 
 def unread_counts(tenant: Tenant, user: User) -> dict[str, int]:
-    """Unread conversations per view and per channel ("channel:whatsapp"): one query."""
-    unread = unread_q()
+    """Unread conversations per view and per channel ("channel:whatsapp"): one query, over
+    the user's unread open conversations only (few, next to the whole inbox)."""
     aggregates = {
-        f"view_{view}": Count("pk", filter=view_q(view, user) & unread)
+        f"view_{view}": Count("pk", filter=facet_q(view, user) or None)
         for view in VIEWS
         if view != "closed"
     }
     for channel in CHANNELS:
-        aggregates[f"channel_{channel}"] = Count(
-            "pk", filter=open_q() & unread & channel_q(channel)
-        )
-    found = conversations(tenant, user).aggregate(**aggregates)
+        aggregates[f"channel_{channel}"] = Count("pk", filter=channel_q(channel))
+    found = conversations(tenant, user).filter(open_q() & unread_q()).aggregate(**aggregates)
     return {key.replace("_", ":", 1): value or 0 for key, value in found.items()}
 
 

@@ -69,7 +69,7 @@ def _rows(page: conversations.Page) -> list[dict[str, Any]]:
                 "activity": lead.activity,
                 "unread": bool(replied and (lead.read_at is None or lead.read_at < replied)),
                 "hot": lead.last_intent in HOT_INTENTS,
-                "review": journey.requires_human_review or lead.in_review,
+                "review": journey.requires_human_review,
                 "closed": lead.closed_at is not None
                 and (replied is None or replied <= lead.closed_at),
             }

@@ -54,6 +54,8 @@ def shown(tenant, user, **query) -> list[str]:
 
 
 def review_item(lead, **kw):
+    """An open review item, with the journey's flag hitl.review keeps set beside it."""
+    Journey.objects.filter(lead=lead).update(requires_human_review=True, review_priority="HIGH")
     return ReviewItem.objects.create(
         tenant=lead.tenant, lead=lead, reason="x", sla_due_at=NOW + timedelta(hours=4), **kw
     )
