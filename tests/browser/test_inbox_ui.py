@@ -111,6 +111,8 @@ def _world():
             Journey.objects.filter(lead=lead).update(last_reply_at=now - timedelta(minutes=10 + n))
         leads.append(lead)
     first = leads[0]
+    # An open review item, with the journey's flag hitl.review keeps beside it.
+    Journey.objects.filter(lead=first).update(requires_human_review=True, review_priority="HIGH")
     ReviewItem.objects.create(
         tenant=tenant,
         lead=first,
