@@ -218,3 +218,47 @@ class ReplyResponse(models.Model):
 
     def __str__(self) -> str:
         return f"reply {self.reply_id} of {self.lead_id}: {self.kind or 'waiting'}"
+class Note(models.Model):
+    """A team note on a conversation: read by colleagues in our pages, never sent to the lead
+    (no send path reads this table)."""
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
+    lead = models.ForeignKey(Lead, on_delete=models.CASCADE, related_name="notes")
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    body = models.TextField(max_length=5000)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at", "pk"]
+        constraints = [models.CheckConstraint(condition=~Q(body=""), name="note_has_body")]
+        indexes = [models.Index(fields=["lead", "created_at"], name="note_thread_idx")]
+
+    def __str__(self) -> str:
+        return f"note on {self.lead_id} by {self.author_id}"
+
+
+class ConversationState(models.Model):
+    """One operator's place in one conversation (hitl.inbox): read up to `last_read_at`
+    (None: never, or marked unread), closed by them at `closed_at` until the next reply.
+    No row: unread as soon as the lead replied, and open."""
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    lead = models.ForeignKey(Lead, on_delete=models.CASCADE, related_name="conversation_states")
+    last_read_at = models.DateTimeField(null=True, blank=True)
+    closed_at = models.DateTimeField(null=True, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "lead"], name="conversationstate_one_per_user")
+        ]
+        indexes = [
+            # The inbox's "anything changed?" stamp: this user's latest state change.
+            models.Index(fields=["user", "tenant", "updated_at"], name="convstate_user_changed_idx")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} in conversation {self.lead_id}"

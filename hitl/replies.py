@@ -126,11 +126,12 @@ def process_reply(lead: Lead, message: Message) -> str:
     with transaction.atomic():
         opted_out = optout.is_opt_out(message.body)
         held: dict = {}
+        # Every reply, a "stop" too: the inbox lists and orders conversations by it.
+        Journey.objects.filter(lead=lead).update(last_reply_at=timezone.now())
         if opted_out:
             decision = _honour_opt_out(lead, message)
         else:
             held = reply_holds.hold(lead)
-            Journey.objects.filter(lead=lead).update(last_reply_at=timezone.now())
             responses.reply_received(message)
             decision = reasons.code(why.DECISION_PENDING)
         Message.objects.filter(pk=message.pk).update(

@@ -195,6 +195,13 @@ class Journey(models.Model):
                 condition=Q(whatsapp_opted_out=True) | Q(email_opted_out=True),
                 name="journey_opted_out_idx",
             ),
+            # The inbox's unread badge on every page and its "anything new?" stamp: the
+            # tenant's journeys that have a reply (hitl.inbox.unread_total).
+            models.Index(
+                fields=["tenant", "last_reply_at"],
+                condition=Q(last_reply_at__isnull=False),
+                name="journey_replied_idx",
+            ),
         ]
 
     def __str__(self) -> str:

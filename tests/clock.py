@@ -46,6 +46,8 @@ CLOCK_MODULES = frozenset(
         "tests/outreach/test_figures_agree.py",
         "tests/outreach/test_hours.py",
         "tests/outreach/test_inbox_composer.py",
+        "tests/outreach/test_inbox_list.py",
+        "tests/outreach/test_inbox_pages.py",
         "tests/outreach/test_next_send.py",
         "tests/outreach/test_pacing.py",
         "tests/outreach/test_pages_alerts.py",

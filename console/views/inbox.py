@@ -1,24 +1,233 @@
-"""The inbox: every conversation across WhatsApp and email as a chat thread."""
+"""The inbox: every conversation across WhatsApp and email, the list on the left and the
+selected thread as a chat on the right (docs/inbox.md). Thin views over hitl.inbox (the
+list), hitl.inbox_thread (the thread) and hitl.inbox_state (read, close, notes, stamps)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
+from urllib.parse import urlencode
+
+from django.conf import settings
 from django.contrib.auth.decorators import login_required
-from django.http import HttpResponse
+from django.contrib.auth.views import redirect_to_login
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.urls import reverse
 from django.views.decorators.http import require_GET
 
-from cerniq.tenancy import AuthenticatedHttpRequest, scope_for
+from cerniq.params import parse_id
+from cerniq.tenancy import AuthenticatedHttpRequest, TenantScope, scope_for
+from console.forms_inbox import NoteForm
+from hitl import inbox as conversations
+from hitl import inbox_state, inbox_thread
+from hitl.inbox import Cursor, InboxQuery
+from hitl.routing import HOT_INTENTS
 from outreach.models import Lead
+from whatsapp.models import Phone
+
+LIST_TEMPLATE = "outreach/inbox/_list.html"
+THREAD_TEMPLATE = "outreach/inbox/_thread.html"
+
+
+def poll_login_required(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """A poll after the session ended must not swap the login page into the inbox: htmx
+    is told to go to the login page instead (as the dashboard's poll does)."""
+
+    @wraps(view)
+    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if not request.user.is_authenticated:
+            if request.headers.get("HX-Request") == "true":
+                response = HttpResponse(status=204)
+                response["HX-Redirect"] = f"{settings.LOGIN_URL}?next={reverse('outreach:inbox')}"
+                return response
+            return redirect_to_login(request.get_full_path())
+        return view(request, *args, **kwargs)
+
+    return wrapped
+
+
+def _lead(scope: TenantScope, pk: int) -> Lead:
+    return scope.get_or_404(
+        Lead.objects.select_related("journey", "journey__assigned_phone", "journey__taken_over_by"),
+        pk=pk,
+    )
+
+
+def _rows(page: conversations.Page) -> list[dict[str, Any]]:
+    """The list's rows as the template shows them (no query: all loaded by the page)."""
+    rows = []
+    for lead in page.rows:
+        journey = lead.journey
+        replied = journey.last_reply_at
+        rows.append(
+            {
+                "lead": lead,
+                "journey": journey,
+                "last": page.last_messages.get(lead.pk),
+                "activity": lead.activity,
+                "unread": bool(replied and (lead.read_at is None or lead.read_at < replied)),
+                "hot": lead.last_intent in HOT_INTENTS,
+                "review": journey.requires_human_review,
+                "closed": lead.closed_at is not None
+                and (replied is None or replied <= lead.closed_at),
+            }
+        )
+    return rows
+
+
+def list_context(
+    request: AuthenticatedHttpRequest, query: InboxQuery, stamp: str | None = None
+) -> dict[str, Any]:
+    """The list pane: its views with unread counts, the filters, one keyset page (`stamp`:
+    the list's version when the caller has it already)."""
+    scope = scope_for(request)
+    user = request.user
+    found = conversations.page(scope.tenant, user, query)
+    counts = conversations.unread_counts(scope.tenant, user)
+    by_phone = conversations.unread_by_phone(scope.tenant, user)
+    base = reverse("outreach:inbox")
+
+    def link(**changes: Any) -> str:
+        found = urlencode(query.params(**changes))
+        return f"{base}?{found}" if found else base
+
+    views = [
+        {
+            "key": key,
+            "label": label,
+            "count": counts.get(f"view:{key}"),
+            "url": link(view=None if key == "all" else key),
+            "active": query.view == key,
+        }
+        for key, label in conversations.VIEWS.items()
+    ]
+    channels = [
+        {
+            "key": key,
+            "label": label,
+            "count": counts[f"channel:{key}"],
+            "url": link(channel=None if query.channel == key else key),
+            "active": query.channel == key,
+        }
+        for key, label in conversations.CHANNELS.items()
+    ]
+    phones = [
+        {
+            "phone": phone,
+            "count": by_phone.get(phone.pk, 0),
+            "url": link(phone=None if query.phone == phone.pk else phone.pk),
+            "active": query.phone == phone.pk,
+        }
+        for phone in scope.queryset(Phone).order_by("label", "number")[:50]
+    ]
+    more = None
+    if found.next_cursor is not None:
+        more = (
+            f"{reverse('outreach:inbox_list')}?"
+            f"{urlencode(query.params(after=found.next_cursor.encode()))}"
+        )
+    filters = urlencode(query.params())
+    return {
+        "query": query,
+        "rows": _rows(found),
+        "views": views,
+        "channels": channels,
+        "phones": phones,
+        "more_url": more,
+        "filters": filters,
+        "list_poll_url": f"{reverse('outreach:inbox_list')}?{filters}",
+        "list_stamp": stamp or inbox_state.list_stamp(scope.tenant, user),
+        "clear_url": link(view=query.view if query.view != "all" else None, q=None),
+    }
+
+
+def thread_context(
+    request: AuthenticatedHttpRequest, lead: Lead, before: Cursor | None = None
+) -> dict[str, Any]:
+    found = inbox_thread.thread(lead, before=before)
+    earlier_url = None
+    if found.earlier is not None:
+        earlier_url = (
+            f"{reverse('outreach:inbox_timeline', args=[lead.pk])}?"
+            f"{urlencode({'before': found.earlier.encode()})}"
+        )
+    return {
+        "lead": lead,
+        "journey": getattr(lead, "journey", None),
+        "entries": found.entries,
+        "earlier_url": earlier_url,
+        "thread_stamp": inbox_state.thread_stamp(lead),
+        "thread_poll_url": reverse("outreach:inbox_timeline", args=[lead.pk]),
+    }
+
+
+def page_context(
+    request: AuthenticatedHttpRequest, lead: Lead | None, note_form: NoteForm | None = None
+) -> dict[str, Any]:
+    query = InboxQuery.from_params(request.GET)
+    context = list_context(request, query)
+    context["selected"] = lead.pk if lead else None
+    if lead is not None:
+        context["list_poll_url"] += f"&sel={lead.pk}"
+        context.update(thread_context(request, lead))
+        context["note_form"] = note_form or NoteForm()
+        context["closed"] = _is_closed(request, lead)
+    return context
+
+
+def _is_closed(request: AuthenticatedHttpRequest, lead: Lead) -> bool:
+    from hitl.models import ConversationState
+
+    state = ConversationState.objects.filter(user=request.user, lead=lead).first()
+    journey = getattr(lead, "journey", None)
+    replied = journey.last_reply_at if journey else None
+    return bool(state and state.closed_at and (replied is None or replied <= state.closed_at))
 
 
 @login_required
 @require_GET
 def inbox(request: AuthenticatedHttpRequest) -> HttpResponse:
-    return render(request, "outreach/inbox/inbox.html", {"lead": None})
+    return render(request, "outreach/inbox/inbox.html", page_context(request, None))
 
 
 @login_required
 @require_GET
 def thread(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
-    lead = scope_for(request).get_or_404(Lead.objects.all(), pk=pk)
-    return render(request, "outreach/inbox/inbox.html", {"lead": lead})
+    lead = _lead(scope_for(request), pk)
+    inbox_state.mark_read(lead, request.user)  # before the list: its row shows as read
+    return render(request, "outreach/inbox/inbox.html", page_context(request, lead))
+
+
+@poll_login_required
+@require_GET
+def list_partial(request: AuthenticatedHttpRequest) -> HttpResponse:
+    """The list pane alone: the 10-second poll (204 when nothing changed since the stamp
+    the page holds) and the "more" button's next page (`after`)."""
+    query = InboxQuery.from_params(request.GET)
+    stamp = None
+    if query.cursor is None:
+        stamp = inbox_state.list_stamp(scope_for(request).tenant, request.user)
+        if request.GET.get("v") == stamp:
+            return HttpResponse(status=204)
+    context = list_context(request, query, stamp)
+    context["selected"] = parse_id(request.GET.get("sel"))
+    template = "outreach/inbox/_rows.html" if query.cursor else LIST_TEMPLATE
+    return render(request, template, context)
+
+
+@poll_login_required
+@require_GET
+def timeline_partial(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
+    """The thread alone: the 10-second poll and the refresh after a send (204 when nothing
+    changed), or the messages before `before` ("show earlier")."""
+    lead = _lead(scope_for(request), pk)
+    before = Cursor.decode(request.GET.get("before"))
+    if before is not None:
+        context = thread_context(request, lead, before)
+        return render(request, "outreach/inbox/_entries.html", context)
+    if request.GET.get("v") == inbox_state.thread_stamp(lead):
+        return HttpResponse(status=204)
+    inbox_state.mark_read(lead, request.user)  # the operator is looking at it
+    return render(request, THREAD_TEMPLATE, thread_context(request, lead))

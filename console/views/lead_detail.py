@@ -16,9 +16,8 @@ from cerniq.params import parse_id
 from cerniq.tenancy import AuthenticatedHttpRequest, TenantScope, scope_for
 from console.forms import RecordOptOutForm
 from hitl import takeover
-from hitl.reasons import DECISION_PENDING
+from hitl.analysis import analysis_of
 from hitl.review import ReviewError
-from hitl.triage.base import intent_label
 from outreach import optout_manual, sequences, stages
 from outreach.manual import SendRefused, send_manual
 from outreach.models import Channel, Enrollment, Journey, Lead, Message, Sequence, Stage
@@ -52,28 +51,6 @@ def _journey(lead: Lead) -> Journey:
         raise Http404("this lead has no journey") from None
 
 
-def _analysis(message: Message) -> dict | None:
-    """decision / intent / sentiment from the stored AI analysis of an inbound message."""
-    data = message.analysis
-    if not isinstance(data, dict) or not data:
-        return None
-    triage = data.get("triage")
-    if not isinstance(triage, dict):
-        triage = {}
-    decision = data.get("decision") or ""
-    if reasons.is_code(decision, DECISION_PENDING):
-        decision = ""  # said by the "being analysed" badge
-    found = {
-        "decision": decision,
-        "intent": intent_label(data.get("intent") or triage.get("intent") or ""),
-        "sentiment": data.get("sentiment", triage.get("sentiment")),
-        "confidence": data.get("confidence", triage.get("confidence")),
-        # Stored, not triaged yet (hitl.triage_jobs): the page polls until it is.
-        "pending": bool(data.get("pending")),
-    }
-    return found if any(v not in (None, "", False) for v in found.values()) else None
-
-
 @login_required
 @require_GET
 def lead_detail(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
@@ -103,7 +80,7 @@ def page_context(
     if not show_all:
         latest = latest[:TIMELINE_LATEST]
     timeline = [
-        {"message": message, "analysis": _analysis(message)} for message in reversed(latest)
+        {"message": message, "analysis": analysis_of(message)} for message in reversed(latest)
     ]
     history = (
         list(journey.transitions.select_related("by_user").order_by("-created_at", "-pk"))

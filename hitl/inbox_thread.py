@@ -1,0 +1,113 @@
+"""The inbox's thread: one lead's messages as a chat, with the stage changes and the team
+notes between them by time (docs/inbox.md).
+
+The latest THREAD_LATEST messages first; "show earlier" asks for the ones before the oldest
+shown (a keyset on created_at, id). Whatever the thread's length, a page costs the same few
+queries: the messages, their attachments, the stage changes and the notes of the span the
+messages cover.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.db.models import Q
+
+from hitl.analysis import in_words
+from hitl.inbox import Cursor
+from hitl.models import Note
+from outreach.models import Channel, Lead, Message, StageTransition
+
+THREAD_LATEST = 50
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One line of the thread: a message, a stage change or a note."""
+
+    kind: str  # "message" | "stage" | "note"
+    at: datetime
+    pk: int
+    item: Any
+    analysis: dict[str, Any] | None = None
+    via: str = ""  # a message's phone or mailbox (`via`)
+
+    @property
+    def sort_key(self) -> tuple[datetime, int, int]:
+        # At the same moment a message comes before the stage change it caused.
+        return (self.at, {"message": 0, "stage": 1, "note": 2}[self.kind], self.pk)
+
+
+@dataclass(frozen=True)
+class Thread:
+    entries: list[Entry]
+    earlier: Cursor | None  # where "show earlier" starts, None when all is shown
+
+
+def via(message: Message) -> str:
+    """The number or mailbox the message went through, as the thread names it."""
+    if message.channel == Channel.WHATSAPP:
+        phone = message.phone
+        if phone is None:
+            return ""
+        return f"{phone.label} · {phone.number}" if phone.label else phone.number
+    sender = (message.raw_request or {}).get("sender") if message.raw_request else ""
+    if message.direction == Message.Direction.OUTBOUND:
+        return str(sender or "")
+    return message.counterpart
+
+
+def _span(qs, field: str, lower: datetime | None, upper: datetime | None):
+    if lower is not None:
+        qs = qs.filter(**{f"{field}__gte": lower})
+    if upper is not None:
+        qs = qs.filter(**{f"{field}__lt": upper})
+    return qs
+
+
+def thread(lead: Lead, *, before: Cursor | None = None, limit: int = THREAD_LATEST) -> Thread:
+    """The latest `limit` messages of the lead before `before` (None: the newest), and the
+    stage changes and notes of the same span, oldest first."""
+    messages = Message.objects.filter(lead=lead)
+    if before is not None:
+        messages = messages.filter(
+            Q(created_at__lt=before.at) | Q(created_at=before.at, pk__lt=before.pk)
+        )
+    found = list(
+        messages.select_related("phone", "sent_by", "template_version__template")
+        .prefetch_related("attachments")
+        .order_by("-created_at", "-pk")[: limit + 1]
+    )
+    more = len(found) > limit
+    found = found[:limit]
+    # The span these messages cover: from the oldest shown (or the start, when nothing is
+    # hidden) up to where the page starts (or now).
+    lower = found[-1].created_at if more else None
+    upper = before.at if before is not None else None
+    transitions = _span(
+        StageTransition.objects.filter(journey__lead=lead).select_related("by_user"),
+        "created_at",
+        lower,
+        upper,
+    )
+    notes = _span(
+        Note.objects.filter(lead=lead).select_related("author"), "created_at", lower, upper
+    )
+    entries = [
+        Entry(
+            "message",
+            m.created_at,
+            m.pk,
+            m,
+            in_words(m) if m.direction == Message.Direction.INBOUND else None,
+            via(m),
+        )
+        for m in found
+    ]
+    entries += [Entry("stage", t.created_at, t.pk, t) for t in transitions]
+    entries += [Entry("note", n.created_at, n.pk, n) for n in notes]
+    entries.sort(key=lambda e: e.sort_key)
+    earlier = Cursor(found[-1].created_at, found[-1].pk) if more else None
+    return Thread(entries=entries, earlier=earlier)
