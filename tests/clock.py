@@ -22,6 +22,7 @@ CLOCK_MODULES = frozenset(
         "tests/hitl/test_pages_review.py",
         "tests/hitl/test_priority.py",
         "tests/hitl/test_review.py",
+        "tests/hitl/test_review_queue.py",
         "tests/hitl/test_sla_settings.py",
         "tests/hitl/test_takeover.py",
         "tests/hitl/test_triage_jobs.py",
