@@ -245,11 +245,18 @@ ASSIGN, RESOLVE, REJECT = "assign", "resolve", "reject"
 BULK_ACTIONS = (ASSIGN, RESOLVE, REJECT)
 
 
+@dataclass(frozen=True)
+class Refusal:
+    id: int  # the review item's
+    lead: str  # its lead's name ("" when not found)
+    reason: str
+
+
 @dataclass
 class BulkResult:
     action: str
     done: list[ReviewItem] = field(default_factory=list)
-    refused: list[tuple[ReviewItem | None, str]] = field(default_factory=list)
+    refused: list[Refusal] = field(default_factory=list)
 
     @property
     def summary(self) -> str:
@@ -268,8 +275,8 @@ class BulkResult:
             "count": len(self.refused)
         }
         why = "; ".join(
-            f"{item.lead.name}: {reason}" if item is not None else reason
-            for item, reason in self.refused
+            f"{refusal.lead}: {refusal.reason}" if refusal.lead else refusal.reason
+            for refusal in self.refused
         )
         return f"{text}, {refused}: {why}"
 
@@ -281,15 +288,15 @@ def bulk(
     *,
     assignee: User | None = None,
     note: str = "",
-    missing: int = 0,
+    missing: Iterable[int] = (),
 ) -> BulkResult:
     """Apply one action to each item through hitl.review, one transaction per item (each
     service function is atomic): an item refused (closed meanwhile, assigned to someone
     else, no note) is reported and does not stop the others. `missing`: ids asked for that
     are not in the workspace's queue, reported as refused."""
     result = BulkResult(action)
-    for _n in range(missing):
-        result.refused.append((None, _("not found in this workspace")))
+    for pk in missing:
+        result.refused.append(Refusal(pk, "", _("not found in this workspace")))
     for item in items:
         try:
             if action == ASSIGN:
@@ -303,7 +310,7 @@ def bulk(
             else:
                 raise ReviewError(_("Unknown action %(action)s.") % {"action": repr(action)})
         except ReviewError as refused:
-            result.refused.append((item, str(refused)))
+            result.refused.append(Refusal(item.pk, item.lead.name, str(refused)))
         else:
             result.done.append(item)
     return result

@@ -59,7 +59,7 @@ def bulk(request: AuthenticatedHttpRequest) -> HttpResponse:
         request.user,
         assignee=assignee,
         note=request.POST.get("note", ""),
-        missing=len(ids) - len(items),
+        missing=sorted(set(ids) - {item.pk for item in items}),
     )
     (messages.success if not result.refused else messages.warning)(request, result.summary)
     return _back(request)
