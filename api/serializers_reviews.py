@@ -10,11 +10,13 @@ from rest_framework import serializers
 
 from api.fields import ReasonField, reason_code
 from api.serializers import MessageSerializer
+from cerniq.models import Tenant
 from cerniq.tenancy import display_name
 from hitl import review, review_queue
 from hitl.models import ReviewItem
 from hitl.review import RESOLVE_STAGES
 from hitl.triage.base import intent_label
+from outreach.hours import SendingWindow
 from outreach.models import Stage
 
 
@@ -62,7 +64,7 @@ class ReviewSerializer(serializers.ModelSerializer):
         )
     )
     sla_due_in = serializers.SerializerMethodField(
-        help_text="'due in 1h 05m' or 'overdue by 12m' at the moment of the request."
+        help_text="'due in 1h 05m' or 'overdue by 12m' in working time, as of the request."
     )
 
     class Meta:
@@ -109,7 +111,13 @@ class ReviewSerializer(serializers.ModelSerializer):
         return review_queue.priority_reason(item)
 
     def get_sla_due_in(self, item: ReviewItem) -> str:
-        return review_queue.sla_label(item.sla_due_at, timezone.now())[1]
+        """In working time, as the SLA counts it (the tenant's window, read once)."""
+        windows = self.context.setdefault("sla_windows", {})
+        if item.tenant_id not in windows:
+            windows[item.tenant_id] = SendingWindow.for_tenant(
+                Tenant.objects.get(pk=item.tenant_id)
+            )
+        return review_queue.countdown(windows[item.tenant_id], item.sla_due_at, timezone.now()).text
 
 
 class ReviewDetailSerializer(ReviewSerializer):

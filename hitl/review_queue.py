@@ -29,6 +29,7 @@ from hitl import review
 from hitl.models import ReviewItem
 from hitl.review import ReviewError
 from hitl.triage.base import intent_label
+from outreach.hours import SendingWindow
 from outreach.models import Message, Priority, SequenceStep
 from outreach.readiness import ContactPolicy, Readiness, readiness_many
 
@@ -166,6 +167,9 @@ class QueueEntry:
     keywords: str
     sla_overdue: bool
     sla_text: str
+    sla_minutes: int  # working minutes left (negative: overdue by), as of the page
+    sla_ticking: bool  # the window is open now: the countdown moves
+    sla_until: datetime | None  # when it stops moving (the window closes)
 
 
 def _duration(delta: timedelta) -> str:
@@ -187,17 +191,61 @@ def sla_label(due: datetime, now: datetime) -> tuple[bool, str]:
     return False, _("due in %(t)s") % {"t": _duration(due - now)}
 
 
+def open_time(window: SendingWindow, start: datetime, end: datetime) -> timedelta:
+    """Working time between two moments: the open stretches of the tenant's window, the
+    time a deadline set by `hitl.review.sla_due` (SendingWindow.add_delay) counts."""
+    total = timedelta(0)
+    moment = start
+    for _day in range(400):  # a year of closed days at most: a bound, never reached
+        if moment >= end:
+            break
+        moment = window.next_opening(moment)
+        if moment >= end:
+            break
+        stop = min(window.closing_of(moment), end)
+        total += stop - moment
+        moment = stop
+    return total
+
+
+@dataclass(frozen=True)
+class Countdown:
+    overdue: bool
+    text: str
+    minutes: int
+    ticking: bool
+    until: datetime | None
+
+
+def countdown(window: SendingWindow, due: datetime, now: datetime) -> Countdown:
+    """ "due in 1h 05m" / "overdue by 12m" in working time, as the SLA counts it: on a Friday
+    evening an item due Monday 09:30 is due in 30m, not in 2d 15h."""
+    if due <= now:
+        late = open_time(window, due, now)
+        minutes = -int(late.total_seconds() // 60)
+        text = _("overdue by %(t)s") % {"t": _duration(late)}
+    else:
+        left = open_time(window, now, due)
+        minutes = int(left.total_seconds() // 60)
+        text = _("due in %(t)s") % {"t": _duration(left)}
+    ticking = window.is_open(now)
+    return Countdown(
+        due <= now, text, minutes, ticking, window.closing_of(now) if ticking else None
+    )
+
+
 def describe(items: Sequence[ReviewItem], tenant: Tenant, now: datetime) -> list[QueueEntry]:
     """What the page shows of each item, in a constant number of queries for the page."""
     threads = recent_messages(item.lead_id for item in items)
     ready = readiness_many(
         {item.lead_id: item.lead for item in items}.values(), policy=ContactPolicy.of(tenant)
     )
+    window = SendingWindow.for_tenant(tenant)
     entries = []
     for item in items:
         thread = threads.get(item.lead_id, [])
         triage = (item.ai_analysis or {}).get("triage") or {}
-        overdue, countdown = sla_label(item.sla_due_at, now)
+        clock = countdown(window, item.sla_due_at, now)
         entries.append(
             QueueEntry(
                 item=item,
@@ -209,8 +257,11 @@ def describe(items: Sequence[ReviewItem], tenant: Tenant, now: datetime) -> list
                 priority_reason=priority_reason(item),
                 sequence_text=sequence_text(item),
                 keywords=", ".join(str(k) for k in triage.get("keywords") or []),
-                sla_overdue=overdue,
-                sla_text=countdown,
+                sla_overdue=clock.overdue,
+                sla_text=clock.text,
+                sla_minutes=clock.minutes,
+                sla_ticking=clock.ticking,
+                sla_until=clock.until,
             )
         )
     return entries

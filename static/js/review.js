@@ -80,7 +80,9 @@
     });
   });
 
-  // Refresh the SLA countdowns every minute (the server computed them at page load).
+  // Refresh the SLA countdowns every minute. They count working time (the server said how
+  // many minutes were left and, while the window is open, until when the clock runs):
+  // outside the window they stand still, as the SLA does.
   function fmt(minutes) {
     var d = Math.floor(minutes / 1440), h = Math.floor((minutes % 1440) / 60), m = minutes % 60;
     if (d) return d + "d " + h + "h";
@@ -88,11 +90,22 @@
     return m + "m";
   }
   var dueIn = queue.getAttribute("data-due-in"), overdueBy = queue.getAttribute("data-overdue-by");
-  setInterval(function () {
-    document.querySelectorAll("[data-sla-due]").forEach(function (el) {
-      var diff = Math.floor((Date.parse(el.dataset.slaDue) - Date.now()) / 60000);
-      el.textContent = diff > 0 ? dueIn + " " + fmt(diff) : overdueBy + " " + fmt(-diff);
-      el.classList.toggle("sla--overdue", diff <= 0);
+  function stamp() {  // when each countdown was computed: the page load, or its htmx swap
+    var now = String(Date.now());
+    document.querySelectorAll("[data-sla-until]").forEach(function (el) {
+      if (!el.dataset.slaFrom) el.dataset.slaFrom = now;
     });
-  }, 60000);
+  }
+  function tick(root) {
+    var now = Date.now();
+    root.querySelectorAll("[data-sla-until]").forEach(function (el) {
+      var stop = Math.min(now, Date.parse(el.dataset.slaUntil));
+      var left = parseInt(el.dataset.slaMinutes, 10) - Math.floor((stop - Number(el.dataset.slaFrom)) / 60000);
+      el.textContent = left > 0 ? dueIn + " " + fmt(left) : overdueBy + " " + fmt(-left);
+      el.classList.toggle("sla--overdue", left <= 0);
+    });
+  }
+  stamp();
+  if (list && window.MutationObserver) new MutationObserver(stamp).observe(list, {childList: true});
+  setInterval(function () { tick(document); }, 60000);
 })();

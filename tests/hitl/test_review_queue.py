@@ -336,3 +336,21 @@ def test_bulk_bad_input_changes_nothing(web, tenant, data):
     response = web.post(reverse("hitl:bulk"), data, follow=True)
     assert response.status_code == 200 and "msg-error" in response.content.decode()
     assert status_of(item) == ReviewItem.Status.OPEN
+
+
+@translation.override("en")
+def test_the_countdown_counts_working_time_as_the_sla_does(tenant):
+    from outreach.hours import SendingWindow
+
+    window = SendingWindow.for_tenant(tenant)  # 09:00-18:00, Monday to Friday
+    friday_1730 = MONDAY_10 - timedelta(days=3) + timedelta(hours=7, minutes=30)
+    monday_0930 = MONDAY_10 - timedelta(minutes=30)
+    due = queue.countdown(window, monday_0930, friday_1730)
+    assert (due.overdue, due.text, due.minutes) == (False, "due in 1h 00m", 60)
+    assert due.ticking and due.until == friday_1730 + timedelta(minutes=30)
+    late = queue.countdown(
+        window, friday_1730 + timedelta(minutes=20), MONDAY_10 - timedelta(minutes=50)
+    )
+    assert (late.overdue, late.text, late.minutes) == (True, "overdue by 20m", -20)
+    saturday = queue.countdown(window, monday_0930, friday_1730 + timedelta(days=1))
+    assert not saturday.ticking and saturday.until is None and saturday.text == "due in 30m"
