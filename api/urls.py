@@ -26,6 +26,7 @@ from api.views.imports import ImportJobViewSet
 from api.views.leads import LeadViewSet
 from api.views.messages import MessageViewSet
 from api.views.phones import PhoneViewSet
+from api.views.quick_replies import QuickReplyViewSet
 from api.views.reviews import ReviewViewSet
 from api.views.sending_window import SendingWindowView
 from api.views.sequences import SequenceViewSet
@@ -42,6 +43,7 @@ router.register("messages", MessageViewSet, basename="message")
 router.register("analytics", AnalyticsViewSet, basename="analytics")
 router.register("sequences", SequenceViewSet, basename="sequence")
 router.register("templates", TemplateViewSet, basename="template")
+router.register("quick-replies", QuickReplyViewSet, basename="quick-reply")
 router.register("webhooks", WebhookEndpointViewSet, basename="webhook")
 router.register("webhook-deliveries", WebhookDeliveryViewSet, basename="webhook-delivery")
 

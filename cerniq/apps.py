@@ -11,6 +11,7 @@ class CerniqConfig(AppConfig):
 
         from cerniq import (
             checks,  # noqa: F401  (registers system checks)
+            collation,
             log_context,
         )
         from cerniq.metrics import checks as metrics_checks  # noqa: F401
@@ -19,5 +20,6 @@ class CerniqConfig(AppConfig):
 
         collectors.register("platform", platform.collect)
         connection_created.connect(install_query_metrics, dispatch_uid="cerniq-query-metrics")
+        connection_created.connect(collation.install_on_sqlite, dispatch_uid="cerniq-collation")
         request_started.connect(log_context.bind_request, dispatch_uid="cerniq-request-id")
         request_finished.connect(log_context.unbind_request, dispatch_uid="cerniq-request-id")

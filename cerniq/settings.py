@@ -198,6 +198,8 @@ PERIODIC_JOBS: list[dict[str, str]] = [
     },
     {"name": "webhook-health", "cron": "* * * * *", "actor": "cerniq.tasks.check_webhook_health"},
     {"name": "check-phones", "cron": "*/5 * * * *", "command": "check_phones"},
+    # The dashboard's "cannot be contacted" and "stalled" counts (outreach.analytics.reach).
+    {"name": "reach-counts", "cron": "* * * * *", "call": "outreach.analytics.reach.refresh_all"},
     *integrations.periodic_jobs(INTEGRATIONS),
 ]
 
@@ -500,6 +502,7 @@ SPECTACULAR_SETTINGS = {
         "PhoneHealthEnum": "whatsapp.models.Phone.Health",
         "ReviewStatusEnum": "hitl.models.ReviewItem.Status",
         "OptOutAskedOnEnum": "outreach.models.OptOutRecord.AskedOn",
+        "QuickReplyChannelEnum": "outreach.models.QuickReply.ChannelChoice",
     },
 }
 

@@ -34,4 +34,5 @@ urlpatterns = [
     path("", include("console.urls_deadletters")),
     path("", include("console.urls_webhooks")),
     path("", include("console.urls_review_settings")),
+    path("", include("console.urls_quick_replies")),
 ]

@@ -3,8 +3,16 @@
 from django.urls import path
 
 from console.views import inbox
+from console.views.inbox_composer import quick_reply as composer_quick_reply
+from console.views.inbox_composer import send as composer_send
 
 urlpatterns = [
     path("inbox/", inbox.inbox, name="inbox"),
     path("inbox/<int:pk>/", inbox.thread, name="inbox_thread"),
+    path("inbox/<int:pk>/send/", composer_send, name="inbox_send"),
+    path(
+        "inbox/<int:pk>/quick-replies/<int:reply_pk>/",
+        composer_quick_reply,
+        name="inbox_quick_reply",
+    ),
 ]

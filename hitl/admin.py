@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib import admin
 
 from cerniq import reasons
-from hitl.models import ReplyTriage, ReviewItem, ReviewSLA
+from hitl.models import ReplyResponse, ReplyTriage, ReviewItem, ReviewSLA
 from outreach.admin import AuditRowAdmin
 
 
@@ -65,3 +65,24 @@ class ReplyTriageAdmin(AuditRowAdmin):
     list_filter = ("state", "tenant")
     raw_id_fields = ("message", "lead")
     date_hierarchy = "created_at"
+
+
+@admin.register(ReplyResponse)
+class ReplyResponseAdmin(AuditRowAdmin):
+    """Each reply and its first human response (hitl.responses; docs/response-times.md).
+    Written by the hooks and `manage.py rebuild_reply_responses` only."""
+
+    list_display = (
+        "received_at",
+        "lead",
+        "channel",
+        "kind",
+        "responder",
+        "responded_at",
+        "working_seconds",
+        "tenant",
+    )
+    list_select_related = ("lead", "responder", "tenant")
+    list_filter = ("kind", "channel", "tenant")
+    raw_id_fields = ("reply", "answer", "lead", "responder")
+    date_hierarchy = "received_at"

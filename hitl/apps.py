@@ -6,7 +6,14 @@ class HitlConfig(AppConfig):
     verbose_name = "Human review"
 
     def ready(self) -> None:
+        from django.db.models.signals import post_save
+
         from cerniq.metrics import collectors
-        from hitl import metrics
+        from hitl import metrics, responses
+        from outreach.models import Message
 
         collectors.register("review", metrics.collect)
+        # A message a person wrote answers the lead's waiting reply (hitl.responses).
+        post_save.connect(
+            responses.on_message_saved, sender=Message, dispatch_uid="hitl-reply-responses"
+        )

@@ -166,3 +166,55 @@ class ReplyTriage(models.Model):
 
     def __str__(self) -> str:
         return f"triage of message {self.message_id} ({self.state})"
+
+
+class ReplyResponse(models.Model):
+    """A reply waiting for a person, then the first human response to it (hitl.responses):
+    consecutive inbound messages of a lead are one reply, so a lead has at most one reply
+    waiting. Stored when things happen so that response-time figures are cheap to read."""
+
+    class Kind(models.TextChoices):
+        ANSWERED = "ANSWERED", _("Answered")
+        HANDLED = "HANDLED", _("Closed without a message")
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
+    lead = models.ForeignKey(Lead, on_delete=models.CASCADE, related_name="reply_responses")
+    reply = models.OneToOneField(Message, on_delete=models.CASCADE, related_name="response")
+    channel = models.CharField(max_length=16)
+    received_at = models.DateTimeField()
+    local_day = models.DateField()  # the reply's day in the tenant's time zone
+    kind = models.CharField(max_length=8, choices=Kind.choices, blank=True)
+    answer = models.ForeignKey(
+        Message, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    responder = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    responded_at = models.DateTimeField(null=True, blank=True)
+    working_seconds = models.PositiveIntegerField(null=True, blank=True)
+    sla_seconds = models.PositiveIntegerField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["lead"],
+                condition=Q(responded_at__isnull=True),
+                name="replyresponse_one_waiting_per_lead",
+            ),
+            models.CheckConstraint(
+                condition=(Q(responded_at__isnull=True) & Q(kind=""))
+                | (Q(responded_at__isnull=False) & ~Q(kind="")),
+                name="replyresponse_kind_when_responded",
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["tenant", "local_day"], name="replyresponse_day_idx"),
+            models.Index(
+                fields=["tenant", "received_at"],
+                condition=Q(responded_at__isnull=True),
+                name="replyresponse_waiting_idx",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"reply {self.reply_id} of {self.lead_id}: {self.kind or 'waiting'}"

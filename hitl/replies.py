@@ -113,7 +113,7 @@ def process_reply(lead: Lead, message: Message) -> str:
     """Take in a stored reply of `lead`, in the caller's transaction: the opt-out or the stop
     of automation, at once; the triage after the commit (hitl.triage_jobs). Returns what was
     decided so far (the opt-out, or "being analysed")."""
-    from hitl import reply_holds, triage_jobs
+    from hitl import reply_holds, responses, triage_jobs
 
     with transaction.atomic():
         opted_out = optout.is_opt_out(message.body)
@@ -123,6 +123,7 @@ def process_reply(lead: Lead, message: Message) -> str:
         else:
             held = reply_holds.hold(lead)
             Journey.objects.filter(lead=lead).update(last_reply_at=timezone.now())
+            responses.reply_received(message)
             decision = reasons.code(why.DECISION_PENDING)
         Message.objects.filter(pk=message.pk).update(
             analysis={"decision": decision, "pending": True}
@@ -377,8 +378,9 @@ def _complaint_review(lead: Lead, message: Message, result) -> None:
 def _out_of_office(lead: Lead, message: Message, result, held: dict) -> str:
     """Not a reply: what storing it stopped starts again, the next step waiting until the
     person is back (hitl.reply_holds.give_back)."""
-    from hitl import reply_holds
+    from hitl import reply_holds, responses
 
+    responses.not_awaiting(message)
     back = None
     decision = reasons.code(why.DECISION_OUT_OF_OFFICE)
     if result.return_date:

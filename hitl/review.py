@@ -35,7 +35,7 @@ from cerniq.alerts import raise_alert, resolve_alerts
 from cerniq.models import Alert, Membership, Tenant
 from cerniq.outbound.events import emit
 from cerniq.tenancy import display_name
-from hitl import hot_replies, routing, sla
+from hitl import hot_replies, responses, routing, sla
 from hitl import reasons as why
 from hitl.models import ReviewItem
 from outreach import automation, stages
@@ -181,6 +181,7 @@ def _close(
     )
     resolve_alerts(journey.tenant, Alert.Kind.SLA_BREACH, f"review:{item.pk}")
     hot_replies.handled(item.lead)
+    responses.handled(item, user)
     emit(item.tenant_id, "review.resolved", _review_event(item))
     journey.refresh_from_db()  # a stage change or a send may have touched it
     if _sync_journey(journey):

@@ -182,6 +182,22 @@ class SendingWindow:
             raise ValueError(f"unknown delay unit {unit!r}")
         return self._add_open_time(at, value * _DELAY_UNITS[unit])
 
+    def working_time(self, start: datetime, end: datetime) -> timedelta:
+        """Open window time between two instants (how long a reply waited, in working
+        hours): nights, days off and public holidays count nothing. Zero when `end` is not
+        after `start`."""
+        begin, finish = _as_utc(start), _as_utc(end)
+        total = timedelta(0)
+        day, last = self.local_date(begin), self.local_date(finish)
+        while day <= last:
+            if self.is_working_day(day):
+                opened = max(begin, self._opening(day))
+                closed = min(finish, self._closing(day))
+                if closed > opened:
+                    total += closed - opened
+            day += timedelta(days=1)
+        return total
+
     def _add_open_time(self, at: datetime, remaining: timedelta) -> datetime:
         """Consume open window time only; landing exactly on a closing moves to the next opening."""
         moment = _as_utc(self.next_opening(at))

@@ -5,25 +5,27 @@ from __future__ import annotations
 
 import uuid
 from functools import partial
-from zoneinfo import ZoneInfo
 
 from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
-from django.utils.formats import date_format
-from django.utils.functional import Promise
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
 
 from cerniq.model_fields import max_length
-from cerniq.tenancy import display_name
 from outreach import attachments
 from outreach.delivery import enqueue_message
-from outreach.models import SENT_STATUSES, Channel, Journey, Lead, Message
+from outreach.manual_checks import EMAIL_CHANNELS as EMAIL_CHANNELS
+from outreach.manual_checks import (
+    NO_QUOTA,
+    email_refusal,
+    pick_phone,
+    whatsapp_refusal,
+)
+from outreach.manual_checks import UNSENDABLE_EMAIL as UNSENDABLE_EMAIL
+from outreach.manual_checks import held_by_message as held_by_message
+from outreach.models import Channel, Journey, Lead, Message
 from outreach.spintax import CHANNEL_LIMITS
-from outreach.suppression import is_suppressed
 from whatsapp import quota
-from whatsapp.allocation import choose_phone
 from whatsapp.models import Phone
 
 MAX_WHATSAPP_TEXT = CHANNEL_LIMITS[Channel.WHATSAPP]
@@ -35,56 +37,12 @@ class SendRefused(ValueError):
     """The message may not be sent; the text says why, for the operator."""
 
 
-def held_by_message(journey: Journey) -> str:
-    """Why only the holder may write: "Ana took over this conversation on 24 Nov at 10:05…"."""
-    who = display_name(journey.taken_over_by)
-    if journey.taken_over_at is None:
-        return _("%(user)s took over this conversation; ask them to hand it back first.") % {
-            "user": who
-        }
-    at = timezone.localtime(journey.taken_over_at, ZoneInfo(journey.tenant.time_zone))
-    return _(
-        "%(user)s took over this conversation on %(day)s at %(time)s; "
-        "ask them to hand it back first."
-    ) % {"user": who, "day": date_format(at, "d M"), "time": f"{at:%H:%M}"}
-
-
-def check_takeover(journey: Journey, user: User | None) -> None:
-    """The takeover guard (the one place): while a person holds the conversation only
-    they write to the lead; automation (`user` None) never does."""
-    if not journey.taken_over_by_id:
-        return
-    if user is None:
-        raise SendRefused(_("An operator has taken over this conversation; automation is off."))
-    if journey.taken_over_by_id != user.pk:
-        raise SendRefused(held_by_message(journey))
-
-
 def _phone_for(lead: Lead, journey: Journey) -> tuple[Phone, bool]:
     """The phone for this lead (whatsapp.allocation's rule) and whether it is a new contact."""
-    phones = {p.pk: p for p in Phone.objects.usable().filter(tenant_id=lead.tenant_id)}
-    chat_phone = (
-        Message.objects.filter(
-            lead=lead,
-            channel=Channel.WHATSAPP,
-            direction=Message.Direction.OUTBOUND,
-            status__in=SENT_STATUSES,
-        )
-        .order_by("-created_at")
-        .values_list("phone_id", flat=True)
-        .first()
-    )
-    day = quota.quota_day(lead.tenant)
-    status = quota.status_many(phones.values(), day)
-    chosen = choose_phone(
-        phones,
-        {pk: s.remaining for pk, s in status.items()},
-        chat_phone=chat_phone,
-        assigned_phone=journey.assigned_phone_id,
-    )
+    chosen = pick_phone(lead, journey)
     if chosen is None:
-        raise SendRefused(_("No active WhatsApp phone has quota left today for a new contact."))
-    return phones[chosen.phone_id], chosen.new_contact
+        raise SendRefused(str(NO_QUOTA))
+    return chosen
 
 
 def send_manual(
@@ -101,7 +59,8 @@ def send_manual(
     """Queue a message written by `user` (or approved by them): WhatsApp, or a warm email
     (Resend) for `channel` EMAIL_WARM, with `files` attached (outreach.attachments).
     `idempotency_key`: a second send with the same key is an IntegrityError (nothing else
-    is changed then: the quota grant rolls back with it)."""
+    is changed then: the quota grant rolls back with it). A person's message does not wait
+    for the sending window: it is a conversation, not outreach (outreach.sending)."""
     if channel == Channel.EMAIL_WARM:
         return queue_email(
             lead,
@@ -120,9 +79,6 @@ def send_manual(
     return queue_reply(
         lead, text, user=user, reason=reason, is_manual=True, idempotency_key=idempotency_key
     )
-
-
-EMAIL_CHANNELS = (Channel.EMAIL_COLD, Channel.EMAIL_WARM)
 
 
 def answer(
@@ -151,21 +107,6 @@ def answer(
     return queue_reply(
         lead, text, user=user, reason=reason, is_manual=is_manual, idempotency_key=idempotency_key
     )
-
-
-# An address the providers told us not to write to (outreach.email_events).
-UNSENDABLE_EMAIL: dict[str, Promise] = {
-    Lead.EmailStatus.INVALID: gettext_lazy("This lead's email address is invalid."),
-    Lead.EmailStatus.BOUNCED: gettext_lazy(
-        "Emails to this address bounce; nothing can be sent to it."
-    ),
-    Lead.EmailStatus.UNSUBSCRIBED: gettext_lazy(
-        "This address unsubscribed; nothing can be sent to it."
-    ),
-    Lead.EmailStatus.COMPLAINED: gettext_lazy(
-        "This address reported us as spam; nothing can be sent to it."
-    ),
-}
 
 
 @transaction.atomic
@@ -210,15 +151,8 @@ def queue_email(
         .select_related("taken_over_by")
         .get(lead=lead)
     )
-    if journey.email_opted_out:
-        raise SendRefused(_("This lead opted out of email; nothing can be sent to it there."))
-    check_takeover(journey, user if is_manual else None)
-    if not lead.email:
-        raise SendRefused(_("This lead has no email address."))
-    if lead.email_status in UNSENDABLE_EMAIL:
-        raise SendRefused(str(UNSENDABLE_EMAIL[lead.email_status]))
-    if is_suppressed(lead.tenant_id, email=lead.email):
-        raise SendRefused(_("This address asked us to stop; nothing can be sent to it."))
+    if why := email_refusal(lead, journey, user if is_manual else None):
+        raise SendRefused(why)
     try:
         checked = attachments.check(list(files or []))
     except attachments.AttachmentRefused as refused:
@@ -273,13 +207,11 @@ def queue_reply(
         .select_related("taken_over_by")
         .get(lead=lead)
     )
-    if journey.whatsapp_opted_out and not allow_opted_out:
-        raise SendRefused(_("This lead opted out of WhatsApp; nothing can be sent to it there."))
-    check_takeover(journey, user if is_manual else None)
-    if not lead.phone:
-        raise SendRefused(_("This lead has no phone number."))
-    if not allow_opted_out and is_suppressed(lead.tenant_id, phone=lead.phone):
-        raise SendRefused(_("This phone number asked us to stop; nothing can be sent to it."))
+    why = whatsapp_refusal(
+        lead, journey, user if is_manual else None, allow_opted_out=allow_opted_out
+    )
+    if why:
+        raise SendRefused(why)
     phone, new_contact = _phone_for(lead, journey)
     day = None
     if new_contact:

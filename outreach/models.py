@@ -8,6 +8,7 @@ from django.db.models import F, Q
 from django.db.models.functions import Upper
 from django.utils.translation import gettext_lazy as _
 
+from cerniq.collation import NAME_COLLATION
 from cerniq.models import E164_REGEX, Tenant
 from outreach.lead_search import LeadQuerySet, search_text_of, writes_sources
 
@@ -55,11 +56,12 @@ class Lead(models.Model):
         COMPLAINED = "complained", _("Complained (spam)")
 
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="leads")
-    name = models.CharField("company name", max_length=255)
+    # Romanian order on PostgreSQL (ICU) and SQLite (cerniq.collation): Ș after S, Ț after T.
+    name = models.CharField("company name", max_length=255, db_collation=NAME_COLLATION)
     cui = models.CharField("CUI", max_length=12, blank=True, help_text="Romanian tax id, digits")
-    county = models.CharField(max_length=64, blank=True)
-    locality = models.CharField(max_length=128, blank=True)
-    contact_name = models.CharField(max_length=200, blank=True)
+    county = models.CharField(max_length=64, blank=True, db_collation=NAME_COLLATION)
+    locality = models.CharField(max_length=128, blank=True, db_collation=NAME_COLLATION)
+    contact_name = models.CharField(max_length=200, blank=True, db_collation=NAME_COLLATION)
     phone = models.CharField(max_length=16, blank=True, help_text="E.164")
     # None: nobody has checked the number yet; True: a WhatsApp message reached it; False:
     # not on WhatsApp (the provider said so, or the import's check did). outreach.readiness.
@@ -897,3 +899,34 @@ class MessageAttachment(models.Model):
 
     def __str__(self) -> str:
         return self.filename
+
+
+class QuickReply(models.Model):
+    """A canned answer an operator inserts in the inbox's composer, with the same
+    {{variables}} and spintax as templates (outreach.quick_replies renders it for a lead)."""
+
+    class ChannelChoice(models.TextChoices):
+        ANY = "", _("Any channel")
+        WHATSAPP = "WHATSAPP", _("WhatsApp")
+        EMAIL = "EMAIL_WARM", _("Email")
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="quick_replies")
+    name = models.CharField(max_length=60)
+    channel = models.CharField(max_length=16, choices=ChannelChoice.choices, blank=True)
+    language = models.CharField(max_length=2, choices=Template.Language.choices, default="ro")
+    subject = models.CharField(max_length=255, blank=True)
+    body = models.TextField()
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            models.UniqueConstraint(fields=["tenant", "name"], name="quickreply_unique_name"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name

@@ -92,6 +92,25 @@ def at_the_test_moment(request: pytest.FixtureRequest):
         yield moment
 
 
+@pytest.fixture(autouse=True)
+def fresh_cache():
+    """Every test starts with an empty cache: figures kept by id (the dashboard's counts)
+    would otherwise leak from a test into the next one that reuses the ids (SQLite does).
+    On Redis (CI) only at the first test: each xdist worker has a database of its own, and
+    PostgreSQL never reuses an id within a run."""
+    from django.core.cache import caches
+    from django.core.cache.backends.locmem import LocMemCache
+
+    global _cache_cleared
+    default = caches["default"]
+    if isinstance(default, LocMemCache) or not _cache_cleared:
+        default.clear()
+        _cache_cleared = True
+
+
+_cache_cleared = False
+
+
 @pytest.fixture(autouse=True, scope="session")
 def fast_password_hasher():
     """Hash passwords with MD5 in tests: PBKDF2's million iterations cost about 0.2 s per

@@ -21,7 +21,7 @@ from cerniq.models import (
     WebhookEvent,
 )
 from email_channels.models import CampaignDailyStats, EmailCampaign, SenderAccount
-from hitl.models import ReplyTriage, ReviewItem, ReviewSLA
+from hitl.models import ReplyResponse, ReplyTriage, ReviewItem, ReviewSLA
 from outreach.models import (
     Channel,
     DailyStats,
@@ -185,6 +185,14 @@ def make_one_of_everything(tenant: Tenant) -> dict[str, Any]:
         "review_sla": ReviewSLA.objects.create(tenant=tenant, urgent_minutes=30),
         "reply_triage": ReplyTriage.objects.create(
             message=inbound, tenant=tenant, lead=lead, queued_at=timezone.now()
+        ),
+        "reply_response": ReplyResponse.objects.create(
+            tenant=tenant,
+            lead=lead,
+            reply=inbound,
+            channel=Channel.WHATSAPP,
+            received_at=timezone.now(),
+            local_day=timezone.localdate(),
         ),
         "suppression": Suppression.objects.create(
             tenant=tenant, phone=f"+4079{next(_seq):07d}", reason="stop from an unknown sender"

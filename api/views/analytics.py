@@ -17,6 +17,8 @@ from rest_framework.response import Response
 from api import serializers_analytics as s
 from api.auth import tenant_of
 from api.docs import errors
+from api.serializers_response_times import ResponseTimesSerializer
+from hitl import response_times as reply_times
 from outreach import analytics
 
 RANGE_NOTE = (
@@ -130,3 +132,62 @@ class AnalyticsViewSet(viewsets.GenericViewSet):
         rows = analytics.phone_results(tenant_of(request), start, end)
         body = {"start": start, "end": end, "results": rows}
         return Response(s.PhoneResultsSerializer(body).data)
+
+    @extend_schema(
+        summary="First human response times per operator and per day over a range",
+        description=(
+            "Replies received on the range's days (the tenant's local days), and the working "
+            "time (the tenant's hours, working days and public holidays) to the first message "
+            "a person wrote or approved; docs/response-times.md has the definitions. Read "
+            "live, not from the roll-up. " + RANGE_NOTE.split(" Figures")[0]
+        ),
+        parameters=[s.RangeSerializer],
+        responses={200: ResponseTimesSerializer, **errors(400)},
+        examples=[
+            OpenApiExample(
+                "response times",
+                value={
+                    "start": "2026-11-23",
+                    "end": "2026-11-29",
+                    "total": {
+                        "answered": 5,
+                        "closed_without_message": 1,
+                        "waiting": 2,
+                        "median_seconds": 1800,
+                        "p90_seconds": 3600,
+                        "within_deadline_percent": 100.0,
+                    },
+                    "operators": [
+                        {
+                            "user_id": 7,
+                            "name": "Ana Popescu",
+                            "answered": 3,
+                            "closed_without_message": 1,
+                            "waiting": 0,
+                            "median_seconds": 600,
+                            "p90_seconds": 3600,
+                            "within_deadline_percent": 100.0,
+                        }
+                    ],
+                    "days": [
+                        {
+                            "day": "2026-11-24",
+                            "answered": 3,
+                            "closed_without_message": 0,
+                            "waiting": 0,
+                            "median_seconds": 1800,
+                            "p90_seconds": 3600,
+                            "within_deadline_percent": 100.0,
+                        }
+                    ],
+                },
+                response_only=True,
+            ),
+            TOO_LONG,
+        ],
+    )
+    @action(detail=False, methods=["get"], url_path="response-times")
+    def response_times(self, request: Request) -> Response:
+        start, end = self._range(request)
+        figures = reply_times.response_times(tenant_of(request), start, end)
+        return Response(ResponseTimesSerializer(figures).data)

@@ -22,6 +22,7 @@ from django.views.decorators.http import require_GET
 
 from cerniq.tenancy import scope_for
 from email_channels.models import CampaignDailyStats
+from hitl.response_times import response_times
 from outreach.analytics import (
     RangeInvalid,
     analytics_report,
@@ -107,6 +108,7 @@ def analytics(request: HttpRequest) -> HttpResponse:
         start, end = form.range()
         report = analytics_report(scope.tenant, start, end)
         campaigns = campaign_totals(scope, start, end)
+        times = response_times(scope.tenant, start, end)
     return render(
         request,
         "outreach/analytics.html",
@@ -114,6 +116,7 @@ def analytics(request: HttpRequest) -> HttpResponse:
             "form": form,
             "report": report,
             "campaigns": campaigns if report else [],
+            "response_times": times if report else None,
             "chart_data": report.chart_data() if report else None,
             "chart_labels": {
                 "sent": str(_("Sent")),

@@ -21,10 +21,11 @@ from django.utils.translation import gettext_noop
 from django.views.decorators.http import require_GET
 
 from cerniq.tenancy import TenantScope, scope_for
+from hitl.response_times import waiting_longest
 from hitl.review import review_stats
-from outreach import readiness, stalls
 from outreach.analytics import local_day_bounds, message_stats
-from outreach.models import Lead, Message
+from outreach.analytics.reach import reach
+from outreach.models import Message
 from outreach.next_send import NextSend, phone_answers
 from whatsapp import quota
 from whatsapp.models import Phone
@@ -133,12 +134,11 @@ def dashboard_context(request: HttpRequest) -> dict:
         "now": now,
         **message_stats(scope.tenant, today_start, week_start),
         "review": review_stats(scope.tenant, now),
-        "reach": {
-            "stalled": stalls.stalled_leads(scope.queryset(Lead)).count(),
-            "not_contactable": readiness.contactable(scope.queryset(Lead), False).count(),
-        },
+        "reach": reach(scope.tenant),
         "phones": phone_rows(scope, today, now),
         "recent": recent,
+        # Replies waiting longest for a person (hitl.response_times): one query.
+        "waiting_replies": waiting_longest(scope.tenant, now),
     }
 
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import unicodedata
 
+import phonenumbers
 import pytest
 from django.test import Client
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from outreach.importing import import_rows
@@ -138,6 +139,9 @@ def _grouped(digits: str, separator: str, cuts: list[int]) -> str:
 )
 def test_a_phone_is_found_however_it_is_written(tenant, prefix, rest, form, separator, cuts):
     national = prefix + rest  # 9 digits after the trunk 0
+    # Only numbers that exist: the search finds a phone by parsing it, and the numbering
+    # plan (phonenumbers' metadata) leaves some ranges of these prefixes unassigned.
+    assume(phonenumbers.is_valid_number(phonenumbers.parse(f"+40{national}")))
     stored = make_lead(tenant, name="Ferma Kyk", phone=f"+40{national}", with_journey=False)
     decoy = make_lead(tenant, name="Ferma Qwx", phone="+40799000000", with_journey=False)
     try:

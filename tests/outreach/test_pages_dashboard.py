@@ -184,6 +184,7 @@ def _world(tenant, phones: int, messages: int) -> None:
 def test_query_count_does_not_grow(client, operator, tenant, frozen, url):
     client.force_login(operator)
     _world(tenant, phones=5, messages=5)
+    client.get(url)  # the scheduler's counts and the earlier days, as kept between polls
     with CaptureQueriesContext(connection) as small:
         assert client.get(url).status_code == 200
     _world(tenant, phones=45, messages=45)
@@ -191,7 +192,7 @@ def test_query_count_does_not_grow(client, operator, tenant, frozen, url):
         html = client.get(url).content.decode()
     assert html.count("data-phone=") == 50
     assert len(large) == len(small), [q["sql"] for q in large.captured_queries]
-    assert len(large) <= 12
+    assert len(large) <= 13  # 12 + the replies waiting longest
 
 
 def test_expired_session_poll_redirects_the_whole_page(client):
