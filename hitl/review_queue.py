@@ -191,23 +191,6 @@ def sla_label(due: datetime, now: datetime) -> tuple[bool, str]:
     return False, _("due in %(t)s") % {"t": _duration(due - now)}
 
 
-def open_time(window: SendingWindow, start: datetime, end: datetime) -> timedelta:
-    """Working time between two moments: the open stretches of the tenant's window, the
-    time a deadline set by `hitl.review.sla_due` (SendingWindow.add_delay) counts."""
-    total = timedelta(0)
-    moment = start
-    for _day in range(400):  # a year of closed days at most: a bound, never reached
-        if moment >= end:
-            break
-        moment = window.next_opening(moment)
-        if moment >= end:
-            break
-        stop = min(window.closing_of(moment), end)
-        total += stop - moment
-        moment = stop
-    return total
-
-
 @dataclass(frozen=True)
 class Countdown:
     overdue: bool
@@ -221,11 +204,11 @@ def countdown(window: SendingWindow, due: datetime, now: datetime) -> Countdown:
     """ "due in 1h 05m" / "overdue by 12m" in working time, as the SLA counts it: on a Friday
     evening an item due Monday 09:30 is due in 30m, not in 2d 15h."""
     if due <= now:
-        late = open_time(window, due, now)
+        late = window.working_time(due, now)
         minutes = -int(late.total_seconds() // 60)
         text = _("overdue by %(t)s") % {"t": _duration(late)}
     else:
-        left = open_time(window, now, due)
+        left = window.working_time(now, due)
         minutes = int(left.total_seconds() // 60)
         text = _("due in %(t)s") % {"t": _duration(left)}
     ticking = window.is_open(now)
