@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from console.views import analysing
+from console.views import analysing, review_bulk
 from console.views import review as views
 
 app_name = "hitl"
@@ -10,6 +10,7 @@ urlpatterns = [
     path("", views.review_queue, name="review"),
     path("analysing/", analysing.analysing, name="analysing"),
     path("analysing/<int:pk>/", analysing.analysing_one, name="analysing_one"),
+    path("bulk/", review_bulk.bulk, name="bulk"),
     path("<int:pk>/assign/", views.assign_to_me, name="assign"),
     path("<int:pk>/approve/", views.approve, name="approve"),
     path("<int:pk>/send/", views.edit_and_send, name="send"),

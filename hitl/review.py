@@ -299,6 +299,18 @@ def assign(item: ReviewItem, user: User) -> ReviewItem:
 
 
 @transaction.atomic
+def assign_to(item: ReviewItem, assignee: User, *, by: User) -> ReviewItem:
+    """`by` gives the item to a teammate: both must be people of the item's workspace (a
+    superuser outside it is not a teammate)."""
+    check_member(item.tenant_id, by)
+    if not Membership.objects.filter(tenant_id=item.tenant_id, user=assignee).exists():
+        raise ReviewError(
+            _("%(user)s is not a member of this workspace.") % {"user": display_name(assignee)}
+        )
+    return assign(item, assignee)
+
+
+@transaction.atomic
 def approve_draft(item: ReviewItem, user: User, text: str | None = None) -> Message:
     """Send the AI draft (or `text`, the operator's edit of it) and resolve the item."""
     locked, journey = _lock(item)

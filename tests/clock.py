@@ -27,6 +27,7 @@ CLOCK_MODULES = frozenset(
         "tests/hitl/test_reply_responses.py",
         "tests/hitl/test_response_times.py",
         "tests/hitl/test_review.py",
+        "tests/hitl/test_review_queue.py",
         "tests/hitl/test_sla_settings.py",
         "tests/hitl/test_takeover.py",
         "tests/hitl/test_triage_jobs.py",

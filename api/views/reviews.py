@@ -21,7 +21,7 @@ from api.errors import Conflict
 from api.filters_reviews import ReviewFilter
 from api.pagination import Cursor
 from api.serializers import MessageSerializer
-from hitl import review
+from hitl import review, review_queue
 from hitl.models import ReviewItem
 from hitl.review import past_due
 
@@ -197,3 +197,49 @@ class ReviewViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
             )
         )
         return self._item(pk)
+
+    @extend_schema(
+        summary="Assign, resolve or reject several items at once",
+        description=(
+            "Each item goes through the same action as its own endpoint, in a transaction of "
+            "its own: an item refused (closed meanwhile, assigned to someone else, another "
+            "workspace's) is listed with the reason and does not stop the others. 200 even "
+            "when some are refused."
+        ),
+        request=s.BulkSerializer,
+        responses={200: s.BulkResultSerializer, **errors(400, 403)},
+        examples=[
+            OpenApiExample(
+                "reject two",
+                value={"action": "reject", "items": [12, 13], "note": "spam"},
+                request_only=True,
+            )
+        ],
+    )
+    @action(detail=False, methods=["post"])
+    def bulk(self, request: Request) -> Response:
+        tenant = tenant_of(request)
+        body = s.BulkSerializer(data=request.data, tenant=tenant)
+        body.is_valid(raise_exception=True)
+        data = body.validated_data
+        ids = list(dict.fromkeys(data["items"]))
+        items = list(
+            ReviewItem.objects.filter(tenant=tenant, pk__in=ids)
+            .select_related("lead")
+            .order_by("pk")
+        )
+        result = review_queue.bulk(
+            items,
+            data["action"],
+            acting_user(request),
+            assignee=data.get("assignee"),
+            note=data.get("note", ""),
+            missing=sorted(set(ids) - {item.pk for item in items}),
+        )
+        return Response(
+            {
+                "done": [item.pk for item in result.done],
+                "refused": [{"id": r.id, "reason": r.reason} for r in result.refused],
+                "summary": result.summary,
+            }
+        )

@@ -11,55 +11,81 @@ the replies still being analysed: console.views.analysing).
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.db.models import Count, Q
-from django.http import HttpResponse, HttpResponseRedirect
+from django.contrib.auth.models import User
+from django.db.models import Count, Q, QuerySet
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
 
-from cerniq.params import parse_page
-from cerniq.tenancy import AuthenticatedHttpRequest, scope_for
+from cerniq.params import parse_id, parse_ids, parse_page
+from cerniq.tenancy import AuthenticatedHttpRequest, TenantScope, display_name, scope_for
 from console.views.alerts import is_channel_admin
 from console.views.analysing import pending_context
 from console.views.review_settings import working_time
 from hitl import review, sla, takeover
+from hitl import review_queue as queue
 from hitl.models import ReviewItem
 from hitl.review import OPEN_STATUSES, ReviewError
 from outreach.models import Priority, Stage
 
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
+
 TABS: tuple[str, ...] = (Priority.URGENT, Priority.HIGH, Priority.MEDIUM, Priority.LOW)
 RESOLVE_CHOICES: tuple[str, ...] = (Stage.NEGOTIATION, Stage.CONVERTED, Stage.DEAD)
+sla_label = queue.sla_label  # the countdown's words ("due in 1h 05m"), named here as before
 PAGE_SIZE = 25  # per tab and page: oldest first, the rest on the next pages
+BULK_CHOICES: tuple[tuple[str, StrOrPromise], ...] = (
+    (queue.ASSIGN, gettext_lazy("Assign to")),
+    (queue.RESOLVE, gettext_lazy("Resolve")),
+    (queue.REJECT, gettext_lazy("Reject (note required)")),
+)
 
 
-def _duration(delta: timedelta) -> str:
-    """'2d 3h', '1h 05m', '7m' (coarse on purpose: it is a countdown, not a clock)."""
-    minutes = max(int(delta.total_seconds() // 60), 0)
-    days, rest = divmod(minutes, 24 * 60)
-    hours, mins = divmod(rest, 60)
-    if days:
-        return _("%(d)sd %(h)sh") % {"d": days, "h": hours}
-    if hours:
-        return _("%(h)sh %(m)02dm") % {"h": hours, "m": mins}
-    return _("%(m)sm") % {"m": mins}
-
-
-def sla_label(due: datetime, now: datetime) -> tuple[bool, str]:
-    """(overdue?, 'due in 1h 05m' / 'overdue by 12m')."""
-    if due <= now:
-        return True, _("overdue by %(t)s") % {"t": _duration(now - due)}
-    return False, _("due in %(t)s") % {"t": _duration(due - now)}
-
-
-def _open_items(request: AuthenticatedHttpRequest):
+def _open_items(request: AuthenticatedHttpRequest) -> QuerySet[ReviewItem]:
     return scope_for(request).queryset(ReviewItem).filter(status__in=OPEN_STATUSES)
+
+
+def _teammate(scope: TenantScope, raw: str) -> User:
+    """A member of the workspace by id; ReviewError for anyone else or anything else."""
+    pk = parse_id(raw)
+    found = next((user for user in queue.teammates(scope.tenant) if user.pk == pk), None)
+    if found is None:
+        raise ReviewError(_("Choose a teammate from this workspace."))
+    return found
+
+
+def _is_htmx(request: HttpRequest) -> bool:
+    return request.headers.get("HX-Request") == "true"
+
+
+def _counts(request: AuthenticatedHttpRequest) -> dict[str, int]:
+    return _open_items(request).aggregate(
+        **{tab: Count("pk", filter=Q(priority=tab)) for tab in TABS}
+    )
+
+
+def _tabs(counts: dict[str, int]) -> list[tuple[str, StrOrPromise, int]]:
+    return [(t, Priority(t).label, counts[t]) for t in TABS]
+
+
+def _item_context(scope: TenantScope, tab: str) -> dict:
+    """What every item's actions need, the page's and a fragment's alike."""
+    return {
+        "tab": tab,
+        "resolve_stages": [(s, Stage(s).label) for s in RESOLVE_CHOICES],
+        "teammates": queue.teammates(scope.tenant),
+        "review_url": reverse("hitl:review"),
+    }
 
 
 @login_required
@@ -67,38 +93,34 @@ def _open_items(request: AuthenticatedHttpRequest):
 def review_queue(request: AuthenticatedHttpRequest) -> HttpResponse:
     scope = scope_for(request)
     open_items = _open_items(request)
-    counts = open_items.aggregate(**{tab: Count("pk", filter=Q(priority=tab)) for tab in TABS})
+    counts = _counts(request)
     tab = request.GET.get("tab", "")
     if tab not in TABS:
         tab = next((t for t in TABS if counts[t]), TABS[0])
     pages = max((counts[tab] + PAGE_SIZE - 1) // PAGE_SIZE, 1)
     page = min(parse_page(request.GET.get("page")), pages)
     offset = (page - 1) * PAGE_SIZE
-    items = list(
-        open_items.filter(priority=tab)
-        .select_related("lead", "lead__journey", "lead__journey__taken_over_by", "message")
-        .select_related("assignee")
-        .order_by("sla_due_at", "pk")[offset : offset + PAGE_SIZE]
-    )
     now = timezone.now()
-    for item in items:
-        item.sla_overdue, item.sla_text = sla_label(item.sla_due_at, now)
-        triage = (item.ai_analysis or {}).get("triage") or {}
-        item.keywords = ", ".join(str(k) for k in triage.get("keywords") or [])
+    items = list(
+        queue.queue_items(open_items.filter(priority=tab)).order_by("sla_due_at", "pk")[
+            offset : offset + PAGE_SIZE
+        ]
+    )
     return render(
         request,
         "hitl/review.html",
         {
+            **_item_context(scope, tab),
             "tenant": scope.tenant,
-            "tab": tab,
-            "tabs": [(t, Priority(t).label, counts[t]) for t in TABS],
+            "tabs": _tabs(counts),
             "items": items,
+            "entries": queue.describe(items, scope.tenant, now),
             "page": page,
             "pages": pages,
             "first_shown": offset + 1,
             "last_shown": offset + len(items),
             "total": counts[tab],
-            "resolve_stages": [(s, Stage(s).label) for s in RESOLVE_CHOICES],
+            "bulk_actions": BULK_CHOICES,
             "now": now,
             "deadline": working_time(sla.minutes_for(scope.tenant, tab)),
             "can_change_deadlines": is_channel_admin(request, scope),
@@ -114,26 +136,73 @@ def _back(request: AuthenticatedHttpRequest, item: ReviewItem) -> HttpResponseRe
     return HttpResponseRedirect(f"{reverse('hitl:review')}?{urlencode({'tab': tab})}")
 
 
+def _fragment(
+    request: AuthenticatedHttpRequest, item: ReviewItem, text: str, ok: bool
+) -> HttpResponse:
+    """The htmx answer to an action: the item again while it is still open in its tab (an
+    assignment, a refusal), else nothing in its place and the next item of the tab appended;
+    out of band, the tab counts and what happened (an aria-live status)."""
+    scope = scope_for(request)
+    tab = request.POST.get("tab", "")
+    if tab not in TABS:
+        tab = item.priority
+    now = timezone.now()
+    open_items = _open_items(request)
+    again = list(queue.queue_items(open_items.filter(pk=item.pk, priority=tab)))
+    following: list[ReviewItem] = []
+    if not again:
+        shown = set(parse_ids(request.POST.getlist("shown"))) | {item.pk}
+        found = queue.next_item(queue.queue_items(open_items), tab, shown)
+        following = [found] if found is not None else []
+    again_entries = queue.describe(again, scope.tenant, now)
+    next_entries = queue.describe(following, scope.tenant, now)
+    return render(
+        request,
+        "hitl/_review_answer.html",
+        {
+            **_item_context(scope, tab),
+            "entry": again_entries[0] if again_entries else None,
+            "next_entry": next_entries[0] if next_entries else None,
+            "tabs": _tabs(_counts(request)),
+            "status_text": text,
+            "status_ok": ok,
+        },
+    )
+
+
 def _action(
     request: AuthenticatedHttpRequest, pk: int, act: Callable[[ReviewItem], str]
-) -> HttpResponseRedirect:
-    """Find the item in the user's tenant (404 otherwise), act, report, go back."""
+) -> HttpResponse:
+    """Find the item in the user's tenant (404 otherwise), act, report, go back (or, asked
+    by htmx, answer with the fragment that replaces the item)."""
     item = scope_for(request).get_or_404(ReviewItem.objects.select_related("lead"), pk=pk)
     try:
-        done = act(item)
+        text, ok = act(item), True
     except ReviewError as refused:
-        messages.error(request, str(refused))
-    else:
-        messages.success(request, done)
+        text, ok = str(refused), False
+    if _is_htmx(request):
+        return _fragment(request, item, text, ok)
+    (messages.success if ok else messages.error)(request, text)
     return _back(request, item)
 
 
 @login_required
 @require_POST
 def assign_to_me(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
+    """To the signed-in operator, or to the teammate named by `assignee`."""
+    scope = scope_for(request)
+
     def act(item: ReviewItem) -> str:
-        review.assign(item, request.user)
-        return _("Assigned to you: %(lead)s.") % {"lead": item.lead.name}
+        raw = request.POST.get("assignee", "")
+        if not raw:
+            review.assign(item, request.user)
+            return _("Assigned to you: %(lead)s.") % {"lead": item.lead.name}
+        teammate = _teammate(scope, raw)
+        review.assign_to(item, teammate, by=request.user)
+        return _("Assigned to %(user)s: %(lead)s.") % {
+            "user": display_name(teammate),
+            "lead": item.lead.name,
+        }
 
     return _action(request, pk, act)
 

@@ -1,38 +1,88 @@
-/* The review queue: keyboard shortcuts (j/k/a/e/r) and the SLA countdowns, refreshed every
-   minute. Its words come from the page (data-* attributes on #review-queue). */
+/* The review queue: keyboard shortcuts (j/k/a/e/r/x), focus after an htmx action, "select
+   all on this page", and the SLA countdowns, refreshed every minute. Its words come from
+   the page (data-* attributes on #review-queue).
+
+   An action posted with htmx replaces its item with nothing (the item is closed) or with
+   itself (assigned, refused), and appends the tab's next item (console.views.review).
+   Focus then moves to the item that took the acted one's place. */
 (function () {
   "use strict";
-  var items = Array.prototype.slice.call(document.querySelectorAll(".review-item"));
-  var current = -1;
   var queue = document.getElementById("review-queue");
   if (!queue) return;
-  var confirmApprove = queue.getAttribute("data-confirm-approve");
+  var current = -1;
+  var pending = null;  // the index of the item an htmx action was posted from
+
+  function items() {
+    return Array.prototype.slice.call(document.querySelectorAll(".review-item"));
+  }
   function focusItem(i) {
-    if (!items.length) return;
-    current = Math.max(0, Math.min(items.length - 1, i));
-    items[current].focus();
-    items[current].scrollIntoView({block: "nearest"});
+    var all = items();
+    if (!all.length) { current = -1; return; }
+    current = Math.max(0, Math.min(all.length - 1, i));
+    all[current].focus();
+    all[current].scrollIntoView({block: "nearest"});
   }
   function active() {
     var el = document.activeElement && document.activeElement.closest(".review-item");
-    return el || items[current] || null;
+    return el || items()[current] || null;
   }
+
   document.addEventListener("keydown", function (event) {
     if (event.ctrlKey || event.metaKey || event.altKey) return;
     var tag = (event.target.tagName || "").toLowerCase();
     if (tag === "input" || tag === "textarea" || tag === "select") return;
-    var item;
+    var item, button;
     if (event.key === "j") { focusItem(current + 1); }
     else if (event.key === "k") { focusItem(current - 1); }
     else if (event.key === "a" && (item = active())) {
-      if (window.confirm(confirmApprove)) item.querySelector("[data-key=approve]").click();
+      button = item.querySelector("[data-key=approve]");
+      if (button && !button.disabled) button.click();
     }
     else if (event.key === "e" && (item = active())) { item.querySelector("textarea").focus(); }
     else if (event.key === "r" && (item = active())) { item.querySelector("[data-key=reject-note]").focus(); }
+    else if (event.key === "x" && (item = active())) {
+      var pick = item.querySelector("[data-pick]");
+      if (pick) pick.checked = !pick.checked;
+    }
     else { return; }
     event.preventDefault();
   });
-  // Refresh the SLA countdowns every minute (the server computed them at page load).
+
+  // Remember where the acted item was, so focus lands on the one that takes its place.
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    var item = event.target.closest && event.target.closest(".review-item");
+    if (!item) return;
+    pending = items().indexOf(item);
+    item.classList.add("is-busy");
+  });
+  document.addEventListener("htmx:responseError", function (event) {
+    var item = event.target.closest && event.target.closest(".review-item");
+    if (item) item.classList.remove("is-busy");
+    pending = null;
+  });
+  var list = document.getElementById("review-items");
+  if (list && window.MutationObserver) {
+    new MutationObserver(function () {
+      var empty = document.getElementById("review-empty");
+      if (empty) empty.hidden = items().length > 0;
+      if (pending === null) return;
+      var at = pending;
+      pending = null;
+      focusItem(at);
+    }).observe(list, {childList: true});
+  }
+
+  // "Select all on this page": the bulk form's checkboxes.
+  queue.addEventListener("change", function (event) {
+    if (!event.target.matches("[data-select-all]")) return;
+    document.querySelectorAll("[data-pick]").forEach(function (box) {
+      box.checked = event.target.checked;
+    });
+  });
+
+  // Refresh the SLA countdowns every minute. They count working time (the server said how
+  // many minutes were left and, while the window is open, until when the clock runs):
+  // outside the window they stand still, as the SLA does.
   function fmt(minutes) {
     var d = Math.floor(minutes / 1440), h = Math.floor((minutes % 1440) / 60), m = minutes % 60;
     if (d) return d + "d " + h + "h";
@@ -40,11 +90,22 @@
     return m + "m";
   }
   var dueIn = queue.getAttribute("data-due-in"), overdueBy = queue.getAttribute("data-overdue-by");
-  setInterval(function () {
-    document.querySelectorAll("[data-sla-due]").forEach(function (el) {
-      var diff = Math.floor((Date.parse(el.dataset.slaDue) - Date.now()) / 60000);
-      el.textContent = diff > 0 ? dueIn + " " + fmt(diff) : overdueBy + " " + fmt(-diff);
-      el.classList.toggle("sla--overdue", diff <= 0);
+  function stamp() {  // when each countdown was computed: the page load, or its htmx swap
+    var now = String(Date.now());
+    document.querySelectorAll("[data-sla-until]").forEach(function (el) {
+      if (!el.dataset.slaFrom) el.dataset.slaFrom = now;
     });
-  }, 60000);
+  }
+  function tick(root) {
+    var now = Date.now();
+    root.querySelectorAll("[data-sla-until]").forEach(function (el) {
+      var stop = Math.min(now, Date.parse(el.dataset.slaUntil));
+      var left = parseInt(el.dataset.slaMinutes, 10) - Math.floor((stop - Number(el.dataset.slaFrom)) / 60000);
+      el.textContent = left > 0 ? dueIn + " " + fmt(left) : overdueBy + " " + fmt(-left);
+      el.classList.toggle("sla--overdue", left <= 0);
+    });
+  }
+  stamp();
+  if (list && window.MutationObserver) new MutationObserver(stamp).observe(list, {childList: true});
+  setInterval(function () { tick(document); }, 60000);
 })();

@@ -107,7 +107,8 @@ def test_operator_logs_in_sees_the_quota_grid_approves_a_draft_and_switches_lang
     assert page.get_by_text("Da, sunt interesat. Putem vorbi mâine?").is_visible()
     page.screenshot(path=str(SHOTS / "review.png"), full_page=True)
     page.get_by_role("button", name="Approve draft").click()
-    page.wait_for_load_state()
+    # htmx answers in place (no page load): wait for the outcome the queue announces.
+    page.locator("#review-status").get_by_text("is queued").wait_for()
     sent = Message.objects.get(lead=lead, direction="OUT")
     assert sent.body == "Bună ziua, Ion Pop! Sigur, vă sun mâine la 10."
     assert sent.status == "QUEUED" and sent.is_manual and sent.sent_by == user
