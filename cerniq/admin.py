@@ -85,6 +85,13 @@ class MembershipInline(admin.TabularInline):
     readonly_fields = ("created_at",)
 
 
+class HttpsURLField(forms.URLField):
+    """An address typed without a scheme is https (Django 6's default, asked for now)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(assume_scheme="https", **kwargs)
+
+
 class TenantAdminForm(forms.ModelForm):
     """Working days as checkboxes, not a raw JSON box."""
 
@@ -101,6 +108,7 @@ class TenantAdminForm(forms.ModelForm):
     class Meta:
         model = Tenant
         fields = "__all__"  # noqa: DJ007 - the admin lists every field of a tenant
+        field_classes = {"price_list_url": HttpsURLField}
 
     def clean_working_days(self) -> list[int]:
         return sorted(set(self.cleaned_data["working_days"]))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib import admin
 
 from cerniq import reasons
-from hitl.models import ReplyResponse, ReplyTriage, ReviewItem, ReviewSLA
+from hitl.models import ConversationState, Note, ReplyResponse, ReplyTriage, ReviewItem, ReviewSLA
 from outreach.admin import AuditRowAdmin
 
 
@@ -86,3 +86,24 @@ class ReplyResponseAdmin(AuditRowAdmin):
     list_filter = ("kind", "channel", "tenant")
     raw_id_fields = ("reply", "answer", "lead", "responder")
     date_hierarchy = "received_at"
+
+
+@admin.register(Note)
+class NoteAdmin(AuditRowAdmin):
+    """Team notes on a conversation (the inbox): written and read there, shown here."""
+
+    list_display = ("created_at", "lead", "author", "tenant")
+    list_select_related = ("lead", "author", "tenant")
+    list_filter = ("tenant",)
+    raw_id_fields = ("lead", "author")
+    date_hierarchy = "created_at"
+
+
+@admin.register(ConversationState)
+class ConversationStateAdmin(AuditRowAdmin):
+    """Each operator's read and closed marks on a conversation (the inbox)."""
+
+    list_display = ("updated_at", "user", "lead", "last_read_at", "closed_at", "tenant")
+    list_select_related = ("user", "lead", "tenant")
+    list_filter = ("tenant",)
+    raw_id_fields = ("user", "lead")

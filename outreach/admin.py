@@ -33,6 +33,7 @@ from outreach.models import (
     MessageAttachment,
     OptOutLift,
     OptOutRecord,
+    QuickReply,
     Sequence,
     SequenceStep,
     StageTransition,
@@ -617,3 +618,14 @@ class OptOutLiftAdmin(AuditRowAdmin):
     list_select_related = ("lead", "by_user", "tenant")
     list_filter = ("tenant",)
     search_fields = ("lead__name", "reason")
+
+
+@admin.register(QuickReply)
+class QuickReplyAdmin(AuditRowAdmin):
+    """Canned answers of the inbox's composer. Edited on Settings → Quick replies (or the
+    API), where their variables are checked; shown here read-only."""
+
+    list_display = ("name", "channel", "language", "updated_at", "tenant")
+    list_select_related = ("tenant",)
+    list_filter = ("tenant", "channel")
+    search_fields = ("name", "body")

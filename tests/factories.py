@@ -21,7 +21,7 @@ from cerniq.models import (
     WebhookEvent,
 )
 from email_channels.models import CampaignDailyStats, EmailCampaign, SenderAccount
-from hitl.models import ReplyResponse, ReplyTriage, ReviewItem, ReviewSLA
+from hitl.models import ConversationState, Note, ReplyResponse, ReplyTriage, ReviewItem, ReviewSLA
 from outreach.models import (
     Channel,
     DailyStats,
@@ -33,6 +33,7 @@ from outreach.models import (
     MessageAttachment,
     OptOutLift,
     OptOutRecord,
+    QuickReply,
     Sequence,
     SequenceStep,
     StageTransition,
@@ -193,6 +194,15 @@ def make_one_of_everything(tenant: Tenant) -> dict[str, Any]:
             channel=Channel.WHATSAPP,
             received_at=timezone.now(),
             local_day=timezone.localdate(),
+        ),
+        "note": Note.objects.create(
+            tenant=tenant, lead=lead, author=user, body="Sună-l după 14:00 <b>urgent</b>"
+        ),
+        "conversation_state": ConversationState.objects.create(
+            tenant=tenant, user=user, lead=lead, last_read_at=timezone.now()
+        ),
+        "quick_reply": QuickReply.objects.create(
+            tenant=tenant, name="pret", body="Bună ziua, {{contact_name}}! <i>Lista de prețuri</i>"
         ),
         "suppression": Suppression.objects.create(
             tenant=tenant, phone=f"+4079{next(_seq):07d}", reason="stop from an unknown sender"

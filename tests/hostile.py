@@ -143,6 +143,7 @@ def one_of_everything(tenant: Any) -> tuple[dict[str, Any], dict[str, int]]:
         "webhooks": rows["webhook_endpoint"].pk,
         "webhook-deliveries": rows["webhook_delivery"].pk,
         "imports": rows["import_job"].pk,
+        "quick-replies": rows["quick_reply"].pk,
     }
     return rows, ids
 
