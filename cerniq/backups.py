@@ -40,6 +40,9 @@ from django.core.exceptions import SuspiciousFileOperation
 from django.core.files.storage import FileSystemStorage, Storage, default_storage, storages
 from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections
 
+from cerniq import collation
+from cerniq.collation import NAME_COLLATION
+
 DB_PREFIX = "cerniq-db-"
 MEDIA_PREFIX = "cerniq-media-"
 # Tables `migrate` fills by itself: a database holding rows only there is still empty.
@@ -352,8 +355,10 @@ class SqliteOnlineRestore(SqliteBackupConnector):
             source = sqlite3.connect(copy.name)
             try:
                 # The CHECK constraints call Django's SQL functions (REGEXP), which this bare
-                # connection lacks; they held when the rows were written.
+                # connection lacks; they held when the rows were written. The name columns'
+                # collation is ours (cerniq.collation): the integrity check compares by it.
                 source.execute("PRAGMA ignore_check_constraints = ON")
+                source.create_collation(NAME_COLLATION, collation.compare)
                 (verdict,) = source.execute("PRAGMA quick_check").fetchone()
                 if verdict != "ok":
                     raise sqlite3.DatabaseError(f"quick_check: {verdict}")

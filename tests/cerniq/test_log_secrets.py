@@ -71,7 +71,7 @@ def secret_names(draw) -> str:
 
 # Long enough not to turn up by chance elsewhere in a line (a time, an id, "HTTP/1.1").
 token_values = st.text(string.ascii_letters + string.digits + "-_.~", min_size=12, max_size=48)
-text_values = st.text(min_size=6, max_size=30).filter(lambda v: v.strip() == v and v.strip())
+text_values = st.text(min_size=12, max_size=30).filter(lambda v: v.strip() == v and v.strip())
 secret_values = st.one_of(token_values, text_values)
 
 
