@@ -42,7 +42,13 @@ FIRST_CONTACT = Q(quota_cost=1) | (~Q(channel=Channel.WHATSAPP) & Q(step__positi
 FOLLOW_UP = Q(step__isnull=False, is_manual=False) & ~FIRST_CONTACT
 
 INBOUND = Q(direction=Message.Direction.INBOUND)
-OPT_OUT = INBOUND & Q(analysis__decision__startswith="opt-out")
+# The reply path stores the decision as a reason code (hitl.reasons DECISION_OPT_OUT and
+# DECISION_OPT_OUT_COMPLAINT, both "hitl.decision.opt_out…"); rows stored before reason codes
+# carry text starting "opt-out". (outreach may not import hitl: the codes are spelled here.)
+OPTED_OUT = Q(analysis__decision__startswith="hitl.decision.opt_out") | Q(
+    analysis__decision__startswith="opt-out"
+)
+OPT_OUT = INBOUND & OPTED_OUT
 # An opt-out reply may carry a triage too (kept to spot complaints): it is never positive.
 POSITIVE = (
     INBOUND
@@ -50,7 +56,7 @@ POSITIVE = (
         Q(analysis__triage__sentiment__gte=POSITIVE_SENTIMENT)
         | Q(analysis__triage__intent__in=POSITIVE_INTENTS)
     )
-    & (Q(analysis__decision__isnull=True) | ~Q(analysis__decision__startswith="opt-out"))
+    & (Q(analysis__decision__isnull=True) | ~OPTED_OUT)
 )
 
 # The counters of a DailyStats row, in model order.

@@ -512,3 +512,25 @@ def test_the_page_shows_each_campaigns_results_in_the_range(client, operator, te
     cells = [c.split(">")[-1] for c in row.split("</td>")[:-1]]
     assert cells == ["Ferme Iași", "100", "0", "5", "0", "1", "0", "5.0%", "1.0%"]
     assert "Alt client" not in page
+
+
+def test_an_opt_out_through_the_reply_path_is_counted(tenant):
+    """The figure follows what the reply path stores (a reason code), not an old text."""
+    from hitl.replies import process_reply
+
+    phone = make_phone(tenant)
+    lead = make_lead(tenant)
+    moment = datetime(2026, 11, 18, 10, 0, tzinfo=UTC)
+    with time_machine.travel(moment, tick=False):
+        stop = make_message(
+            lead,
+            phone=phone,
+            direction=Message.Direction.INBOUND,
+            status=Message.Status.RECEIVED,
+            idempotency_key=None,
+            body="STOP, nu mai scrieți",
+        )
+        process_reply(lead, stop)
+        rollup_day(tenant, moment.date())
+    row = DailyStats.objects.get(tenant=tenant, day=moment.date(), phone=phone)
+    assert (row.replies, row.opt_outs, row.positive_replies) == (1, 1, 0)

@@ -119,7 +119,7 @@ def history(tenant):
         at=TODAY,
         analysis={
             "triage": {"sentiment": 70, "intent": "interested"},
-            "decision": "opt-out (confirmation queued)",
+            "decision": "hitl.decision.opt_out",  # as the reply path stores it
         },
     )
     received(Channel.EMAIL_COLD, at=TODAY_EARLY, analysis={"triage": {"sentiment": 10}})
