@@ -14,7 +14,7 @@ Definitions (one place for all of them, `definitions.py`; in words: docs/figures
   discarded from the dead letters), *bounces*: BOUNCED, dated by ``failed_at`` (else
   ``sent_at``, else ``created_at``).
 - *Reply*: every inbound message received (``created_at``) in the day, as on the
-  dashboard. An *opt-out* is a reply whose routing decision starts with "opt-out".
+  dashboard. An *opt-out* is a reply the reply path decided was one (`OPT_OUT`).
 - *Positive reply*: a reply the AI triage scored at ``sentiment >= POSITIVE_SENTIMENT``
   (50: also the threshold above which hitl.routing answers with an AI reply) or classified
   with an interested intent (``POSITIVE_INTENTS``). Opt-outs are never positive.
