@@ -20,6 +20,8 @@ from datetime import datetime, timedelta
 from django.contrib.auth.models import User
 from django.db.models import Count, F, OuterRef, QuerySet, Subquery, Window
 from django.db.models.functions import RowNumber
+from django.utils import timezone
+from django.utils.formats import date_format
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
@@ -211,6 +213,13 @@ def countdown(window: SendingWindow, due: datetime, now: datetime) -> Countdown:
         left = window.working_time(now, due)
         minutes = int(left.total_seconds() // 60)
         text = _("due in %(t)s") % {"t": _duration(left)}
+        if minutes == 0 and not window.is_open(now):
+            # Due while the window is closed: no working time is left, but nothing is late
+            # before the window opens again ("due in 0m" would alarm for nothing).
+            opening = timezone.localtime(window.next_opening(now), window.tz)
+            text = _("due when the window opens, %(moment)s") % {
+                "moment": date_format(opening, "SHORT_DATETIME_FORMAT")
+            }
     ticking = window.is_open(now)
     return Countdown(
         due <= now, text, minutes, ticking, window.closing_of(now) if ticking else None

@@ -4,7 +4,8 @@ bulk actions (hitl.review_queue, console.views.review, console.views.review_bulk
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
 
 import pytest
 from django.db import connection
@@ -354,3 +355,17 @@ def test_the_countdown_counts_working_time_as_the_sla_does(tenant):
     assert (late.overdue, late.text, late.minutes) == (True, "overdue by 20m", -20)
     saturday = queue.countdown(window, monday_0930, friday_1730 + timedelta(days=1))
     assert not saturday.ticking and saturday.until is None and saturday.text == "due in 30m"
+
+
+def test_an_item_due_while_the_window_is_closed_says_when_not_zero(tenant):
+    """Due on a Sunday (window closed all weekend): no working time is left, yet nothing
+    is late before Monday's opening; the clock says so instead of "due in 0m"."""
+    from hitl.review_queue import countdown
+    from outreach.hours import SendingWindow
+
+    window = SendingWindow.for_tenant(tenant)
+    saturday = datetime(2026, 11, 21, 12, 0, tzinfo=ZoneInfo("Europe/Bucharest"))
+    found = countdown(window, saturday + timedelta(days=1), saturday)
+    assert not found.overdue and found.minutes == 0
+    assert found.text.startswith("due when the window opens, ")
+    assert "0m" not in found.text
