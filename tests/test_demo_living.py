@@ -158,6 +158,12 @@ def test_sixty_days_of_history_through_the_real_models_and_a_true_rollup(setting
         assert tenant.suppressions.exists()  # opt-outs recorded the way replies record them
         items = ReviewItem.objects.filter(tenant=tenant)
         assert items.filter(status="RESOLVED", resolved_by__isnull=False).exists()
+        # Operators answer (an approved draft) as well as close: response times have figures.
+        from hitl.models import ReplyResponse
+
+        answered = ReplyResponse.objects.filter(tenant=tenant, kind="ANSWERED")
+        assert answered.filter(responder__isnull=False, working_seconds__isnull=False).exists()
+        assert history.filter(ai_drafted=True, sent_by__isnull=False, status="SENT").exists()
         assert items.filter(status="ASSIGNED", assignee__isnull=False).exists()
         assert items.filter(status__in=["OPEN", "ASSIGNED"], sla_due_at__lt=SATURDAY_NIGHT).exists()
         assert StageTransition.objects.filter(

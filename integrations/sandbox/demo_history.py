@@ -320,6 +320,8 @@ class _History:
             self.resolve(item, user, done)
 
     def resolve(self, item: ReviewItem, user: User, at: datetime) -> None:
+        if item.ai_draft.strip() and self.rng.random() < 0.6 and self.answer(item, user, at):
+            return
         stage, note = None, self.rng.choice(demo_texts.RESOLUTIONS)
         if item.intent in ("interested", "meeting_request", "price_request"):
             stage = self.rng.choice([Stage.NEGOTIATION, Stage.NEGOTIATION, Stage.CONVERTED, None])
@@ -330,6 +332,17 @@ class _History:
                 review.resolve(item, user, note=note)
         if stage == Stage.NEGOTIATION and item.lead.email:
             self.warm_email(item.lead, user, self.later(at, 0.1, 2))
+
+    def answer(self, item: ReviewItem, user: User, at: datetime) -> bool:
+        """The operator approves the AI draft (the queue's one key): the answer goes out on
+        the reply's channel and the item is resolved, so response times have answers."""
+        with replayed_clock(at):
+            try:
+                message = review.approve_draft(item, user)
+            except review.ReviewError:
+                return False
+        rows.mark_sent(message, at + timedelta(seconds=self.rng.randint(5, 60)), self.rng)
+        return True
 
     def warm_email(self, lead: Lead, user: User, at: datetime) -> None:
         """The operator follows a conversation with an offer by (warm) email."""
