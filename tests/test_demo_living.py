@@ -158,6 +158,14 @@ def test_sixty_days_of_history_through_the_real_models_and_a_true_rollup(setting
         assert tenant.suppressions.exists()  # opt-outs recorded the way replies record them
         items = ReviewItem.objects.filter(tenant=tenant)
         assert items.filter(status="RESOLVED", resolved_by__isnull=False).exists()
+        # Old alerts are closed (by a person, or by the system when their cause ended); the
+        # last day's may still be open.
+        from cerniq.models import Alert
+
+        day_before = SATURDAY_NIGHT - timedelta(days=1)
+        stale = Alert.objects.filter(tenant=tenant, last_seen_at__lt=day_before)
+        assert stale.exists() and not stale.filter(resolved_at__isnull=True).exists()
+        assert stale.filter(resolved_by__isnull=False).exists()  # some closed by a person
         # Operators answer (an approved draft) as well as close: response times have figures.
         from hitl.models import ReplyResponse
 

@@ -34,8 +34,8 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
-from cerniq import integrations
-from cerniq.models import Tenant
+from cerniq import alerts, integrations
+from cerniq.models import Alert, Tenant
 from email_channels import campaigns
 from email_channels.models import EmailCampaign
 from hitl import review, triage_jobs
@@ -333,6 +333,23 @@ class _History:
         if stage == Stage.NEGOTIATION and item.lead.email:
             self.warm_email(item.lead, user, self.later(at, 0.1, 2))
 
+    def tidy_alerts(self) -> None:
+        """A team acknowledges and closes its alerts within hours: only the last day's stay
+        open on the bell, as they would in a workspace people use."""
+        people = [user for user in (self.operator, self.admin) if user is not None]
+        if not people:
+            return
+        old = Alert.objects.filter(
+            tenant=self.tenant,
+            resolved_at__isnull=True,
+            last_seen_at__lt=self.now - timedelta(days=1),
+        ).order_by("pk")
+        for alert in old:
+            user = self.rng.choice(people)
+            seen = min(self.later(alert.last_seen_at, 0.1, 3), self.now)
+            alerts.acknowledge(Alert.objects.filter(pk=alert.pk), user, now=seen)
+            alerts.resolve_by_hand(Alert.objects.filter(pk=alert.pk), user, now=seen)
+
     def answer(self, item: ReviewItem, user: User, at: datetime) -> bool:
         """The operator approves the AI draft (the queue's one key): the answer goes out on
         the reply's channel and the item is resolved, so response times have answers."""
@@ -435,6 +452,7 @@ def seed_history(
         for send, at, text in sorted(replies, key=lambda r: r[1]):
             history.reply(send, at, text)
         history.work_the_queue()
+        history.tidy_alerts()
         history.finish_queued()
         rows.recount_versions(tenant.pk)
         rollup_range(tenant, history.first_day, history.today)
