@@ -14,9 +14,10 @@ are keyset pages (by last activity, then lead id).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from django.contrib.auth.models import User
 from django.db import connection
@@ -257,8 +258,9 @@ def page(tenant: Tenant, user: User, query: InboxQuery) -> Page:
     if query.cursor is not None:
         c = query.cursor
         # The plain bound first, so the index scan starts at the cursor, not at the top.
-        qs = qs.filter(activity__lte=c.at).filter(
-            Q(activity__lt=c.at) | Q(activity=c.at, journey__lead_id__lt=c.pk)
+        qs = qs.filter(
+            Q(activity__lte=c.at)
+            & (Q(activity__lt=c.at) | Q(activity=c.at, journey__lead_id__lt=c.pk))
         )
     qs = qs.annotate(
         last_message_id=Subquery(
@@ -282,6 +284,9 @@ def page(tenant: Tenant, user: User, query: InboxQuery) -> Page:
 COUNT_CAP = 100
 
 
+Key = TypeVar("Key", str, int)
+
+
 class Capped(int):
     """A count that stopped at COUNT_CAP: shows as "99+" from there."""
 
@@ -289,12 +294,13 @@ class Capped(int):
         return f"{COUNT_CAP - 1}+" if self >= COUNT_CAP else int.__repr__(self)
 
 
-def capped_counts(counted: dict[str, QuerySet]) -> dict[str, Capped]:
+def capped_counts(counted: Mapping[Key, QuerySet]) -> dict[Key, Capped]:
     """COUNT(*) of each queryset's first COUNT_CAP rows, all in one query (a scalar
     subquery each over a LIMITed subquery, so each stops at the cap)."""
     if not counted:
         return {}
-    parts, params = [], []
+    parts: list[str] = []
+    params: list[Any] = []
     for qs in counted.values():
         sql, more = qs.order_by().values("pk")[:COUNT_CAP].query.sql_with_params()
         parts.append(f"(SELECT COUNT(*) FROM ({sql}) AS capped)")  # noqa: S608
@@ -326,7 +332,7 @@ def unread_by_phone(tenant: Tenant, user: User, phone_ids: list[int]) -> dict[in
     """Unread open conversations of each of these assigned phones, capped: one query."""
     base = unread(tenant, user)
     counted = {pk: base.filter(journey__assigned_phone_id=pk) for pk in phone_ids}
-    return capped_counts(counted)  # type: ignore[arg-type]
+    return capped_counts(counted)
 
 
 def unread_total(tenant: Tenant, user: User) -> Capped:

@@ -146,3 +146,25 @@ def test_the_expression_index_is_there_for_existing_rows(tenant):
     assert "journey_activity_idx" in indexes
     assert indexes["journey_activity_idx"]["index"]
     assert "journey_review_activity_idx" in indexes
+
+
+@time_machine.travel(NOW, tick=False)
+def test_unread_counts_stop_at_the_cap_in_one_query(tenant, operator, monkeypatch):
+    """Counts stop at COUNT_CAP and show as "99+" (here 3 and "2+"): one query for every
+    view and channel, one for the badge, one for the phones."""
+    monkeypatch.setattr(inbox, "COUNT_CAP", 3)
+    for n in range(4):
+        lead = written_to(tenant, f"Replied {n}", 60)
+        Journey.objects.filter(lead=lead).update(last_reply_at=NOW - timedelta(minutes=n))
+    with CaptureQueriesContext(connection) as queries:
+        counts = inbox.unread_counts(tenant, operator)
+        total = inbox.unread_total(tenant, operator)
+        by_phone = inbox.unread_by_phone(tenant, operator, [])
+    assert len(queries) == 2  # no phones: no query for them
+    assert counts["view:all"] == 3 and str(counts["view:all"]) == "2+"
+    assert counts["view:taken"] == 0 and str(counts["view:taken"]) == "0"
+    assert total == 3 and str(total) == "2+"
+    assert by_phone == {}
+    monkeypatch.setattr(inbox, "COUNT_CAP", 100)
+    assert inbox.unread_total(tenant, operator) == 4
+    assert str(inbox.unread_total(tenant, operator)) == "4"
