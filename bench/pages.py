@@ -633,6 +633,73 @@ def cases(client) -> list[tuple[str, str]]:
         ("review HIGH", "/outreach/review/?tab=HIGH"),
         ("review MEDIUM", "/outreach/review/?tab=MEDIUM"),
         ("review LOW", "/outreach/review/?tab=LOW"),
+        *inbox_cases(tenant, hot["lead_id"]),
+    ]
+
+
+THREAD_SIZE = 200
+
+
+def top_up_thread(lead_id: int, size: int = THREAD_SIZE) -> None:
+    """Give the lead `size` messages (idempotent): older inbound copies of one of its
+    messages, one INSERT ... SELECT, so the thread case reads a long conversation."""
+    from django.db import connection
+
+    from outreach.models import Message
+
+    missing = size - Message.objects.filter(lead_id=lead_id).count()
+    if missing <= 0:
+        return
+    fields = [f for f in Message._meta.concrete_fields if not f.primary_key]
+    given = {
+        "direction": "'IN'",
+        "status": "'RECEIVED'",
+        "provider_message_id": "''",
+        "idempotency_key": "NULL",
+        "template_version_id": "NULL",
+        "sequence_id": "NULL",
+        "step_id": "NULL",
+        "quota_cost": "0",
+        "created_at": "m.created_at - g * interval '1 hour'",
+        "updated_at": "m.created_at - g * interval '1 hour'",
+    }
+    columns = ", ".join(f.column for f in fields)
+    values = ", ".join(given.get(f.column, f"m.{f.column}") for f in fields)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO outreach_message ({columns}) SELECT {values} FROM "  # noqa: S608
+            "(SELECT * FROM outreach_message WHERE lead_id = %s ORDER BY created_at LIMIT 1) m "
+            "CROSS JOIN generate_series(1, %s) g",
+            [lead_id, missing],
+        )
+
+
+def inbox_cases(tenant, busiest: int) -> list[tuple[str, str]]:
+    """The inbox: the list (default, hot, needs review, a channel), a page ~20 pages deep
+    (the cursor followed there), the 10-second poll with a stale stamp (it re-renders the
+    list; an unchanged stamp answers 204), and a thread of 200 messages."""
+    from django.contrib.auth import get_user_model
+
+    from hitl import inbox
+
+    user = get_user_model().objects.get(username=USERNAME)
+    query = inbox.InboxQuery()
+    for _ in range(20):
+        found = inbox.page(tenant, user, query)
+        if found.next_cursor is None:
+            break
+        query = inbox.InboxQuery(cursor=found.next_cursor)
+    deep = quote(query.cursor.encode()) if query.cursor else ""
+    top_up_thread(busiest)
+    return [
+        ("inbox", "/outreach/inbox/"),
+        ("inbox hot", "/outreach/inbox/?view=hot"),
+        ("inbox review", "/outreach/inbox/?view=review"),
+        ("inbox channel=whatsapp", "/outreach/inbox/?channel=whatsapp"),
+        ("inbox channel=email", "/outreach/inbox/?channel=email"),
+        ("inbox deep page (p21)", f"/outreach/inbox/list/?after={deep}"),
+        ("inbox list poll", "/outreach/inbox/list/?v=stale"),
+        (f"thread {THREAD_SIZE} msgs", f"/outreach/inbox/{busiest}/"),
     ]
 
 

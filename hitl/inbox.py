@@ -14,13 +14,14 @@ are keyset pages (by last activity, then lead id).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from typing import Any
+from datetime import datetime
+from typing import Any, TypeVar
 
 from django.contrib.auth.models import User
+from django.db import connection
 from django.db.models import (
-    Count,
     DateTimeField,
     Exists,
     F,
@@ -29,7 +30,6 @@ from django.db.models import (
     Q,
     QuerySet,
     Subquery,
-    Value,
 )
 from django.db.models.fields.json import KT
 from django.db.models.functions import Coalesce, Greatest
@@ -45,7 +45,6 @@ from outreach.lead_filters import search_match
 from outreach.models import Channel, Lead, Message
 
 PAGE_SIZE = 50
-EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 # The views of the list, in the order the page shows them, with their names.
 VIEWS: dict[str, Any] = {
@@ -65,6 +64,18 @@ _CHANNEL_VALUES = {
 }
 
 
+def activity() -> Greatest:
+    """A conversation's last activity, the later of the last reply and the last contact,
+    written exactly as the journey's expression index `journey_activity_idx` is (each
+    Coalesce falls back on the other column, so no constant is needed and a conversation,
+    which has at least one of them, never sorts as NULL)."""
+    return Greatest(
+        Coalesce("journey__last_reply_at", "journey__last_contact_at"),
+        Coalesce("journey__last_contact_at", "journey__last_reply_at"),
+        output_field=DateTimeField(),
+    )
+
+
 def conversations(tenant: Tenant, user: User) -> QuerySet[Lead]:
     """The tenant's conversations, each with what the list and its views need:
     `activity` (last message either way), the user's `my_state` (joined), whether an open
@@ -75,17 +86,14 @@ def conversations(tenant: Tenant, user: User) -> QuerySet[Lead]:
         lead=OuterRef("pk"), direction=Message.Direction.INBOUND
     ).order_by("-created_at", "-pk")
     return (
-        Lead.objects.filter(tenant=tenant)
+        # The journey's tenant too: the list's order is an index of journeys by tenant.
+        Lead.objects.filter(tenant=tenant, journey__tenant=tenant)
         .filter(Q(journey__last_reply_at__isnull=False) | Q(journey__last_contact_at__isnull=False))
         .annotate(
             my_state=FilteredRelation(
                 "conversation_states", condition=Q(conversation_states__user=user)
             ),
-            activity=Greatest(
-                Coalesce("journey__last_reply_at", Value(EPOCH, output_field=DateTimeField())),
-                Coalesce("journey__last_contact_at", Value(EPOCH, output_field=DateTimeField())),
-                output_field=DateTimeField(),
-            ),
+            activity=activity(),
             read_at=F("my_state__last_read_at"),
             closed_at=F("my_state__closed_at"),
             last_intent=Subquery(
@@ -232,7 +240,8 @@ def narrowed(tenant: Tenant, user: User, query: InboxQuery) -> QuerySet[Lead]:
         qs = qs.filter(journey__assigned_phone_id=query.phone)
     if query.q:
         qs = qs.filter(search_match(query.q))
-    return qs.order_by("-activity", "-pk")
+    # The journey's lead id (the lead's id) breaks ties: the index's last column.
+    return qs.order_by("-activity", "-journey__lead_id")
 
 
 @dataclass
@@ -248,7 +257,11 @@ def page(tenant: Tenant, user: User, query: InboxQuery) -> Page:
     qs = narrowed(tenant, user, query).select_related("journey", "journey__assigned_phone")
     if query.cursor is not None:
         c = query.cursor
-        qs = qs.filter(Q(activity__lt=c.at) | Q(activity=c.at, pk__lt=c.pk))
+        # The plain bound first, so the index scan starts at the cursor, not at the top.
+        qs = qs.filter(
+            Q(activity__lte=c.at)
+            & (Q(activity__lt=c.at) | Q(activity=c.at, journey__lead_id__lt=c.pk))
+        )
     qs = qs.annotate(
         last_message_id=Subquery(
             Message.objects.filter(lead=OuterRef("pk"))
@@ -266,36 +279,66 @@ def page(tenant: Tenant, user: User, query: InboxQuery) -> Page:
     return Page(rows=rows, next_cursor=cursor, last_messages=by_lead)
 
 
-def unread_counts(tenant: Tenant, user: User) -> dict[str, int]:
-    """Unread conversations per view and per channel ("channel:whatsapp"): one query, over
-    the user's unread open conversations only (few, next to the whole inbox)."""
-    aggregates = {
-        f"view_{view}": Count("pk", filter=facet_q(view, user) or None)
-        for view in VIEWS
-        if view != "closed"
+# Unread counts stop at this many: "99+" is all a badge needs, and a count that stops
+# early reads a few rows whatever the inbox's size (docs/inbox.md).
+COUNT_CAP = 100
+
+
+Key = TypeVar("Key", str, int)
+
+
+class Capped(int):
+    """A count that stopped at COUNT_CAP: shows as "99+" from there."""
+
+    def __str__(self) -> str:
+        return f"{COUNT_CAP - 1}+" if self >= COUNT_CAP else int.__repr__(self)
+
+
+def capped_counts(counted: Mapping[Key, QuerySet]) -> dict[Key, Capped]:
+    """COUNT(*) of each queryset's first COUNT_CAP rows, all in one query (a scalar
+    subquery each over a LIMITed subquery, so each stops at the cap)."""
+    if not counted:
+        return {}
+    parts: list[str] = []
+    params: list[Any] = []
+    for qs in counted.values():
+        sql, more = qs.order_by().values("pk")[:COUNT_CAP].query.sql_with_params()
+        parts.append(f"(SELECT COUNT(*) FROM ({sql}) AS capped)")  # noqa: S608
+        params.extend(more)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT " + ", ".join(parts), params)
+        row = cursor.fetchone()
+    return {key: Capped(value or 0) for key, value in zip(counted, row, strict=True)}
+
+
+def unread(tenant: Tenant, user: User) -> QuerySet[Lead]:
+    """The user's open conversations with a reply they have not read."""
+    return conversations(tenant, user).filter(open_q() & unread_q())
+
+
+def unread_counts(tenant: Tenant, user: User) -> dict[str, Capped]:
+    """Unread conversations per view and per channel ("channel:whatsapp"), each capped at
+    COUNT_CAP: one query, however many conversations there are."""
+    base = unread(tenant, user)
+    counted = {
+        f"view:{view}": base.filter(facet_q(view, user)) for view in VIEWS if view != "closed"
     }
     for channel in CHANNELS:
-        aggregates[f"channel_{channel}"] = Count("pk", filter=channel_q(channel))
-    found = conversations(tenant, user).filter(open_q() & unread_q()).aggregate(**aggregates)
-    return {key.replace("_", ":", 1): value or 0 for key, value in found.items()}
+        counted[f"channel:{channel}"] = base.filter(channel_q(channel))
+    return capped_counts(counted)
 
 
-def unread_by_phone(tenant: Tenant, user: User) -> dict[int | None, int]:
-    """Unread open conversations per assigned phone id: one grouped query."""
-    rows = (
-        conversations(tenant, user)
-        .filter(open_q() & unread_q())
-        .order_by()
-        .values("journey__assigned_phone")
-        .annotate(n=Count("pk"))
-    )
-    return {row["journey__assigned_phone"]: row["n"] for row in rows}
+def unread_by_phone(tenant: Tenant, user: User, phone_ids: list[int]) -> dict[int, Capped]:
+    """Unread open conversations of each of these assigned phones, capped: one query."""
+    base = unread(tenant, user)
+    counted = {pk: base.filter(journey__assigned_phone_id=pk) for pk in phone_ids}
+    return capped_counts(counted)
 
 
-def unread_total(tenant: Tenant, user: User) -> int:
-    """The navigation's badge: open conversations with a reply the user has not read.
-    One COUNT, without the list's other annotations."""
-    return (
+def unread_total(tenant: Tenant, user: User) -> Capped:
+    """The navigation's badge: open conversations with a reply the user has not read,
+    capped. One query, without the list's other annotations."""
+    badge = (
         Lead.objects.filter(tenant=tenant, journey__last_reply_at__isnull=False)
         .annotate(
             my_state=FilteredRelation(
@@ -303,5 +346,5 @@ def unread_total(tenant: Tenant, user: User) -> int:
             )
         )
         .filter(open_q() & unread_q())
-        .count()
     )
+    return capped_counts({"total": badge})["total"]

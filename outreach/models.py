@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
-from django.db.models.functions import Upper
+from django.db.models.functions import Coalesce, Greatest, Upper
 from django.utils.translation import gettext_lazy as _
 
 from cerniq.collation import NAME_COLLATION
@@ -201,6 +201,29 @@ class Journey(models.Model):
                 fields=["tenant", "last_reply_at"],
                 condition=Q(last_reply_at__isnull=False),
                 name="journey_replied_idx",
+            ),
+            # The inbox list's order, "last activity" (the later of the last reply and the
+            # last contact), as an expression index: the send and reply paths already keep
+            # both columns, so nothing else has to be kept in step (hitl.inbox.activity()).
+            models.Index(
+                F("tenant"),
+                Greatest(
+                    Coalesce("last_reply_at", "last_contact_at"),
+                    Coalesce("last_contact_at", "last_reply_at"),
+                ).desc(),
+                F("lead").desc(),
+                name="journey_activity_idx",
+            ),
+            # The inbox's "needs review" view in the same order (a few journeys).
+            models.Index(
+                F("tenant"),
+                Greatest(
+                    Coalesce("last_reply_at", "last_contact_at"),
+                    Coalesce("last_contact_at", "last_reply_at"),
+                ).desc(),
+                F("lead").desc(),
+                condition=Q(requires_human_review=True),
+                name="journey_review_activity_idx",
             ),
         ]
 
@@ -608,6 +631,13 @@ class Message(models.Model):
         ]
         indexes = [
             models.Index(fields=["lead", "created_at"], name="message_conversation_idx"),
+            # The inbox's "hot" view and count: each conversation's latest reply (its
+            # intent), one index entry away instead of a sort of the lead's messages.
+            models.Index(
+                fields=["lead", "-created_at", "-id"],
+                condition=Q(direction="IN"),
+                name="message_lead_reply_idx",
+            ),
             models.Index(fields=["tenant", "provider_thread_id"], name="message_thread_idx"),
             models.Index(fields=["tenant", "counterpart"], name="message_counterpart_idx"),
             models.Index(fields=["status", "scheduled_for"], name="message_status_idx"),

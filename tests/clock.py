@@ -46,6 +46,7 @@ CLOCK_MODULES = frozenset(
         "tests/outreach/test_email_sending.py",
         "tests/outreach/test_figures_agree.py",
         "tests/outreach/test_hours.py",
+        "tests/outreach/test_inbox_activity.py",
         "tests/outreach/test_inbox_composer.py",
         "tests/outreach/test_inbox_list.py",
         "tests/outreach/test_inbox_pages.py",

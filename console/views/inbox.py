@@ -86,7 +86,6 @@ def list_context(
     user = request.user
     found = conversations.page(scope.tenant, user, query)
     counts = conversations.unread_counts(scope.tenant, user)
-    by_phone = conversations.unread_by_phone(scope.tenant, user)
     base = reverse("outreach:inbox")
 
     def link(**changes: Any) -> str:
@@ -103,6 +102,8 @@ def list_context(
         }
         for key, label in conversations.VIEWS.items()
     ]
+    tenant_phones = list(scope.queryset(Phone).order_by("label", "number")[:50])
+    by_phone = conversations.unread_by_phone(scope.tenant, user, [p.pk for p in tenant_phones])
     channels = [
         {
             "key": key,
@@ -120,7 +121,7 @@ def list_context(
             "url": link(phone=None if query.phone == phone.pk else phone.pk),
             "active": query.phone == phone.pk,
         }
-        for phone in scope.queryset(Phone).order_by("label", "number")[:50]
+        for phone in tenant_phones
     ]
     more = None
     if found.next_cursor is not None:
