@@ -10,7 +10,10 @@
 
   // Figures and days in the page's language (<html lang>, from the active language):
   // 12.345 and 28 nov. in Romanian, 12,345 and 28 Nov in English (docs/locale.md).
-  var LANG = document.documentElement.lang || "ro";
+  // Our English is European (en-GB: day before month), like cerniq/formats/en.
+  var LOCALES = { en: "en-GB", ro: "ro-RO" };
+  var PAGE_LANG = document.documentElement.lang || "ro";
+  var LANG = LOCALES[PAGE_LANG] || PAGE_LANG;
   var NUMBER = new Intl.NumberFormat(LANG);
   var DAY = new Intl.DateTimeFormat(LANG, { day: "numeric", month: "short", timeZone: "UTC" });
 
