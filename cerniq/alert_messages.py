@@ -7,11 +7,12 @@ import zoneinfo
 from datetime import datetime
 
 from django.conf import settings
-from django.utils import formats, timezone, translation
+from django.utils import translation
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from cerniq import reasons
+from cerniq.formats import shown
 from cerniq.models import Alert, AlertChannel
 
 Notice = Alert.Notice
@@ -23,7 +24,7 @@ def _local(moment: datetime, alert: Alert) -> str:
         zone = zoneinfo.ZoneInfo(zone_name)
     except (zoneinfo.ZoneInfoNotFoundError, ValueError):
         zone = zoneinfo.ZoneInfo(settings.TIME_ZONE)
-    return formats.date_format(timezone.localtime(moment, zone), "d.m.Y H:i")
+    return shown(moment, "SHORT_DATETIME_FORMAT", zone)
 
 
 def compose(alert: Alert, notice: str, language: str, link: str) -> tuple[str, str]:

@@ -107,7 +107,7 @@ TEMPLATES = [
                 "console.context_processors.tenant",
             ],
             # `{{ x|reason }}` renders a stored reason code in the reader's language.
-            "builtins": ["cerniq.templatetags.reasons"],
+            "builtins": ["cerniq.templatetags.reasons", "cerniq.templatetags.numbers"],
         },
     },
 ]
@@ -372,6 +372,9 @@ LANGUAGE_CODE = "ro"
 LANGUAGES = [("ro", "Română"), ("en", "English")]
 LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = "Europe/Bucharest"
+# One date and number format per language (cerniq/formats/, docs/locale.md). Thousands
+# separators stay off globally (ids in URLs and data-* attributes): figures use `|num`.
+FORMAT_MODULE_PATH = "cerniq.formats"
 USE_I18N = True
 USE_TZ = True
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from django.utils.translation import gettext_lazy as _
 
 from cerniq import reasons
+from cerniq.formats import moment_label
 from hitl.triage.base import Intent
 from outreach.models import Channel, Priority
 
@@ -122,6 +123,7 @@ DECISION_OUT_OF_OFFICE = reasons.define(
 DECISION_OUT_OF_OFFICE_UNTIL = reasons.define(
     "hitl.decision.out_of_office_until",
     _("Out of office until %(back)s: the next step waits until then"),
+    back=moment_label,
 )
 
 # --- a reply's triage in the workers (hitl.triage_jobs) -------------------------------
@@ -152,4 +154,5 @@ SLA_MISSED = reasons.define(
     why=_rendered,
     missed=_priority,
     now=_priority,
+    due=moment_label,
 )

@@ -32,6 +32,7 @@ from django_dramatiq import apps as django_dramatiq_apps
 from dramatiq.rate_limits import WindowRateLimiter
 
 from cerniq import reasons
+from cerniq.formats import stored_moment
 from cerniq.models import Tenant
 from cerniq.outbound.events import emit
 from hitl import reasons as why
@@ -403,9 +404,8 @@ def _out_of_office(lead: Lead, message: Message, result, held: dict) -> str:
         )
         if opening > timezone.now():  # else back already (a late or replayed delivery)
             back = opening
-            shown = timezone.localtime(back, window.tz)
             decision = reasons.code(
-                why.DECISION_OUT_OF_OFFICE_UNTIL, back=f"{shown:%d.%m.%Y %H:%M}"
+                why.DECISION_OUT_OF_OFFICE_UNTIL, back=stored_moment(back, window.tz)
             )
     reply_holds.give_back(message, held, back=back)
     _remember(message, result, decision)

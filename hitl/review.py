@@ -32,6 +32,7 @@ from django.utils.translation import gettext as _
 
 from cerniq import reasons
 from cerniq.alerts import raise_alert, resolve_alerts
+from cerniq.formats import stored_moment
 from cerniq.models import Alert, Membership, Tenant
 from cerniq.outbound.events import emit
 from cerniq.tenancy import display_name
@@ -461,7 +462,6 @@ def check_sla(now: datetime | None = None) -> int:
         minutes = tenant_minutes[item.priority]
         item.sla_due_at = window.add_delay(now, minutes, "MINUTES")
         item.sla_breached_at = now
-        due_local = timezone.localtime(item.sla_due_at, window.tz)
         alerts.append(
             (
                 item,
@@ -471,7 +471,7 @@ def check_sla(now: datetime | None = None) -> int:
                     why=item.reason,
                     missed=old,
                     now=item.priority,
-                    due=f"{due_local:%d.%m.%Y %H:%M}",
+                    due=stored_moment(item.sla_due_at, window.tz),
                 ),
             )
         )

@@ -16,12 +16,12 @@ from zoneinfo import ZoneInfo
 
 from django.contrib.auth.models import User
 from django.utils import timezone
-from django.utils.formats import date_format
 from django.utils.functional import Promise
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from cerniq import reasons
+from cerniq.formats import shown
 from cerniq.models import Tenant
 from cerniq.tenancy import display_name
 from outreach import reasons as codes
@@ -64,7 +64,7 @@ def held_by_message(journey: Journey) -> str:
     return _(
         "%(user)s took over this conversation on %(day)s at %(time)s; "
         "ask them to hand it back first."
-    ) % {"user": who, "day": date_format(at, "d M"), "time": f"{at:%H:%M}"}
+    ) % {"user": who, "day": shown(at, "MONTH_DAY_FORMAT"), "time": shown(at, "TIME_FORMAT")}
 
 
 def takeover_refusal(journey: Journey, user: User | None) -> str:

@@ -9,6 +9,7 @@ from django.utils import dateformat, translation
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext, pgettext
 
+from cerniq.formats import shown
 from outreach.hours import Closure, SendingWindow, holiday_names
 from outreach.next_send import NextSend, Reason
 
@@ -43,8 +44,8 @@ def closure_text(next_send: NextSend) -> str:
         return ""
     if next_send.closure == Closure.OUTSIDE_HOURS:
         now = _("outside sending hours, %(start)s–%(end)s") % {
-            "start": window.start.strftime("%H:%M"),
-            "end": window.end.strftime("%H:%M"),
+            "start": shown(window.start, "TIME_FORMAT"),
+            "end": shown(window.end, "TIME_FORMAT"),
         }
     elif next_send.closure == Closure.WEEKEND:
         now = _("weekend")

@@ -17,6 +17,7 @@ CLOCK_MODULES = frozenset(
         "tests/api/test_reviews.py",
         "tests/api/test_sending_window.py",
         "tests/api/test_sequences.py",
+        "tests/cerniq/test_locale_formats.py",
         "tests/cerniq/test_notifications.py",
         "tests/cerniq/test_signin_lockout.py",
         "tests/cerniq/test_webhook_alerts.py",

@@ -86,8 +86,10 @@ def _context(
 
 
 def _day_text(result: PlanPreview) -> str:
-    """ "Wednesday 2 December 2026" (Romanian writes day and month names in lower case)."""
-    text = date_format(result.opening.date(), "l j F Y")
+    """ "Wednesday, 2 Dec 2026" / "miercuri, 02.12.2026": the weekday, then DATE_FORMAT
+    (Romanian writes day names in lower case)."""
+    day = result.opening.date()
+    text = f"{date_format(day, 'l')}, {date_format(day, 'DATE_FORMAT')}"
     return text.lower() if translation.get_language() == "ro" else text
 
 

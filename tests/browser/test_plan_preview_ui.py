@@ -29,7 +29,7 @@ def test_the_plan_shows_wednesdays_counts_in_both_languages(
         page.goto(f"{live_server.url}/outreach/dashboard/")
         page.locator("[data-plan-link]").click()
         page.wait_for_url("**/outreach/plan/")
-        assert "Wednesday 2 December 2026, window 09:00–18:00" in (
+        assert "Wednesday, 2 Dec 2026, window 09:00–18:00" in (
             page.locator("[data-plan-day]").inner_text()
         )
         totals = page.locator("[data-plan-totals]")
@@ -44,7 +44,7 @@ def test_the_plan_shows_wednesdays_counts_in_both_languages(
         page.get_by_role("button", name="Română").click()
         page.wait_for_load_state()
         page.goto(f"{live_server.url}/outreach/plan/")
-        assert "2 decembrie 2026" in page.locator("[data-plan-day]").inner_text().lower()
+        assert "miercuri, 02.12.2026" in page.locator("[data-plan-day]").inner_text().lower()
         for name, (width, height) in SIZES.items():
             page.set_viewport_size({"width": width, "height": height})
             page.screenshot(path=str(SHOTS / f"plan-{name}-ro.png"), full_page=True)

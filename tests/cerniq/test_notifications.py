@@ -111,7 +111,7 @@ def test_the_message_is_short_and_says_what_where_and_when(tenant, channel, aler
         "Severity: Warning · Kind: Bounce rate",
         "About: campaign:7",
         "Workspace: Agro Nord SRL",
-        "Seen 1 time, first 02.03.2026 10:00, last 02.03.2026 10:00.",
+        "Seen 1 time, first 02/03/2026, 10:00, last 02/03/2026, 10:00.",
         f"Alerts: http://127.0.0.1:8000/outreach/alerts/#alert-{Alert.objects.get().pk}",
     ]
 

@@ -174,7 +174,7 @@ def test_next_slot_and_last_send(client, operator, tenant):
     card = html[html.index(f'data-phone="{busy.number}"') : html.index('data-phone="+40740000002"')]
     assert 'data-next-send="2026-11-25T10:03:00+00:00" data-reason="pacing"' in card
     assert "Wed 25 Nov 12:03</span>" in card  # Bucharest is UTC+2 in November
-    assert f"<dt>Last send</dt><dd>{last:%d.%m %H:%M}</dd>" in card
+    assert "<dt>Last send</dt><dd>25/11/2026, 11:59</dd>" in card
     paused = html[html.index('data-phone="+40740000002"') :]
     assert 'data-next-send="never" data-reason="phone_paused" title="The number is paused.">—' in (
         paused

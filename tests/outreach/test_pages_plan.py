@@ -19,7 +19,7 @@ def test_the_page_shows_the_day_the_counts_and_why_leads_wait(client, operator, 
         response = client.get(reverse("outreach:plan"))
     page = response.content.decode()
     assert response.status_code == 200
-    assert "Wednesday 2 December 2026, window 09:00–18:00" in page
+    assert "Wednesday, 2 Dec 2026, window 09:00–18:00" in page
     assert "<td data-first>8</td>" in page and "<td data-follow-ups>2</td>" in page
     assert "a colleague took the conversation over" in page
     assert "the lead is held for human review" in page
@@ -31,14 +31,14 @@ def test_romanian_page(client, operator, tenant):
     client.force_login(operator)
     with time_machine.travel(FRIDAY_EVENING, tick=False):
         response = client.get(reverse("outreach:plan"), HTTP_ACCEPT_LANGUAGE="ro")
-    assert "2 decembrie 2026" in response.content.decode().lower()
+    assert "miercuri, 02.12.2026" in response.content.decode().lower()
 
 
 def test_empty_state_says_nothing_goes_out(client, operator, tenant):
     client.force_login(operator)
     with time_machine.travel(FRIDAY_EVENING, tick=False):
         page = client.get(reverse("outreach:plan")).content.decode()
-    assert "data-plan-empty" in page and "Nothing will go out on Wednesday 2 December 2026" in page
+    assert "data-plan-empty" in page and "Nothing will go out on Wednesday, 2 Dec 2026" in page
 
 
 def test_another_workspaces_sequence_is_a_form_error(client, operator, tenant, other_tenant):
