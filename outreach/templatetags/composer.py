@@ -14,8 +14,8 @@ from django.http import HttpRequest
 
 from outreach import attachments, quick_replies
 from outreach.manual import MAX_EMAIL_SUBJECT, MAX_EMAIL_TEXT, MAX_WHATSAPP_TEXT
-from outreach.manual_checks import channel_answers, default_channel, window_notice
-from outreach.models import Channel, Lead
+from outreach.manual_checks import EMAIL_CHANNELS, channel_answers, default_channel, window_notice
+from outreach.models import Channel, Lead, Message
 
 register = template.Library()
 
@@ -38,6 +38,24 @@ def draft_key(lead: Lead) -> str:
     return f"composer-draft:{lead.pk}"
 
 
+def reply_subject(lead: Lead) -> str:
+    """An email answer's subject: "Re: " and the lead's last email subject, as a mail
+    client would put it (empty when the lead never wrote by email)."""
+    last = (
+        Message.objects.filter(
+            lead=lead, direction=Message.Direction.INBOUND, channel__in=EMAIL_CHANNELS
+        )
+        .exclude(subject="")
+        .order_by("-created_at", "-pk")
+        .values_list("subject", flat=True)
+        .first()
+    )
+    if not last:
+        return ""
+    subject = last if last[:3].lower() == "re:" else f"Re: {last}"
+    return subject[:MAX_EMAIL_SUBJECT]
+
+
 def composer_context(request: HttpRequest, lead: Lead, kept: Kept | None = None) -> dict:
     """Everything _composer_form.html shows for `lead`, for the signed-in operator."""
     user = request.user if isinstance(request.user, User) else None
@@ -54,6 +72,7 @@ def composer_context(request: HttpRequest, lead: Lead, kept: Kept | None = None)
         "lead": lead,
         "answers": answers,
         "shared_refusal": shared,
+        "reply_subject": reply_subject(lead),
         "window_notice": window_notice(lead.tenant),
         "any_allowed": bool(allowed),
         "channel": channel,

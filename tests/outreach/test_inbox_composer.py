@@ -251,3 +251,25 @@ def test_an_unchecked_number_is_allowed_with_readinesss_hint(logged_in, lead):
     page = thread(logged_in, lead)
     assert 'data-hint="WHATSAPP"' in page and "the first message checks it" in page
     assert 'data-refusal="WHATSAPP"' not in page
+
+
+def test_an_email_answer_takes_the_leads_subject_with_re(logged_in, lead):
+    make_message(
+        lead,
+        channel=Channel.EMAIL_COLD,
+        direction=Message.Direction.INBOUND,
+        status=Message.Status.RECEIVED,
+        idempotency_key=None,
+        subject="Oferta pentru Ferma Știubei",
+    )
+    page = thread(logged_in, lead)
+    assert 'value="Re: Oferta pentru Ferma Știubei"' in page
+    make_message(
+        lead,
+        channel=Channel.EMAIL_COLD,
+        direction=Message.Direction.INBOUND,
+        status=Message.Status.RECEIVED,
+        idempotency_key=None,
+        subject="RE: Oferta pentru Ferma Știubei",
+    )
+    assert 'value="RE: Oferta pentru Ferma Știubei"' in thread(logged_in, lead)  # no Re: Re:
