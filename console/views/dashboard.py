@@ -143,7 +143,7 @@ def activity_rows(recent: list[Message]) -> list[dict]:
             "inbound": m.direction == Message.Direction.INBOUND,
             "channel": label(str(m.get_channel_display())),
             "lead": m.lead.name if m.lead else None,
-            "inbox_url": inbox_url(m.lead_id) if m.lead else "",
+            "inbox_url": inbox_url(m.lead.pk) if m.lead else "",
             "counterpart": m.counterpart,
             "phone": m.phone.number if m.phone else "—",
             "status_css": f"s-{m.status.lower()}",
