@@ -7,8 +7,10 @@ conversation render one row per item; a `{% translate %}`, `{% url %}`, `{% incl
 
 from __future__ import annotations
 
+from typing import cast
+
 import pytest
-from django.template import loader
+from django.template import NodeList, engines
 from django.template.defaulttags import ForNode, URLNode, WithNode
 from django.template.loader_tags import IncludeNode
 from django.templatetags.i18n import BlockTranslateNode, TranslateNode
@@ -23,13 +25,21 @@ from tests.factories import make_lead
 PER_ROW = (IncludeNode, URLNode, WithNode, TranslateNode)
 
 
+def _nodes(name: str) -> NodeList:
+    return engines["django"].engine.get_template(name).nodelist  # type: ignore[attr-defined]
+
+
+def _body(loop: ForNode) -> NodeList:
+    return cast(NodeList, loop.nodelist_loop)
+
+
 def _loops(name: str, var: str) -> list[ForNode]:
-    nodelist = loader.get_template(name).template.nodelist
-    return [node for node in nodelist.get_nodes_by_type(ForNode) if node.sequence.token == var]
+    loops = cast(list[ForNode], _nodes(name).get_nodes_by_type(ForNode))
+    return [loop for loop in loops if getattr(loop.sequence, "token", None) == var]
 
 
 def _per_row_tags(loop: ForNode) -> list:
-    return [node for kind in PER_ROW for node in loop.nodelist_loop.get_nodes_by_type(kind)]
+    return [node for kind in PER_ROW for node in _body(loop).get_nodes_by_type(kind)]
 
 
 @pytest.mark.parametrize(
@@ -46,21 +56,21 @@ def test_the_row_loops_have_no_translate_url_include_or_with(template, var):
 
 
 def test_the_leads_list_includes_its_rows_once_outside_any_loop():
-    page = loader.get_template("outreach/leads.html").template.nodelist
+    page = _nodes("outreach/leads.html")
     includes = [
         node
-        for node in page.get_nodes_by_type(IncludeNode)
+        for node in cast(list[IncludeNode], page.get_nodes_by_type(IncludeNode))
         if node.template.token == '"outreach/_lead_row.html"'
     ]
     assert len(includes) == 1
-    for loop in page.get_nodes_by_type(ForNode):
-        assert includes[0] not in loop.nodelist_loop.get_nodes_by_type(IncludeNode)
+    for loop in cast(list[ForNode], page.get_nodes_by_type(ForNode)):
+        assert includes[0] not in _body(loop).get_nodes_by_type(IncludeNode)
 
 
 def test_the_stalled_line_is_the_only_translation_in_a_lead_row():
     """A blocktranslate with a date stays (rare: stalled leads only), inside its `if`."""
     (loop,) = _loops("outreach/_lead_row.html", "rows")
-    assert len(loop.nodelist_loop.get_nodes_by_type(BlockTranslateNode)) == 1
+    assert len(_body(loop).get_nodes_by_type(BlockTranslateNode)) == 1
 
 
 @pytest.mark.django_db
