@@ -21,12 +21,14 @@ from django.utils.translation import gettext_noop
 from django.views.decorators.http import require_GET
 
 from cerniq.tenancy import TenantScope, scope_for
+from console.views.lead_rows import pk_url
 from hitl.response_times import waiting_longest
 from hitl.review import review_stats
 from outreach.analytics import local_day_bounds, message_stats
 from outreach.analytics.reach import reach
 from outreach.models import Message
 from outreach.next_send import NextSend, phone_answers
+from outreach.templatetags.sending_window import next_send
 from whatsapp import quota
 from whatsapp.models import Phone
 
@@ -107,6 +109,50 @@ def phone_rows(scope: TenantScope, today: date, now: datetime) -> list[PhoneRow]
     return rows
 
 
+def quota_cells(rows: list[PhoneRow]) -> list[dict]:
+    """The quota grid's cells, ready to print (the template's loop only prints fields)."""
+    return [
+        {
+            "number": row.phone.number,
+            "colour": row.colour,
+            "status_label": row.status_label,
+            "used": row.used,
+            "limit": row.limit,
+            "percent": row.percent,
+            "last_sent_at": row.phone.last_sent_at,
+            "next_send": next_send(row.next_send),
+        }
+        for row in rows
+    ]
+
+
+def activity_rows(recent: list[Message]) -> list[dict]:
+    """The recent activity's rows, ready to print: each distinct channel and status label
+    translated once, the inbox link reversed once."""
+    inbox_url = pk_url("outreach:inbox_thread")
+    labels: dict[str, str] = {}
+
+    def label(text: str) -> str:  # a choice's label, in the reader's language
+        if text not in labels:
+            labels[text] = _(text)
+        return labels[text]
+
+    return [
+        {
+            "created_at": m.created_at,
+            "inbound": m.direction == Message.Direction.INBOUND,
+            "channel": label(str(m.get_channel_display())),
+            "lead": m.lead.name if m.lead else None,
+            "inbox_url": inbox_url(m.lead.pk) if m.lead else "",
+            "counterpart": m.counterpart,
+            "phone": m.phone.number if m.phone else "—",
+            "status_css": f"s-{m.status.lower()}",
+            "status": label(str(m.get_status_display())),
+        }
+        for m in recent
+    ]
+
+
 def dashboard_context(request: HttpRequest) -> dict:
     scope = scope_for(request)
     now = timezone.now()
@@ -135,8 +181,8 @@ def dashboard_context(request: HttpRequest) -> dict:
         **message_stats(scope.tenant, today_start, week_start),
         "review": review_stats(scope.tenant, now),
         "reach": reach(scope.tenant),
-        "phones": phone_rows(scope, today, now),
-        "recent": recent,
+        "phones": quota_cells(phone_rows(scope, today, now)),
+        "recent": activity_rows(recent),
         # Replies waiting longest for a person (hitl.response_times): one query.
         "waiting_replies": waiting_longest(scope.tenant, now),
     }

@@ -79,11 +79,9 @@ def page_context(
     )
     if not show_all:
         latest = latest[:TIMELINE_LATEST]
-    timeline = [
-        {"message": message, "analysis": analysis_of(message)} for message in reversed(latest)
-    ]
+    timeline = timeline_items(list(reversed(latest)))
     history = (
-        list(journey.transitions.select_related("by_user").order_by("-created_at", "-pk"))
+        history_rows(journey.transitions.select_related("by_user").order_by("-created_at", "-pk"))
         if journey
         else []
     )
@@ -119,6 +117,55 @@ def page_context(
         # What the operator typed before a refused send: shown again, never lost.
         "draft": request.session.pop(_draft_key(lead), None) or {},
     }
+
+
+def timeline_items(latest: list[Message]) -> list[dict]:
+    """The conversation's rows, ready to print: labels and classes worked out here (each
+    distinct label once), so the template's loop prints fields instead of calling
+    get_FOO_display, filters and `{% translate %}` per message."""
+    channels = {value: str(label) for value, label in Channel.choices}
+    statuses = {value: str(label) for value, label in Message.Status.choices}
+    items = []
+    for m in latest:
+        version = m.template_version
+        items.append(
+            {
+                "message": m,  # for the origin line (outreach/_message_origin.html)
+                "pk": m.pk,
+                "created_at": m.created_at,
+                "inbound": m.direction == Message.Direction.INBOUND,
+                "channel": channels.get(m.channel, m.channel),
+                "status": statuses.get(m.status, m.status),
+                "status_css": f"s-{m.status.lower()}",
+                "phone": (m.phone.number if m.phone else "") or "—",
+                "template": f"{version.template.name} v{version.version}" if version else "",
+                "variant": (m.variant_hash or "")[:8],
+                "subject": m.subject,
+                "body": m.body,
+                "attachments": list(m.attachments.all()),
+                "error": m.error,
+                "analysis": analysis_of(m),
+            }
+        )
+    return items
+
+
+def history_rows(transitions) -> list[dict]:
+    """The stage history's rows with their stage labels looked up once."""
+    labels = {value: str(label) for value, label in Stage.choices}
+    return [
+        {
+            "created_at": t.created_at,
+            "from_stage": t.from_stage,
+            "to_stage": t.to_stage,
+            "from_label": labels.get(t.from_stage, t.from_stage),
+            "to_label": labels.get(t.to_stage, t.to_stage),
+            "reason": t.reason,
+            "by_user": t.by_user.get_username() if t.by_user else "",
+            "by_system_label": t.by_system_label or "—",
+        }
+        for t in transitions
+    ]
 
 
 def _draft_key(lead: Lead) -> str:

@@ -18,19 +18,18 @@ from cerniq import reasons
 from cerniq.params import parse_id, parse_ids, text_param
 from cerniq.tenancy import AuthenticatedHttpRequest, TenantScope, scope_for
 from console.views import lead_order
+from console.views.lead_rows import lead_rows
 from outreach import optout_manual, sequences, stages
 from outreach.lead_filters import filter_leads
 from outreach.models import (
     Channel,
-    Enrollment,
     Journey,
     Lead,
     OptOutRecord,
-    Priority,
     Sequence,
     Stage,
 )
-from outreach.readiness import ContactPolicy, readiness_many
+from outreach.readiness import ContactPolicy
 from outreach.reasons import STAGE_PAUSED_BY_OPERATOR, STAGE_RESUMED_BY_OPERATOR
 from whatsapp.models import Phone
 
@@ -177,33 +176,6 @@ def _page(scope: TenantScope, params, sort: str, order: list):
     return page
 
 
-def _with_labels(leads: list[Lead], policy: ContactPolicy) -> list[Lead]:
-    """Stage and priority labels looked up once per page: Django's get_FOO_display hashes
-    every (lazy, translated) choice on each call, a measurable share of the page. Each
-    lead's contact readiness and stalled enrollment too (two or three queries a page)."""
-    ready = readiness_many(leads, policy=policy)
-    stalled = {
-        e.lead_id: e
-        for e in Enrollment.objects.filter(
-            lead_id__in=[lead.pk for lead in leads],
-            status=Enrollment.Status.ACTIVE,
-            stalled_since__isnull=False,
-        )
-    }
-    for lead in leads:
-        lead.readiness, lead.stalled = ready.get(lead.pk), stalled.get(lead.pk)
-    stage_labels = {value: str(label) for value, label in Stage.choices}
-    priority_labels = {value: str(label) for value, label in Priority.choices}
-    for lead in leads:
-        try:
-            journey = lead.journey
-        except Journey.DoesNotExist:
-            continue
-        lead.stage_label = stage_labels.get(journey.stage, journey.stage)
-        lead.priority_label = priority_labels.get(journey.review_priority, "")
-    return list(leads)
-
-
 def _search_key(request: AuthenticatedHttpRequest, text: str) -> str:
     """The session's key for the search `text` (the same key for the same text)."""
     searches = request.session.get(SESSION_SEARCHES, {})
@@ -264,7 +236,7 @@ def _context(request: AuthenticatedHttpRequest, scope: TenantScope) -> dict:
     without_sort.pop("sort", None)
     return {
         "page": page,
-        "leads": _with_labels(page.object_list, ContactPolicy.of(scope.tenant)),
+        "rows": lead_rows(page.object_list, ContactPolicy.of(scope.tenant), EMAIL_PROBLEMS),
         "sort": sort,
         "filters": {key: params.get(key, "") for key in FILTER_KEYS},
         "query_without_page": kept.urlencode(),
@@ -272,7 +244,6 @@ def _context(request: AuthenticatedHttpRequest, scope: TenantScope) -> dict:
         "return_query": links.urlencode(),
         "stages": Stage.choices,
         "email_statuses": Lead.EmailStatus.choices,
-        "email_problems": EMAIL_PROBLEMS,
         "channels": Channel.choices,
         "phones": list(scope.queryset(Phone).order_by("number").only("pk", "number", "label")),
         "sequences": list(scope.queryset(Sequence).order_by("name").only("pk", "name")),

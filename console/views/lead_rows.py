@@ -1,0 +1,123 @@
+"""The leads list's rows, ready to print.
+
+Every label, CSS class and link of a row is worked out here once per page, and each distinct
+label is translated once, not once per row: the template's loop then only prints plain
+dict fields. Rendering fifty rows through per-row includes, `{% with %}`, filters,
+`{% url %}` and `{% translate %}` cost ~45 ms of CPU a page.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from django.urls import reverse
+from django.utils.translation import gettext
+
+from outreach.models import Enrollment, Journey, Lead, Priority, Stage
+from outreach.readiness import ChannelReadiness, ContactPolicy, Readiness, State, readiness_many
+
+DASH = "—"
+_PK = 987654321  # stands for a lead's id in a reversed URL, replaced per row
+
+
+def pk_url(name: str) -> Callable[[int], str]:
+    """The URL named `name` for any object's id, reversed once for a whole list."""
+    before, after = reverse(name, args=[_PK]).split(str(_PK))
+    return lambda pk: f"{before}{pk}{after}"
+
+
+def badge_class(channel: ChannelReadiness) -> str:
+    """The badge colour of one channel's readiness."""
+    if channel.state == State.READY:
+        return "st-ok"
+    return "st-warn" if channel.usable else "st-bad"
+
+
+class _Badges:
+    """One channel's badge fields, computed once per distinct readiness on the page."""
+
+    def __init__(self) -> None:
+        self.names = {"whatsapp": gettext("WhatsApp"), "email": gettext("Email")}
+        self.known: dict[ChannelReadiness, dict[str, str]] = {}
+
+    def __call__(self, channel: ChannelReadiness) -> dict[str, str]:
+        found = self.known.get(channel)
+        if found is None:
+            found = self.known[channel] = {
+                "state": channel.state,
+                "name": self.names[channel.channel],
+                "css": badge_class(channel),
+                "short": channel.short,
+                "title": f"{self.names[channel.channel]}: {channel.text}",
+            }
+        return found
+
+
+def _stalled(leads: list[Lead]) -> dict[int, Enrollment]:
+    return {
+        e.lead_id: e
+        for e in Enrollment.objects.filter(
+            lead_id__in=[lead.pk for lead in leads],
+            status=Enrollment.Status.ACTIVE,
+            stalled_since__isnull=False,
+        )
+    }
+
+
+def lead_rows(
+    leads: list[Lead], policy: ContactPolicy, email_problems: tuple[str, ...]
+) -> list[dict]:
+    """One dict per lead with what its row shows (readiness and stalled enrollments read
+    in two or three queries for the page)."""
+    ready = readiness_many(leads, policy=policy)
+    stalled = _stalled(leads)
+    stage_labels = {value: str(label) for value, label in Stage.choices}
+    priority_labels = {value: str(label) for value, label in Priority.choices}
+    email_labels = {value: str(label) for value, label in Lead.EmailStatus.choices}
+    lead_url, inbox_url = pk_url("outreach:lead"), pk_url("outreach:inbox_thread")
+    badges = _Badges()
+    rows = []
+    for lead in leads:
+        try:
+            journey: Journey | None = lead.journey
+        except Journey.DoesNotExist:
+            journey = None
+        readiness: Readiness | None = ready.get(lead.pk)
+        row = {
+            "pk": lead.pk,
+            "name": lead.name,
+            "url": lead_url(lead.pk),
+            "inbox_url": inbox_url(lead.pk),
+            "cui": lead.cui or DASH,
+            "county": lead.county or DASH,
+            "contact": lead.contact_name or DASH,
+            "email": lead.email,
+            "email_problem": (
+                email_labels.get(lead.email_status, lead.email_status)
+                if lead.email_status in email_problems
+                else ""
+            ),
+            "phone": lead.phone or DASH,
+            "contactable": "true" if readiness and readiness.contactable else "false",
+            "whatsapp": badges(readiness.whatsapp) if readiness else None,
+            "email_ready": badges(readiness.email) if readiness else None,
+            "stalled": stalled.get(lead.pk),
+            "journey": journey is not None,
+            "stage": "",
+            "opted_out": False,
+            "assigned_phone": DASH,
+            "last_contact_at": None,
+            "priority": "",
+            "priority_css": "",
+        }
+        if journey is not None:
+            phone = journey.assigned_phone
+            row["stage"] = stage_labels.get(journey.stage, journey.stage)
+            row["opted_out"] = journey.whatsapp_opted_out or journey.email_opted_out
+            row["assigned_phone"] = (phone.number if phone else "") or DASH
+            row["last_contact_at"] = journey.last_contact_at
+            if journey.requires_human_review:
+                row["priority"] = priority_labels.get(journey.review_priority, "")
+                row["priority_css"] = f"prio-{journey.review_priority.lower()}"
+        rows.append(row)
+    return rows
