@@ -218,6 +218,8 @@ class ReplyResponse(models.Model):
 
     def __str__(self) -> str:
         return f"reply {self.reply_id} of {self.lead_id}: {self.kind or 'waiting'}"
+
+
 class Note(models.Model):
     """A team note on a conversation: read by colleagues in our pages, never sent to the lead
     (no send path reads this table)."""
