@@ -78,11 +78,52 @@ def _tabs(counts: dict[str, int]) -> list[tuple[str, StrOrPromise, int]]:
     return [(t, Priority(t).label, counts[t]) for t in TABS]
 
 
+def item_labels() -> dict[str, str]:
+    """Every item's fixed words, translated once per page rather than once per item (25
+    items each translating its 34 labels cost the page about 100 ms of CPU)."""
+    return {
+        "due": _("Due"),
+        "working_time": _("working time"),
+        "unassigned": _("Unassigned"),
+        "open_thread": _("Open the thread"),
+        "latest_first": _("Latest messages, oldest first"),
+        "they_wrote": _("They wrote"),
+        "we_wrote": _("We wrote"),
+        "this_reply": _("this reply"),
+        "no_message": _("No message attached."),
+        "why_priority": _("Why this priority"),
+        "intent": _("Intent"),
+        "sentiment": _("Sentiment"),
+        "sentiment_scale": _("Sentiment from −100 to 100"),
+        "keywords": _("Keywords"),
+        "contact": _("Contact"),
+        "stage": _("Stage"),
+        "sequence": _("Sequence"),
+        "reach": _("Can we reach them"),
+        "ai_draft": _("AI draft (edit before sending if needed)"),
+        "approve": _("Approve draft"),
+        "edit_send": _("Edit & send"),
+        "assign_me": _("Assign to me"),
+        "assign_teammate": _("Assign to a teammate"),
+        "teammate": _("Teammate…"),
+        "assign": _("Assign"),
+        "take_over": _("Take over"),
+        "why_reject": _("Why reject?"),
+        "why_reject_required": _("Why reject? (required)"),
+        "reject": _("Reject"),
+        "resolve_as": _("Resolve as"),
+        "keep_stage": _("Keep the stage"),
+        "note_optional": _("Note (optional)"),
+        "resolve": _("Resolve"),
+    }
+
+
 def _item_context(scope: TenantScope, tab: str) -> dict:
     """What every item's actions need, the page's and a fragment's alike."""
     return {
         "tab": tab,
-        "resolve_stages": [(s, Stage(s).label) for s in RESOLVE_CHOICES],
+        "labels": item_labels(),
+        "resolve_stages": [(s, str(Stage(s).label)) for s in RESOLVE_CHOICES],
         "teammates": queue.teammates(scope.tenant),
         "review_url": reverse("hitl:review"),
     }

@@ -119,9 +119,9 @@ def _add_operators(tenant, count: int, day: int) -> None:
 
 
 def test_analytics_page_shows_response_times_in_fixed_queries(client, operator, tenant):
-    client.force_login(operator)
     url = "/outreach/analytics/?start=2026-11-16&end=2026-11-29"
     with time_machine.travel(at(2026, 11, 28, 12), tick=False):
+        client.force_login(operator)  # at the moment used: a session lasts two weeks
         _add_operators(tenant, 1, 23)
         with CaptureQueriesContext(connection) as small:
             assert client.get(url).status_code == 200
@@ -141,8 +141,8 @@ def test_analytics_page_hides_other_tenants(client, operator, tenant, other_tena
         at(2026, 11, 24, 11),
         make_user(other_tenant, first_name="Secret"),
     )
-    client.force_login(operator)
     with time_machine.travel(at(2026, 11, 28, 12), tick=False):
+        client.force_login(operator)  # at the moment used: a session lasts two weeks
         html = client.get("/outreach/analytics/").content.decode()
     assert "Secret" not in html and "data-operator=" not in html
 
@@ -150,9 +150,9 @@ def test_analytics_page_hides_other_tenants(client, operator, tenant, other_tena
 def test_dashboard_lists_replies_waiting_longest_in_fixed_queries(
     client, operator, tenant, other_tenant
 ):
-    client.force_login(operator)
     conversation(other_tenant, at(2026, 11, 20, 9), None, name="Secret Farm SRL")
     with time_machine.travel(at(2026, 12, 2, 10), tick=False):
+        client.force_login(operator)  # at the moment used: a session lasts two weeks
         first = conversation(tenant, at(2026, 11, 27, 17, 0), None, name="Ferma Veche SRL")
         client.get("/outreach/dashboard/")  # the figures the dashboard keeps between polls
         with CaptureQueriesContext(connection) as small:

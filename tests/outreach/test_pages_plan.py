@@ -14,8 +14,8 @@ from tests.outreach.test_plan_preview import FRIDAY_EVENING, WEDNESDAY_OPENING, 
 
 def test_the_page_shows_the_day_the_counts_and_why_leads_wait(client, operator, tenant):
     build_world(tenant, WEDNESDAY_OPENING)
-    client.force_login(operator)
     with time_machine.travel(FRIDAY_EVENING, tick=False):
+        client.force_login(operator)  # at the moment used: a session lasts two weeks
         response = client.get(reverse("outreach:plan"))
     page = response.content.decode()
     assert response.status_code == 200
@@ -28,23 +28,23 @@ def test_the_page_shows_the_day_the_counts_and_why_leads_wait(client, operator, 
 
 def test_romanian_page(client, operator, tenant):
     build_world(tenant, WEDNESDAY_OPENING)
-    client.force_login(operator)
     with time_machine.travel(FRIDAY_EVENING, tick=False):
+        client.force_login(operator)  # at the moment used: a session lasts two weeks
         response = client.get(reverse("outreach:plan"), HTTP_ACCEPT_LANGUAGE="ro")
     assert "miercuri, 02.12.2026" in response.content.decode().lower()
 
 
 def test_empty_state_says_nothing_goes_out(client, operator, tenant):
-    client.force_login(operator)
     with time_machine.travel(FRIDAY_EVENING, tick=False):
+        client.force_login(operator)  # at the moment used: a session lasts two weeks
         page = client.get(reverse("outreach:plan")).content.decode()
     assert "data-plan-empty" in page and "Nothing will go out on Wednesday, 2 Dec 2026" in page
 
 
 def test_another_workspaces_sequence_is_a_form_error(client, operator, tenant, other_tenant):
     theirs = make_outreach_world(other_tenant, leads=1)["sequence"]
-    client.force_login(operator)
     with time_machine.travel(FRIDAY_EVENING, tick=False):
+        client.force_login(operator)  # at the moment used: a session lasts two weeks
         response = client.get(reverse("outreach:plan"), {"sequence": theirs.pk, "phone": "x"})
     assert response.status_code == 400
     page = response.content.decode()
@@ -54,9 +54,9 @@ def test_another_workspaces_sequence_is_a_form_error(client, operator, tenant, o
 
 def test_filter_by_sequence_and_links(client, operator, tenant):
     build_world(tenant, WEDNESDAY_OPENING)
-    client.force_login(operator)
     mail = Sequence.objects.get(tenant=tenant, name="Email")
     with time_machine.travel(FRIDAY_EVENING, tick=False):
+        client.force_login(operator)  # at the moment used: a session lasts two weeks
         page = client.get(reverse("outreach:plan"), {"sequence": mail.pk}).content.decode()
         assert "<td data-total>2</td>" in page
         for name in ("outreach:dashboard", "outreach:sequences", "outreach:phones"):
@@ -65,8 +65,8 @@ def test_filter_by_sequence_and_links(client, operator, tenant):
 
 def test_queries_per_page_do_not_grow(client, operator, tenant):
     world = make_outreach_world(tenant, leads=10)
-    client.force_login(operator)
     with time_machine.travel(FRIDAY_EVENING, tick=False):
+        client.force_login(operator)  # at the moment used: a session lasts two weeks
         with CaptureQueriesContext(connection) as small:
             client.get(reverse("outreach:plan"))
         make_outreach_world(tenant, leads=190, phones=0)
