@@ -321,6 +321,8 @@ class _History:
 
     def resolve(self, item: ReviewItem, user: User, at: datetime) -> None:
         if item.ai_draft.strip() and self.rng.random() < 0.6 and self.answer(item, user, at):
+            if item.intent in ("interested", "price_request") and item.lead.email:
+                self.warm_email(item.lead, user, self.later(at, 0.1, 2))  # the offer follows
             return
         stage, note = None, self.rng.choice(demo_texts.RESOLUTIONS)
         if item.intent in ("interested", "meeting_request", "price_request"):
@@ -363,6 +365,8 @@ class _History:
 
     def warm_email(self, lead: Lead, user: User, at: datetime) -> None:
         """The operator follows a conversation with an offer by (warm) email."""
+        if at >= self.now - timedelta(minutes=5):
+            return  # it would go out after today's history ends (a weekend, holidays)
         values = {"company": lead.name, "locality": lead.locality or lead.county}
         with replayed_clock(at):
             try:
