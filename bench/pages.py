@@ -348,7 +348,8 @@ def sql_messages(cursor, tenant_id: int, count: int, seed: int) -> None:
             variant_hash, phone_id, counterpart, provider_message_id, provider_thread_id,
             provider_url, quota_cost, quota_day, sequence_id, step_id, idempotency_key,
             is_manual, channel_reason, attempts, retries, needs_reconcile, analysis, error,
-            scheduled_for, sent_at, delivered_at, read_at, failed_at, created_at, updated_at)
+            scheduled_for, sent_at, delivered_at, read_at, failed_at, created_at, updated_at,
+            ai_drafted, ai_draft_edited)
         SELECT %(t)s, m.id, x.channel, x.direction, x.status,
                CASE WHEN x.channel = 'WHATSAPP' OR x.direction = 'IN' THEN ''
                     ELSE 'Ofertă semințe și îngrășăminte' END,
@@ -397,7 +398,7 @@ def sql_messages(cursor, tenant_id: int, count: int, seed: int) -> None:
                CASE WHEN x.status IN ('DELIVERED', 'READ') THEN x.at + interval '9 seconds' END,
                CASE WHEN x.status = 'READ' THEN x.at + interval '2 hours' END,
                CASE WHEN x.status IN ('FAILED', 'BOUNCED') THEN x.at + interval '5 seconds' END,
-               x.at, x.at
+               x.at, x.at, false, false
           FROM generate_series(0, %(n)s - 1) AS g
           CROSS JOIN LATERAL (
               SELECT CASE WHEN g < %(hot)s THEN (g / 100) * 97 %% %(contacted)s
