@@ -34,6 +34,17 @@ from outreach.reasons import STAGE_PAUSED_BY_OPERATOR, STAGE_RESUMED_BY_OPERATOR
 from whatsapp.models import Phone
 
 PER_PAGE = 50
+# The columns a row prints or its readiness reads (console/views/lead_rows.py,
+# outreach.readiness): loading whole leads, journeys and phones decoded ~600 values a page
+# for nothing. A field missing here would cost a query per row (the query-count tests).
+ROW_FIELDS = (
+    *("tenant_id", "name", "cui", "county", "contact_name", "phone", "phone_reachable"),
+    *("email", "email_status"),
+    *("journey__lead_id", "journey__stage", "journey__last_contact_at"),
+    *("journey__whatsapp_opted_out", "journey__email_opted_out", "journey__taken_over_by_id"),
+    *("journey__requires_human_review", "journey__review_priority"),
+    *("journey__assigned_phone_id", "journey__assigned_phone__number"),
+)
 FETCH_ALL_IDS = 2000  # a result this small: read all its ids, cut the page in Python
 
 # ?sort=<key> or ?sort=-<key>; anything else falls back to the default order.
@@ -168,10 +179,8 @@ def _page(scope: TenantScope, params, sort: str, order: list):
         pks = list(ids)[start : start + PER_PAGE]
     else:
         pks = list(page.object_list)
-    rows = scope.queryset(Lead).select_related(
-        "journey", "journey__assigned_phone", "journey__current_sequence"
-    )
-    found = rows.in_bulk(pks) if pks else {}
+    rows = scope.queryset(Lead).select_related("journey", "journey__assigned_phone")
+    found = rows.only(*ROW_FIELDS).in_bulk(pks) if pks else {}
     page.object_list = [found[pk] for pk in pks if pk in found]
     return page
 
