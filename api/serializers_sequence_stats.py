@@ -25,7 +25,7 @@ class StatsRangeSerializer(serializers.Serializer):
         try:
             check_range(data.get("start"), data.get("end"))
         except RangeInvalid as invalid:
-            raise serializers.ValidationError({"end": str(invalid)}) from None
+            raise serializers.ValidationError({invalid.field: str(invalid)}) from None
         return data
 
 

@@ -37,7 +37,7 @@ class SequenceStatsRangeForm(forms.Form):
         try:
             check_range(data.get("start"), data.get("end"))
         except RangeInvalid as invalid:
-            raise ValidationError({"end": str(invalid)}, code=invalid.code) from None
+            raise ValidationError({invalid.field: str(invalid)}, code=invalid.code) from None
         return data
 
     def range(self) -> tuple[date | None, date | None]:

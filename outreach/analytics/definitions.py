@@ -92,11 +92,13 @@ def rate(part: int, whole: int) -> float | None:
 
 
 class RangeInvalid(ValueError):
-    """A report range the analytics refuse; `code` is `reversed` or `too_long`."""
+    """A report range the analytics refuse; `code` is `reversed`, `too_long` or
+    `out_of_range`; `field` names the date at fault (`start` or `end`)."""
 
-    def __init__(self, message: str, code: str) -> None:
+    def __init__(self, message: str, code: str, field: str = "end") -> None:
         super().__init__(message)
         self.code = code
+        self.field = field
 
 
 def default_range(today: date) -> tuple[date, date]:

@@ -136,9 +136,23 @@ class SequenceStats:
         return self.start is None and self.end is None
 
 
+# The days a range may name: nothing was sent before the first, and a day past the last
+# has no next day to end on (year 1 or 9999 broke the conversion to instants: a 500).
+EARLIEST_DAY, LATEST_DAY = date(2000, 1, 1), date(2999, 12, 31)
+
+
 def check_range(start: date | None, end: date | None) -> tuple[date | None, date | None]:
     """Either end may be open (all time when both are); an end before the start is refused
-    with RangeInvalid("reversed"), as the analytics' ranges are."""
+    with RangeInvalid("reversed"), as the analytics' ranges are, and a day outside
+    EARLIEST_DAY..LATEST_DAY with RangeInvalid("out_of_range") naming its field."""
+    for name, day in (("start", start), ("end", end)):
+        if day is not None and not EARLIEST_DAY <= day <= LATEST_DAY:
+            raise RangeInvalid(
+                _("Choose a day between %(first)s and %(last)s.")
+                % {"first": EARLIEST_DAY.isoformat(), "last": LATEST_DAY.isoformat()},
+                "out_of_range",
+                name,
+            )
     if start is not None and end is not None and end < start:
         raise RangeInvalid(_("The end date is before the start date."), "reversed")
     return start, end

@@ -71,6 +71,9 @@ def test_the_range_and_a_bad_range(client, operator, world):
     assert "data-total" not in html
     html = client.get(url, {"start": "yesterday"}).content.decode()
     assert "From: Enter a valid date." in html
+    html = client.get(url, {"start": "0001-01-01"}).content.decode()
+    assert "From: Choose a day between 2000-01-01 and 2999-12-31." in html
+    assert "data-total" not in html
 
 
 def test_another_tenants_sequence_is_not_found(client, operator, other_tenant):
