@@ -53,7 +53,8 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     clock = is_clock_test(metafunc.config, metafunc.definition.path) or (
         metafunc.definition.get_closest_marker("clock") is not None
     )
-    if moments and clock and "at_the_test_moment" in metafunc.fixturenames:
+    pinned = metafunc.definition.get_closest_marker("own_moment") is not None
+    if moments and clock and not pinned and "at_the_test_moment" in metafunc.fixturenames:
         metafunc.parametrize(
             "at_the_test_moment",
             moments,
@@ -64,7 +65,9 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
-        if is_clock_test(config, item.path):
+        # A test that sets its own moment before it makes anything is the same test at any
+        # moment: the clock phase (-m clock) leaves it out; the main run still runs it.
+        if is_clock_test(config, item.path) and item.get_closest_marker("own_moment") is None:
             item.add_marker(pytest.mark.clock)
 
 
@@ -73,6 +76,12 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers",
         "clock: the test (or the code it calls) depends on the date or time of day: CI runs "
         f"it again at fixed moments (a Saturday, a holiday, a DST night) via {MOMENT_VARIABLE}",
+    )
+    config.addinivalue_line(
+        "markers",
+        "own_moment: the test travels to a fixed moment of its own (tick=False, or ticking "
+        "from it) before it creates anything, so CI's fixed moments would only repeat it: "
+        "in a clock module, it is not a `clock` test (docs/testing-clock.md)",
     )
     moment_from_environment()  # a malformed moment stops the run before any test
     moments_from_environment()

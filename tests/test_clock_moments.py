@@ -49,3 +49,14 @@ def test_each_clock_test_runs_once_per_moment_and_other_tests_once():
     }
     assert by_moment[MOMENTS[0]] and by_moment[MOMENTS[0]] == by_moment[MOMENTS[1]]
     assert len(clock_tests) == len(MOMENTS) * len(by_moment[MOMENTS[0]])
+
+
+def test_a_test_with_its_own_moment_runs_once_and_not_in_the_clock_phase():
+    pinned = "test_sixty_days_of_history_through_the_real_models_and_a_true_rollup"
+    module = "tests/test_demo_living.py"  # in tests/clock.py, the test marked own_moment
+    tests = collected(module, moments=",".join(MOMENTS))
+    assert [test for test in tests if pinned in test] == [f"{module}::{pinned}"]
+    moment_tests = [test for test in tests if "at-" in test]
+    assert moment_tests and len(moment_tests) % len(MOMENTS) == 0  # the others multiply
+    clock_phase = collected(module, "-m", "clock", moments=",".join(MOMENTS))
+    assert clock_phase == moment_tests

@@ -64,6 +64,7 @@ def counts() -> dict[str, int]:
     }
 
 
+@pytest.mark.own_moment  # travels to its moment first
 def test_a_fresh_demo_at_saturday_night_sends_and_gets_a_reply_within_two_minutes(
     client, sandbox_email, settings
 ):
@@ -120,6 +121,7 @@ def test_a_fresh_demo_at_saturday_night_sends_and_gets_a_reply_within_two_minute
         assert sum(whatsapp["replies"]) > 0
 
 
+@pytest.mark.own_moment  # travels to its moment first
 def test_sixty_days_of_history_through_the_real_models_and_a_true_rollup(settings):
     with time_machine.travel(SATURDAY_NIGHT, tick=False):
         tenant = seed_demo(companies=20).tenant

@@ -75,6 +75,7 @@ class FakeTimelinesAI:
         return 200, {}, json.dumps(payload)
 
 
+@pytest.mark.own_moment  # travels to its moment first
 @pytest.mark.django_db(transaction=True)
 def test_three_step_sequence_first_messages_then_follow_ups_in_the_chats(settings):
     settings.PROVIDERS = {

@@ -109,6 +109,7 @@ class RefuseOnce:
         return 200, {}, f'{{"status": "ok", "data": {{"message_uid": "{uid}"}}}}'
 
 
+@pytest.mark.own_moment  # travels to its moment first
 @pytest.mark.django_db(transaction=True)
 def test_a_dead_letter_retried_twice_at_once_is_sent_once_by_the_workers(settings):
     """Real broker and workers: the refused first send dead-letters; two retries at the

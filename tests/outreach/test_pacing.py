@@ -119,6 +119,7 @@ def planned_runs(monkeypatch):
         yield runs
 
 
+@pytest.mark.own_moment  # travels to its moment first
 @pytest.mark.django_db(transaction=True)
 def test_production_pacing_plans_one_run_per_send_across_the_window(planned_runs):
     tenant = make_tenant()
