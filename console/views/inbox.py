@@ -15,6 +15,7 @@ from django.contrib.auth.views import redirect_to_login
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
+from django.utils import formats, timezone
 from django.utils.text import Truncator
 from django.utils.translation import gettext
 from django.views.decorators.http import require_GET
@@ -74,7 +75,10 @@ def _rows(page: conversations.Page, filters: str = "") -> list[dict[str, Any]]:
             "url": f"{thread_url(row.pk)}{suffix}",
             "name": row.name,
             "contact_name": row.contact_name,
-            "activity": row.activity,
+            # What `activity|date:'c'` and `activity|date:"SHORT_DATETIME_FORMAT"` printed
+            # (the date filter formats the local time; "c" is its ISO 8601 form).
+            "activity_iso": (local := timezone.localtime(row.activity)).isoformat(),
+            "activity_short": formats.date_format(local, "SHORT_DATETIME_FORMAT"),
             "last": last is not None,
             "unread": bool(replied and (row.read_at is None or row.read_at < replied)),
             "hot": row.last_intent in HOT_INTENTS,
@@ -93,6 +97,20 @@ def _rows(page: conversations.Page, filters: str = "") -> list[dict[str, Any]]:
     return rows
 
 
+def rows_context(request: AuthenticatedHttpRequest, query: InboxQuery) -> dict[str, Any]:
+    """One keyset page of the list's rows and its "Show more" link: all that the rows
+    template (`_rows.html`, a deeper page) prints."""
+    found = conversations.page(scope_for(request).tenant, request.user, query)
+    more = None
+    if found.next_cursor is not None:
+        more = (
+            f"{reverse('outreach:inbox_list')}?"
+            f"{urlencode(query.params(after=found.next_cursor.encode()))}"
+        )
+    filters = urlencode(query.params())
+    return {"query": query, "rows": _rows(found, filters), "more_url": more, "filters": filters}
+
+
 def list_context(
     request: AuthenticatedHttpRequest, query: InboxQuery, stamp: str | None = None
 ) -> dict[str, Any]:
@@ -100,7 +118,7 @@ def list_context(
     the list's version when the caller has it already)."""
     scope = scope_for(request)
     user = request.user
-    found = conversations.page(scope.tenant, user, query)
+    context = rows_context(request, query)
     tenant_phones = list(
         scope.queryset(Phone).order_by("label", "number").values("pk", "label", "number")[:50]
     )
@@ -142,21 +160,12 @@ def list_context(
         }
         for phone in tenant_phones
     ]
-    more = None
-    if found.next_cursor is not None:
-        more = (
-            f"{reverse('outreach:inbox_list')}?"
-            f"{urlencode(query.params(after=found.next_cursor.encode()))}"
-        )
-    filters = urlencode(query.params())
+    filters = context["filters"]
     return {
-        "query": query,
-        "rows": _rows(found, filters),
+        **context,
         "views": views,
         "channels": channels,
         "phones": phones,
-        "more_url": more,
-        "filters": filters,
         "list_poll_url": f"{reverse('outreach:inbox_list')}?{filters}",
         "list_stamp": stamp or inbox_state.list_stamp(scope.tenant, user),
         "clear_url": link(view=query.view if query.view != "all" else None, q=None),
@@ -234,7 +243,10 @@ def list_partial(request: AuthenticatedHttpRequest) -> HttpResponse:
         stamp = inbox_state.list_stamp(scope_for(request).tenant, request.user)
         if request.GET.get("v") == stamp:
             return HttpResponse(status=204)
-    context = list_context(request, query, stamp)
+    if query.cursor is not None:  # "Show more": the rows alone, no counts or stamp
+        context = rows_context(request, query)
+    else:
+        context = list_context(request, query, stamp)
     context["selected"] = parse_id(request.GET.get("sel"))
     template = "outreach/inbox/_rows.html" if query.cursor else LIST_TEMPLATE
     return render(request, template, context)
