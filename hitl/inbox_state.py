@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 from datetime import datetime
+from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import connection
@@ -117,7 +118,7 @@ def list_stamp(tenant: Tenant, user: User) -> str:
     (`journey_taken_idx`); a release empties both columns, so the count moves then."""
     t = tenant.pk
     statuses = [str(status) for status in OPEN_STATUSES]
-    params = [t, t, t, t, t, t, *statuses, t, *statuses, user.pk, t]
+    params: list[Any] = [t, t, t, t, t, t, *statuses, t, *statuses, user.pk, t]
     with connection.cursor() as cursor:
         cursor.execute(_list_stamp_sql(), params)
         row = cursor.fetchone()

@@ -321,3 +321,11 @@ def test_another_tenants_conversation_is_not_found_on_any_inbox_url(
         html = logged_in.get(url).content.decode()
         assert rows(html) == []
         assert "Charlie&#x27;s farm" not in html and "secret" not in html
+
+
+def test_the_list_rows_loop_has_no_translate_url_include_or_with():
+    """The rows are worked out in the view (docs/page-rendering.md): the loop only prints."""
+    from tests.outreach.test_pages_rendering import _loops, _per_row_tags
+
+    (loop,) = _loops("outreach/inbox/_rows.html", "rows")
+    assert _per_row_tags(loop) == []
