@@ -102,8 +102,10 @@ def _listed(tenant: Tenant, user: User) -> QuerySet[Lead]:
 
 def _latest_intent() -> Subquery:
     """The intent of the lead's latest reply (NULL before its triage, or without one)."""
+    # Correlated on the journey's lead id (the lead's id): the "Hot" view's test then runs
+    # on the journeys its walk meets, before their leads are read.
     latest_reply = Message.objects.filter(
-        lead=OuterRef("pk"), direction=Message.Direction.INBOUND
+        lead=OuterRef("journey__lead_id"), direction=Message.Direction.INBOUND
     ).order_by("-created_at", "-pk")
     return Subquery(
         latest_reply.annotate(intent=KT("analysis__triage__intent")).values("intent")[:1]
@@ -111,7 +113,8 @@ def _latest_intent() -> Subquery:
 
 
 def _open_items() -> QuerySet[ReviewItem]:
-    return ReviewItem.objects.filter(lead=OuterRef("pk"), status__in=OPEN_STATUSES)
+    # Correlated on the journey's lead id, as `_latest_intent`.
+    return ReviewItem.objects.filter(lead=OuterRef("journey__lead_id"), status__in=OPEN_STATUSES)
 
 
 def conversations(tenant: Tenant, user: User) -> QuerySet[Lead]:
@@ -180,7 +183,11 @@ def channel_q(channel: str) -> Q:
     if channel not in _CHANNEL_VALUES:
         return Q()
     return Q(
-        Exists(Message.objects.filter(lead=OuterRef("pk"), channel__in=_CHANNEL_VALUES[channel]))
+        Exists(
+            Message.objects.filter(
+                lead=OuterRef("journey__lead_id"), channel__in=_CHANNEL_VALUES[channel]
+            )
+        )
     )
 
 
