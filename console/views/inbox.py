@@ -4,6 +4,7 @@ list), hitl.inbox_thread (the thread) and hitl.inbox_state (read, close, notes, 
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable
 from functools import wraps
 from typing import Any
@@ -32,6 +33,7 @@ from outreach.models import Channel, Lead, Message
 from whatsapp.models import Phone
 
 LIST_TEMPLATE = "outreach/inbox/_list.html"
+PREVIEW = 90  # characters of the latest message a row shows
 THREAD_TEMPLATE = "outreach/inbox/_thread.html"
 
 
@@ -91,8 +93,10 @@ def _rows(page: conversations.Page, filters: str = "") -> list[dict[str, Any]]:
             item["channel"] = channel.lower()
             item["channel_label"] = "WhatsApp" if channel == Channel.WHATSAPP else email
             item["ours"] = last["direction"] == Message.Direction.OUTBOUND
-            # What `subject|default:body|truncatechars:90` printed.
-            item["preview"] = Truncator(str(last["subject"] or last["body"])).chars(90)
+            # What `subject|default:body|truncatechars:90` printed: Truncator returns the
+            # NFC form unchanged when it has no more than 90 characters.
+            text = unicodedata.normalize("NFC", str(last["subject"] or last["body"]))
+            item["preview"] = text if len(text) <= PREVIEW else Truncator(text).chars(PREVIEW)
         rows.append(item)
     return rows
 
