@@ -8,16 +8,17 @@ two) and the unread rule read journeys, never the message log. Each operator's o
 a conversation is a `ConversationState` row (read up to, closed since), joined once.
 
 Every function here answers in a fixed number of queries, however many conversations there
-are and however deep the page: the counts are one aggregate (`Count(filter=...)`), the pages
-are keyset pages (by last activity, then lead id).
+are and however deep the page: the unread counts are one query (one pass over the user's
+unread conversations with a conditional sum per view and phone, plus capped counts for what
+needs the message log), the pages are keyset pages (by last activity, then lead id).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import connection
@@ -38,11 +39,11 @@ from django.utils.translation import gettext_lazy as _
 
 from cerniq.models import Tenant
 from cerniq.params import parse_id, text_param
-from hitl.models import ReviewItem
+from hitl.models import ConversationState, ReviewItem
 from hitl.review import OPEN_STATUSES
 from hitl.routing import HOT_INTENTS
 from outreach.lead_filters import search_match
-from outreach.models import Channel, Lead, Message
+from outreach.models import Channel, Journey, Lead, Message
 
 PAGE_SIZE = 50
 
@@ -76,19 +77,14 @@ def activity() -> Greatest:
     )
 
 
-def conversations(tenant: Tenant, user: User) -> QuerySet[Lead]:
-    """The tenant's conversations, each with what the list and its views need:
-    `activity` (last message either way), the user's `my_state` (joined), whether an open
-    review item is assigned to the user, or to anybody, messages on
-    WhatsApp / by email, and the intent of the lead's latest reply (`last_intent`)."""
-    open_items = ReviewItem.objects.filter(lead=OuterRef("pk"), status__in=OPEN_STATUSES)
-    latest_reply = Message.objects.filter(
-        lead=OuterRef("pk"), direction=Message.Direction.INBOUND
-    ).order_by("-created_at", "-pk")
+def _listed(tenant: Tenant, user: User) -> QuerySet[Lead]:
+    """The tenant's conversations with only what every page of the list needs: `activity`
+    (last message either way) and the user's own marks (`read_at`, `closed_at`, one join
+    of their `ConversationState`). The views' per-row tests (review items, channels,
+    latest reply) are added by the filters that need them (`view_q`, `channel_q`)."""
     return (
         # The journey's tenant too: the list's order is an index of journeys by tenant.
         Lead.objects.filter(tenant=tenant, journey__tenant=tenant)
-        .filter(Q(journey__last_reply_at__isnull=False) | Q(journey__last_contact_at__isnull=False))
         .annotate(
             my_state=FilteredRelation(
                 "conversation_states", condition=Q(conversation_states__user=user)
@@ -96,43 +92,52 @@ def conversations(tenant: Tenant, user: User) -> QuerySet[Lead]:
             activity=activity(),
             read_at=F("my_state__last_read_at"),
             closed_at=F("my_state__closed_at"),
-            last_intent=Subquery(
-                latest_reply.annotate(intent=KT("analysis__triage__intent")).values("intent")[:1]
-            ),
         )
-        # Only filtered on: aliases, not selected, so a page does not compute them per row.
-        .alias(
-            assigned_to_me=Exists(open_items.filter(assignee=user)),
-            assigned=Exists(open_items.filter(assignee__isnull=False)),
-            on_whatsapp=Exists(
-                Message.objects.filter(lead=OuterRef("pk"), channel__in=_CHANNEL_VALUES["whatsapp"])
-            ),
-            on_email=Exists(
-                Message.objects.filter(lead=OuterRef("pk"), channel__in=_CHANNEL_VALUES["email"])
-            ),
-        )
+        # A conversation has a reply or a contact: its activity is not NULL. Written on the
+        # indexed expression, so the walk down `journey_activity_idx` starts past the
+        # never-contacted journeys (NULL sorts first in a DESC index).
+        .filter(activity__isnull=False)
     )
+
+
+def _latest_intent() -> Subquery:
+    """The intent of the lead's latest reply (NULL before its triage, or without one)."""
+    # Correlated on the journey's lead id (the lead's id): the "Hot" view's test then runs
+    # on the journeys its walk meets, before their leads are read.
+    latest_reply = Message.objects.filter(
+        lead=OuterRef("journey__lead_id"), direction=Message.Direction.INBOUND
+    ).order_by("-created_at", "-pk")
+    return Subquery(
+        latest_reply.annotate(intent=KT("analysis__triage__intent")).values("intent")[:1]
+    )
+
+
+def _open_items() -> QuerySet[ReviewItem]:
+    # Correlated on the journey's lead id, as `_latest_intent`.
+    return ReviewItem.objects.filter(lead=OuterRef("journey__lead_id"), status__in=OPEN_STATUSES)
+
+
+def conversations(tenant: Tenant, user: User) -> QuerySet[Lead]:
+    """The tenant's conversations, as `_listed` with the intent of the lead's latest reply
+    (`last_intent`) too: what `view_q` and `channel_q` filter."""
+    return _listed(tenant, user).annotate(last_intent=_latest_intent())
 
 
 def unread_q() -> Q:
     """The lead replied after the user last read the conversation (or they never did)."""
     return Q(journey__last_reply_at__isnull=False) & (
-        Q(my_state__last_read_at__isnull=True)
-        | Q(my_state__last_read_at__lt=F("journey__last_reply_at"))
+        Q(read_at__isnull=True) | Q(read_at__lt=F("journey__last_reply_at"))
     )
 
 
 def open_q() -> Q:
     """Not closed by the user, or closed before the lead's latest reply (which reopens it)."""
-    return Q(my_state__closed_at__isnull=True) | Q(
-        journey__last_reply_at__gt=F("my_state__closed_at")
-    )
+    return Q(closed_at__isnull=True) | Q(journey__last_reply_at__gt=F("closed_at"))
 
 
 def closed_q() -> Q:
-    return Q(my_state__closed_at__isnull=False) & (
-        Q(journey__last_reply_at__isnull=True)
-        | Q(journey__last_reply_at__lte=F("my_state__closed_at"))
+    return Q(closed_at__isnull=False) & (
+        Q(journey__last_reply_at__isnull=True) | Q(journey__last_reply_at__lte=F("closed_at"))
     )
 
 
@@ -143,14 +148,20 @@ def needs_review_q() -> Q:
 
 
 def facet_q(view: str, user: User) -> Q:
-    """What a view adds to "open" (or to "unread" for the counts). Each condition starts with
-    a cheap column test, so the correlated subqueries run only for the rows it lets by."""
+    """What a view adds to "open" (on `conversations()`). Each condition starts with a
+    cheap column test, so the correlated subqueries run only for the rows it lets by."""
     if view == "unread":
         return unread_q()
     if view == "mine":
-        return (needs_review_q() & Q(assigned_to_me=True)) | Q(journey__taken_over_by=user)
+        return (needs_review_q() & Q(Exists(_open_items().filter(assignee=user)))) | Q(
+            journey__taken_over_by=user
+        )
     if view == "unassigned":
-        return needs_review_q() & Q(journey__taken_over_by__isnull=True) & Q(assigned=False)
+        return (
+            needs_review_q()
+            & Q(journey__taken_over_by__isnull=True)
+            & ~Q(Exists(_open_items().filter(assignee__isnull=False)))
+        )
     if view == "taken":
         return Q(journey__taken_over_by=user)
     if view == "review":
@@ -171,7 +182,13 @@ def channel_q(channel: str) -> Q:
     """Conversations with at least one message on the channel (either way)."""
     if channel not in _CHANNEL_VALUES:
         return Q()
-    return Q(**{f"on_{channel}": True})
+    return Q(
+        Exists(
+            Message.objects.filter(
+                lead=OuterRef("journey__lead_id"), channel__in=_CHANNEL_VALUES[channel]
+            )
+        )
+    )
 
 
 @dataclass(frozen=True)
@@ -244,17 +261,54 @@ def narrowed(tenant: Tenant, user: User, query: InboxQuery) -> QuerySet[Lead]:
     return qs.order_by("-activity", "-journey__lead_id")
 
 
+@dataclass(slots=True)
+class Row:
+    """One conversation of a list page: the lead, its journey's few columns the row shows,
+    and the annotations of `conversations()`."""
+
+    pk: int
+    name: str
+    contact_name: str
+    activity: datetime
+    read_at: datetime | None
+    closed_at: datetime | None
+    last_intent: str | None
+    last_reply_at: datetime | None
+    requires_human_review: bool
+    taken_over_by_id: int | None
+    last_message_id: int | None
+
+
+_ROW_COLUMNS = (
+    "pk",
+    "name",
+    "contact_name",
+    "activity",
+    "read_at",
+    "closed_at",
+    "last_intent",
+    "journey__last_reply_at",
+    "journey__requires_human_review",
+    "journey__taken_over_by_id",
+    "last_message_id",
+)
+# What a row shows of its latest message.
+LAST_MESSAGE_COLUMNS = ("lead_id", "channel", "direction", "subject", "body")
+
+
 @dataclass
 class Page:
-    rows: list[Any]  # Leads with conversations()'s annotations
+    rows: list[Row]
     next_cursor: Cursor | None
-    last_messages: dict[int, Message] = field(default_factory=dict)
+    # Each row's latest message (LAST_MESSAGE_COLUMNS), by lead id.
+    last_messages: dict[int, dict[str, Any]] = field(default_factory=dict)
 
 
 def page(tenant: Tenant, user: User, query: InboxQuery) -> Page:
     """One keyset page of the list, each row with its latest message (`last_messages`, by
-    lead id): two queries, whatever the page's depth."""
-    qs = narrowed(tenant, user, query).select_related("journey", "journey__assigned_phone")
+    lead id): two queries, whatever the page's depth. Only the columns a row shows are read,
+    as plain values."""
+    qs = narrowed(tenant, user, query)
     if query.cursor is not None:
         c = query.cursor
         # The plain bound first, so the index scan starts at the cursor, not at the top.
@@ -269,22 +323,18 @@ def page(tenant: Tenant, user: User, query: InboxQuery) -> Page:
             .values("pk")[:1]
         )
     )
-    rows: list[Any] = list(qs[: PAGE_SIZE + 1])  # Leads with the annotations above
+    rows = [Row(*values) for values in qs.values_list(*_ROW_COLUMNS)[: PAGE_SIZE + 1]]
     more = len(rows) > PAGE_SIZE
     rows = rows[:PAGE_SIZE]
     ids = [row.last_message_id for row in rows if row.last_message_id]
-    last = Message.objects.filter(pk__in=ids).select_related("phone") if ids else []
-    by_lead = {m.lead_id: m for m in last if m.lead_id is not None}
+    last = Message.objects.filter(pk__in=ids).values(*LAST_MESSAGE_COLUMNS) if ids else []
+    by_lead = {m["lead_id"]: m for m in last if m["lead_id"] is not None}
     cursor = Cursor(rows[-1].activity, rows[-1].pk) if more and rows else None
     return Page(rows=rows, next_cursor=cursor, last_messages=by_lead)
 
 
-# Unread counts stop at this many: "99+" is all a badge needs, and a count that stops
-# early reads a few rows whatever the inbox's size (docs/inbox.md).
+# Unread counts stop at this many: "99+" is all a badge needs (docs/inbox.md).
 COUNT_CAP = 100
-
-
-Key = TypeVar("Key", str, int)
 
 
 class Capped(int):
@@ -294,57 +344,189 @@ class Capped(int):
         return f"{COUNT_CAP - 1}+" if self >= COUNT_CAP else int.__repr__(self)
 
 
-def capped_counts(counted: Mapping[Key, QuerySet]) -> dict[Key, Capped]:
-    """COUNT(*) of each queryset's first COUNT_CAP rows, all in one query (a scalar
-    subquery each over a LIMITed subquery, so each stops at the cap)."""
-    if not counted:
-        return {}
-    parts: list[str] = []
-    params: list[Any] = []
-    for qs in counted.values():
-        sql, more = qs.order_by().values("pk")[:COUNT_CAP].query.sql_with_params()
-        parts.append(f"(SELECT COUNT(*) FROM ({sql}) AS capped)")  # noqa: S608
-        params.extend(more)
+def capped(value: int | None) -> Capped:
+    return Capped(min(value or 0, COUNT_CAP))
+
+
+# --- the unread counts, in SQL written once -------------------------------------------
+#
+# The counts read journeys alone (never the leads table): a journey has its lead's tenant,
+# and every condition of a view that is a journey column is tested in one pass over the
+# user's unread conversations, read from the partial index of replied journeys
+# (`journey_replied_idx`). The review items a view needs are two small uncorrelated
+# subqueries (a hash each). Only "Hot" and the channels need the message log: those are
+# counted as before, stopping at COUNT_CAP rows.
+
+_J = Journey._meta.db_table
+_S = ConversationState._meta.db_table
+_R = ReviewItem._meta.db_table
+_M = Message._meta.db_table
+
+
+class _Sql:
+    """SQL text and its parameters, written in order."""
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self.params: list[Any] = []
+
+    def add(self, text: str, *params: Any) -> _Sql:
+        self.parts.append(text)
+        self.params.extend(params)
+        return self
+
+    def values(self, values: Any) -> str:
+        """Placeholders for `values`, whose parameters are added."""
+        values = list(values)
+        self.params.extend(values)
+        return ", ".join(["%s"] * len(values))
+
+    @property
+    def text(self) -> str:
+        return "".join(self.parts)
+
+
+def _unread_from(q: _Sql, user: User, tenant: Tenant, j: str, s: str) -> None:
+    """FROM and WHERE of the user's open conversations with an unread reply (`open_q` and
+    `unread_q` in SQL), on journeys alone: a journey has its lead's tenant."""
+    q.add(
+        f" FROM {_J} {j} LEFT OUTER JOIN {_S} {s}"
+        f" ON ({s}.lead_id = {j}.lead_id AND {s}.user_id = %s)"
+        f" WHERE {j}.tenant_id = %s AND {j}.last_reply_at IS NOT NULL"
+        f" AND ({s}.closed_at IS NULL OR {j}.last_reply_at > {s}.closed_at)"
+        f" AND ({s}.last_read_at IS NULL OR {s}.last_read_at < {j}.last_reply_at)",
+        user.pk,
+        tenant.pk,
+    )
+
+
+def _intent_sql(column: str) -> str:
+    """The triage's intent in a message's `analysis`, as text (what
+    KT("analysis__triage__intent") reads)."""
+    if connection.vendor == "postgresql":
+        return f"({column} #>> '{{triage,intent}}')"
+    return f"json_extract({column}, '$.triage.intent')"
+
+
+def _capped(q: _Sql, user: User, tenant: Tenant, condition: Callable[[_Sql], None]) -> None:
+    """A scalar subquery: how many of the user's unread conversations (journey `u`) meet
+    `condition`, stopping at COUNT_CAP rows."""
+    q.add("(SELECT COUNT(*) FROM (SELECT 1 AS one")
+    _unread_from(q, user, tenant, "u", "us")
+    q.add(" AND ")
+    condition(q)
+    q.add(" LIMIT %s) capped)", COUNT_CAP)
+
+
+def _review_items(q: _Sql, tenant: Tenant, assignee: str) -> None:
+    """The leads with an open review item whose assignee is `assignee` (SQL)."""
+    q.add(f"SELECT r.lead_id FROM {_R} r WHERE r.tenant_id = %s AND r.status IN (", tenant.pk)  # noqa: S608
+    q.add(q.values(OPEN_STATUSES))
+    q.add(f") AND r.assignee_id {assignee}")
+
+
+def _latest_reply_is_hot(q: _Sql) -> None:
+    q.add(
+        f"(SELECT {_intent_sql('m.analysis')} FROM {_M} m"  # noqa: S608
+        " WHERE m.direction = %s AND m.lead_id = u.lead_id"
+        " ORDER BY m.created_at DESC, m.id DESC LIMIT 1) IN (",
+        Message.Direction.INBOUND.value,
+    )
+    q.add(q.values(sorted(HOT_INTENTS)) + ")")
+
+
+def _used(channel: str) -> Callable[[_Sql], None]:
+    def condition(q: _Sql) -> None:
+        q.add(f"EXISTS (SELECT 1 FROM {_M} m WHERE m.lead_id = u.lead_id AND m.channel IN (")  # noqa: S608
+        q.add(q.values(_CHANNEL_VALUES[channel]) + "))")
+
+    return condition
+
+
+def _summary(tenant: Tenant, user: User) -> _Sql:
+    """One row per assigned phone (NULL: none) of the user's unread open conversations:
+    how many, how many in the views that are journey columns (one pass, conditional sums),
+    then the capped counts that need the message log (the same on every row)."""
+    q = _Sql().add("SELECT j.assigned_phone_id, COUNT(*),")
+    # Mine: an open review item assigned to me (with the review flag), or taken over by me.
+    q.add(" SUM(CASE WHEN (j.requires_human_review AND j.lead_id IN (")
+    _review_items(q, tenant, "= %s")
+    q.params.append(user.pk)
+    q.add(")) OR j.taken_over_by_id = %s THEN 1 ELSE 0 END),", user.pk)
+    # Unassigned: needs review, nobody took it over, no open review item has an assignee.
+    q.add(" SUM(CASE WHEN j.requires_human_review AND j.taken_over_by_id IS NULL")
+    q.add(" AND j.lead_id NOT IN (")
+    _review_items(q, tenant, "IS NOT NULL")
+    q.add(") THEN 1 ELSE 0 END),")
+    q.add(" SUM(CASE WHEN j.taken_over_by_id = %s THEN 1 ELSE 0 END),", user.pk)
+    q.add(" SUM(CASE WHEN j.requires_human_review THEN 1 ELSE 0 END), ")
+    _capped(q, user, tenant, _latest_reply_is_hot)
+    q.add(", ")
+    _capped(q, user, tenant, _used("whatsapp"))
+    q.add(", ")
+    _capped(q, user, tenant, _used("email"))
+    _unread_from(q, user, tenant, "j", "s")
+    q.add(" GROUP BY j.assigned_phone_id")
+    return q
+
+
+def unread_summary(
+    tenant: Tenant, user: User, phone_ids: list[int]
+) -> tuple[dict[str, Capped], dict[int, Capped]]:
+    """The user's unread open conversations counted per view ("view:mine"), per channel
+    ("channel:email") and per assigned phone (of `phone_ids`), each capped at COUNT_CAP:
+    one query, one pass over the unread conversations (docs/inbox.md, "Counts")."""
+    q = _summary(tenant, user)
     with connection.cursor() as cursor:
-        cursor.execute("SELECT " + ", ".join(parts), params)
-        row = cursor.fetchone()
-    return {key: Capped(value or 0) for key, value in zip(counted, row, strict=True)}
-
-
-def unread(tenant: Tenant, user: User) -> QuerySet[Lead]:
-    """The user's open conversations with a reply they have not read."""
-    return conversations(tenant, user).filter(open_q() & unread_q())
+        cursor.execute(q.text, q.params)
+        found = cursor.fetchall()
+    sums = [0] * 5  # all, mine, unassigned, taken, review
+    from_log = (0, 0, 0)  # hot, whatsapp, email: the same on every row
+    phones: dict[int, int] = {}
+    for phone, *counted in found:
+        for i, n in enumerate(counted[:5]):
+            sums[i] += n or 0
+        if phone is not None:
+            phones[phone] = counted[0]
+        from_log = tuple(counted[5:])
+    total, mine, unassigned, taken, review = sums
+    hot, whatsapp, email = from_log
+    counts = {
+        "view:all": capped(total),
+        "view:unread": capped(total),
+        "view:mine": capped(mine),
+        "view:unassigned": capped(unassigned),
+        "view:taken": capped(taken),
+        "view:review": capped(review),
+        "view:hot": capped(hot),
+        "channel:whatsapp": capped(whatsapp),
+        "channel:email": capped(email),
+    }
+    return counts, {pk: capped(phones.get(pk)) for pk in phone_ids}
 
 
 def unread_counts(tenant: Tenant, user: User) -> dict[str, Capped]:
     """Unread conversations per view and per channel ("channel:whatsapp"), each capped at
     COUNT_CAP: one query, however many conversations there are."""
-    base = unread(tenant, user)
-    counted = {
-        f"view:{view}": base.filter(facet_q(view, user)) for view in VIEWS if view != "closed"
-    }
-    for channel in CHANNELS:
-        counted[f"channel:{channel}"] = base.filter(channel_q(channel))
-    return capped_counts(counted)
+    return unread_summary(tenant, user, [])[0]
 
 
 def unread_by_phone(tenant: Tenant, user: User, phone_ids: list[int]) -> dict[int, Capped]:
-    """Unread open conversations of each of these assigned phones, capped: one query."""
-    base = unread(tenant, user)
-    counted = {pk: base.filter(journey__assigned_phone_id=pk) for pk in phone_ids}
-    return capped_counts(counted)
+    """Unread open conversations of each of these assigned phones, capped: one query (none
+    without phones)."""
+    if not phone_ids:
+        return {}
+    return unread_summary(tenant, user, phone_ids)[1]
 
 
 def unread_total(tenant: Tenant, user: User) -> Capped:
     """The navigation's badge: open conversations with a reply the user has not read,
-    capped. One query, without the list's other annotations."""
-    badge = (
-        Lead.objects.filter(tenant=tenant, journey__last_reply_at__isnull=False)
-        .annotate(
-            my_state=FilteredRelation(
-                "conversation_states", condition=Q(conversation_states__user=user)
-            )
-        )
-        .filter(open_q() & unread_q())
-    )
-    return capped_counts({"total": badge})["total"]
+    capped. One query over journeys alone (the partial index of replied journeys), which
+    stops at COUNT_CAP rows."""
+    q = _Sql().add("SELECT COUNT(*) FROM (SELECT 1 AS one")
+    _unread_from(q, user, tenant, "j", "s")
+    q.add(" LIMIT %s) capped", COUNT_CAP)
+    with connection.cursor() as cursor:
+        cursor.execute(q.text, q.params)
+        (n,) = cursor.fetchone()
+    return capped(n)

@@ -84,6 +84,18 @@ class ReviewItem(models.Model):
                 condition=Q(status__in=["OPEN", "ASSIGNED"]),
                 name="review_open_idx",
             ),
+            # The inbox: the leads with an open item assigned to a user ("Mine") or to anybody
+            # ("Unassigned"), and the latest assignment (its stamp), from small indexes alone.
+            models.Index(
+                fields=["tenant", "assignee", "lead"],
+                condition=Q(status__in=["OPEN", "ASSIGNED"]),
+                name="review_open_assignee_idx",
+            ),
+            models.Index(
+                fields=["tenant", "assigned_at"],
+                condition=Q(status__in=["OPEN", "ASSIGNED"]),
+                name="review_open_assigned_at_idx",
+            ),
         ]
 
     def __str__(self) -> str:

@@ -195,12 +195,21 @@ class Journey(models.Model):
                 condition=Q(whatsapp_opted_out=True) | Q(email_opted_out=True),
                 name="journey_opted_out_idx",
             ),
-            # The inbox's unread badge on every page and its "anything new?" stamp: the
-            # tenant's journeys that have a reply (hitl.inbox.unread_total).
+            # The inbox's unread badge on every page, its unread counts and its "anything
+            # new?" stamp: the tenant's journeys that have a reply, with the columns the
+            # counts test, so the counts read this index alone (hitl.inbox.unread_summary;
+            # `include` is PostgreSQL's, SQLite indexes the two fields).
             models.Index(
                 fields=["tenant", "last_reply_at"],
+                include=["lead", "assigned_phone", "requires_human_review", "taken_over_by"],
                 condition=Q(last_reply_at__isnull=False),
                 name="journey_replied_idx",
+            ),
+            # The inbox's stamp: the latest take-over and how many are taken over.
+            models.Index(
+                fields=["tenant", "taken_over_at"],
+                condition=Q(taken_over_by__isnull=False),
+                name="journey_taken_idx",
             ),
             # The inbox list's order, "last activity" (the later of the last reply and the
             # last contact), as an expression index: the send and reply paths already keep
@@ -213,6 +222,18 @@ class Journey(models.Model):
                 ).desc(),
                 F("lead").desc(),
                 name="journey_activity_idx",
+            ),
+            # The inbox's views of replied conversations ("Hot", "Unread") in the same
+            # order: the walk skips the journeys only written to.
+            models.Index(
+                F("tenant"),
+                Greatest(
+                    Coalesce("last_reply_at", "last_contact_at"),
+                    Coalesce("last_contact_at", "last_reply_at"),
+                ).desc(),
+                F("lead").desc(),
+                condition=Q(last_reply_at__isnull=False),
+                name="journey_replied_activity_idx",
             ),
             # The inbox's "needs review" view in the same order (a few journeys).
             models.Index(

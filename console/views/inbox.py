@@ -4,6 +4,7 @@ list), hitl.inbox_thread (the thread) and hitl.inbox_state (read, close, notes, 
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable
 from functools import wraps
 from typing import Any
@@ -15,19 +16,24 @@ from django.contrib.auth.views import redirect_to_login
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
+from django.utils import formats, timezone
+from django.utils.text import Truncator
+from django.utils.translation import gettext
 from django.views.decorators.http import require_GET
 
 from cerniq.params import parse_id
 from cerniq.tenancy import AuthenticatedHttpRequest, TenantScope, scope_for
 from console.forms_inbox import NoteForm
+from console.views.lead_rows import pk_url
 from hitl import inbox as conversations
 from hitl import inbox_state, inbox_thread
 from hitl.inbox import Cursor, InboxQuery
 from hitl.routing import HOT_INTENTS
-from outreach.models import Lead
+from outreach.models import Channel, Lead, Message
 from whatsapp.models import Phone
 
 LIST_TEMPLATE = "outreach/inbox/_list.html"
+PREVIEW = 90  # characters of the latest message a row shows
 THREAD_TEMPLATE = "outreach/inbox/_thread.html"
 
 
@@ -55,26 +61,58 @@ def _lead(scope: TenantScope, pk: int) -> Lead:
     )
 
 
-def _rows(page: conversations.Page) -> list[dict[str, Any]]:
-    """The list's rows as the template shows them (no query: all loaded by the page)."""
+def _rows(page: conversations.Page, filters: str = "") -> list[dict[str, Any]]:
+    """The list's rows as the template prints them, worked out once per page (no query: all
+    loaded by the page; docs/page-rendering.md): the thread's link with the list's
+    `filters`, the latest message's channel and preview, the marks."""
+    thread_url = pk_url("outreach:inbox_thread")
+    suffix = f"?{filters}" if filters else ""
+    email = gettext("Email")
     rows = []
-    for lead in page.rows:
-        journey = lead.journey
-        replied = journey.last_reply_at
-        rows.append(
-            {
-                "lead": lead,
-                "journey": journey,
-                "last": page.last_messages.get(lead.pk),
-                "activity": lead.activity,
-                "unread": bool(replied and (lead.read_at is None or lead.read_at < replied)),
-                "hot": lead.last_intent in HOT_INTENTS,
-                "review": journey.requires_human_review,
-                "closed": lead.closed_at is not None
-                and (replied is None or replied <= lead.closed_at),
-            }
-        )
+    for row in page.rows:
+        replied = row.last_reply_at
+        last = page.last_messages.get(row.pk)
+        item: dict[str, Any] = {
+            "pk": row.pk,
+            "url": f"{thread_url(row.pk)}{suffix}",
+            "name": row.name,
+            "contact_name": row.contact_name,
+            # What `activity|date:'c'` and `activity|date:"SHORT_DATETIME_FORMAT"` printed
+            # (the date filter formats the local time; "c" is its ISO 8601 form).
+            "activity_iso": (local := timezone.localtime(row.activity)).isoformat(),
+            "activity_short": formats.date_format(local, "SHORT_DATETIME_FORMAT"),
+            "last": last is not None,
+            "unread": bool(replied and (row.read_at is None or row.read_at < replied)),
+            "hot": row.last_intent in HOT_INTENTS,
+            "review": row.requires_human_review,
+            "taken": bool(row.taken_over_by_id),
+            "closed": row.closed_at is not None and (replied is None or replied <= row.closed_at),
+        }
+        if last is not None:
+            channel = last["channel"]
+            item["channel"] = channel.lower()
+            item["channel_label"] = "WhatsApp" if channel == Channel.WHATSAPP else email
+            item["ours"] = last["direction"] == Message.Direction.OUTBOUND
+            # What `subject|default:body|truncatechars:90` printed: Truncator returns the
+            # NFC form unchanged when it has no more than 90 characters.
+            text = unicodedata.normalize("NFC", str(last["subject"] or last["body"]))
+            item["preview"] = text if len(text) <= PREVIEW else Truncator(text).chars(PREVIEW)
+        rows.append(item)
     return rows
+
+
+def rows_context(request: AuthenticatedHttpRequest, query: InboxQuery) -> dict[str, Any]:
+    """One keyset page of the list's rows and its "Show more" link: all that the rows
+    template (`_rows.html`, a deeper page) prints."""
+    found = conversations.page(scope_for(request).tenant, request.user, query)
+    more = None
+    if found.next_cursor is not None:
+        more = (
+            f"{reverse('outreach:inbox_list')}?"
+            f"{urlencode(query.params(after=found.next_cursor.encode()))}"
+        )
+    filters = urlencode(query.params())
+    return {"query": query, "rows": _rows(found, filters), "more_url": more, "filters": filters}
 
 
 def list_context(
@@ -84,8 +122,13 @@ def list_context(
     the list's version when the caller has it already)."""
     scope = scope_for(request)
     user = request.user
-    found = conversations.page(scope.tenant, user, query)
-    counts = conversations.unread_counts(scope.tenant, user)
+    context = rows_context(request, query)
+    tenant_phones = list(
+        scope.queryset(Phone).order_by("label", "number").values("pk", "label", "number")[:50]
+    )
+    counts, by_phone = conversations.unread_summary(
+        scope.tenant, user, [p["pk"] for p in tenant_phones]
+    )
     base = reverse("outreach:inbox")
 
     def link(**changes: Any) -> str:
@@ -102,8 +145,6 @@ def list_context(
         }
         for key, label in conversations.VIEWS.items()
     ]
-    tenant_phones = list(scope.queryset(Phone).order_by("label", "number")[:50])
-    by_phone = conversations.unread_by_phone(scope.tenant, user, [p.pk for p in tenant_phones])
     channels = [
         {
             "key": key,
@@ -117,30 +158,24 @@ def list_context(
     phones = [
         {
             "phone": phone,
-            "count": by_phone.get(phone.pk, 0),
-            "url": link(phone=None if query.phone == phone.pk else phone.pk),
-            "active": query.phone == phone.pk,
+            "count": by_phone.get(phone["pk"], 0),
+            "url": link(phone=None if query.phone == phone["pk"] else phone["pk"]),
+            "active": query.phone == phone["pk"],
         }
         for phone in tenant_phones
     ]
-    more = None
-    if found.next_cursor is not None:
-        more = (
-            f"{reverse('outreach:inbox_list')}?"
-            f"{urlencode(query.params(after=found.next_cursor.encode()))}"
-        )
-    filters = urlencode(query.params())
+    filters = context["filters"]
     return {
-        "query": query,
-        "rows": _rows(found),
+        **context,
         "views": views,
         "channels": channels,
         "phones": phones,
-        "more_url": more,
-        "filters": filters,
         "list_poll_url": f"{reverse('outreach:inbox_list')}?{filters}",
         "list_stamp": stamp or inbox_state.list_stamp(scope.tenant, user),
         "clear_url": link(view=query.view if query.view != "all" else None, q=None),
+        # The navigation's badge (console.context_processors) is the open view's count:
+        # the same conversations, counted already.
+        "inbox_unread": counts["view:all"],
     }
 
 
@@ -212,7 +247,10 @@ def list_partial(request: AuthenticatedHttpRequest) -> HttpResponse:
         stamp = inbox_state.list_stamp(scope_for(request).tenant, request.user)
         if request.GET.get("v") == stamp:
             return HttpResponse(status=204)
-    context = list_context(request, query, stamp)
+    if query.cursor is not None:  # "Show more": the rows alone, no counts or stamp
+        context = rows_context(request, query)
+    else:
+        context = list_context(request, query, stamp)
     context["selected"] = parse_id(request.GET.get("sel"))
     template = "outreach/inbox/_rows.html" if query.cursor else LIST_TEMPLATE
     return render(request, template, context)

@@ -100,7 +100,9 @@ def test_a_deep_page_costs_what_the_first_does(logged_in, tenant, operator):
             response = logged_in.get(url)
         assert response.status_code == 200
         counts.append(len(queries))
-    assert counts[0] == counts[1] == counts[2]
+    # A deeper page is the rows alone ("Show more": no counts, phones or stamp), the same
+    # queries at any depth.
+    assert counts[1] == counts[2] < counts[0]
     last = logged_in.get("/outreach/inbox/list/", {"after": second.next_cursor.encode()})
     assert len(rows(last.content.decode())) == 3
     assert "Show more" not in last.content.decode()
@@ -319,3 +321,11 @@ def test_another_tenants_conversation_is_not_found_on_any_inbox_url(
         html = logged_in.get(url).content.decode()
         assert rows(html) == []
         assert "Charlie&#x27;s farm" not in html and "secret" not in html
+
+
+def test_the_list_rows_loop_has_no_translate_url_include_or_with():
+    """The rows are worked out in the view (docs/page-rendering.md): the loop only prints."""
+    from tests.outreach.test_pages_rendering import _loops, _per_row_tags
+
+    (loop,) = _loops("outreach/inbox/_rows.html", "rows")
+    assert _per_row_tags(loop) == []
