@@ -1,4 +1,3 @@
-# Placeholder number 0900: renumber when merging (inbox list indexes, issue #21).
 
 import django.db.models.functions.comparison
 from django.db import migrations, models
