@@ -1,4 +1,3 @@
-
 import django.db.models.functions.comparison
 from django.db import migrations, models
 
