@@ -12,6 +12,7 @@ class CerniqConfig(AppConfig):
         from cerniq import (
             checks,  # noqa: F401  (registers system checks)
             collation,
+            gc_policy,
             log_context,
         )
         from cerniq.metrics import checks as metrics_checks  # noqa: F401
@@ -23,3 +24,4 @@ class CerniqConfig(AppConfig):
         connection_created.connect(collation.install_on_sqlite, dispatch_uid="cerniq-collation")
         request_started.connect(log_context.bind_request, dispatch_uid="cerniq-request-id")
         request_finished.connect(log_context.unbind_request, dispatch_uid="cerniq-request-id")
+        request_finished.connect(gc_policy.after_request, dispatch_uid="cerniq-gc-policy")
