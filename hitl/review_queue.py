@@ -251,28 +251,71 @@ class Countdown:
     until: datetime | None
 
 
-def countdown(window: SendingWindow, due: datetime, now: datetime) -> Countdown:
+@dataclass(frozen=True)
+class Clock:
+    """The window at one moment, shared by the countdowns of a page: open or not, and
+    until when (looked up once, not for every item)."""
+
+    window: SendingWindow
+    now: datetime
+    open: bool
+    until: datetime | None
+
+    @classmethod
+    def at(cls, window: SendingWindow, now: datetime) -> Clock:
+        is_open = window.is_open(now)
+        return cls(window, now, is_open, window.closing_of(now) if is_open else None)
+
+    def worked(self, due: datetime) -> timedelta:
+        """Working time between `due` and now, whichever comes first."""
+        if due <= self.now:
+            return self.window.working_time(due, self.now)
+        return self.window.working_time(self.now, due)
+
+    def worked_many(self, dues: Iterable[datetime]) -> dict[datetime, timedelta]:
+        """`worked` for many due times: each stretch of the calendar is walked once,
+        outwards from now (working time adds up: from a to c is from a to b plus from b to
+        c), not once per item: a page of items due weeks ago walks those weeks once."""
+        found: dict[datetime, timedelta] = {}
+        due_times = set(dues)
+        for stretch in (
+            sorted((due for due in due_times if due <= self.now), reverse=True),
+            sorted(due for due in due_times if due > self.now),
+        ):
+            total, edge = timedelta(0), self.now
+            for due in stretch:
+                total += self.window.working_time(min(due, edge), max(due, edge))
+                found[due], edge = total, due
+        return found
+
+
+def countdown(
+    window: SendingWindow,
+    due: datetime,
+    now: datetime,
+    *,
+    clock: Clock | None = None,
+    worked: timedelta | None = None,
+) -> Countdown:
     """ "due in 1h 05m" / "overdue by 12m" in working time, as the SLA counts it: on a Friday
-    evening an item due Monday 09:30 is due in 30m, not in 2d 15h."""
+    evening an item due Monday 09:30 is due in 30m, not in 2d 15h. A page passes its `clock`
+    and each item's `worked` time (Clock.worked_many)."""
+    clock = clock if clock is not None else Clock.at(window, now)
+    worked = worked if worked is not None else clock.worked(due)
+    minutes = int(worked.total_seconds() // 60)
     if due <= now:
-        late = window.working_time(due, now)
-        minutes = -int(late.total_seconds() // 60)
-        text = _("overdue by %(t)s") % {"t": _duration(late)}
+        minutes = -minutes
+        text = _("overdue by %(t)s") % {"t": _duration(worked)}
     else:
-        left = window.working_time(now, due)
-        minutes = int(left.total_seconds() // 60)
-        text = _("due in %(t)s") % {"t": _duration(left)}
-        if minutes == 0 and not window.is_open(now):
+        text = _("due in %(t)s") % {"t": _duration(worked)}
+        if minutes == 0 and not clock.open:
             # Due while the window is closed: no working time is left, but nothing is late
             # before the window opens again ("due in 0m" would alarm for nothing).
             opening = timezone.localtime(window.next_opening(now), window.tz)
             text = _("due when the window opens, %(moment)s") % {
                 "moment": date_format(opening, "SHORT_DATETIME_FORMAT")
             }
-    ticking = window.is_open(now)
-    return Countdown(
-        due <= now, text, minutes, ticking, window.closing_of(now) if ticking else None
-    )
+    return Countdown(due <= now, text, minutes, clock.open, clock.until)
 
 
 def describe(items: Sequence[ReviewItem], tenant: Tenant, now: datetime) -> list[QueueEntry]:
@@ -282,11 +325,15 @@ def describe(items: Sequence[ReviewItem], tenant: Tenant, now: datetime) -> list
         {item.lead_id: item.lead for item in items}.values(), policy=ContactPolicy.of(tenant)
     )
     window = SendingWindow.for_tenant(tenant)
+    page_clock = Clock.at(window, now)
+    worked = page_clock.worked_many(item.sla_due_at for item in items)
     entries = []
     for item in items:
         thread = threads.get(item.lead_id, [])
         triage = (item.ai_analysis or {}).get("triage") or {}
-        clock = countdown(window, item.sla_due_at, now)
+        clock = countdown(
+            window, item.sla_due_at, now, clock=page_clock, worked=worked[item.sla_due_at]
+        )
         entries.append(
             QueueEntry(
                 item=item,

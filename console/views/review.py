@@ -23,7 +23,6 @@ from django.middleware.csrf import get_token
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.html import format_html
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
@@ -32,7 +31,7 @@ from cerniq.params import parse_id, parse_ids, parse_page
 from cerniq.tenancy import AuthenticatedHttpRequest, TenantScope, display_name, scope_for
 from console.views.alerts import is_channel_admin
 from console.views.analysing import pending_context
-from console.views.review_rows import RowMaker, resolve_options
+from console.views.review_rows import RowMaker
 from console.views.review_settings import working_time
 from hitl import review, sla, takeover
 from hitl import review_queue as queue
@@ -121,28 +120,17 @@ def item_labels() -> dict[str, str]:
     }
 
 
-def _item_context(
-    request: AuthenticatedHttpRequest, scope: TenantScope, tab: str
-) -> tuple[dict, RowMaker]:
-    """What every item needs, the page's and a fragment's alike, and what makes its row."""
-    labels = item_labels()
-    teammates = queue.teammates(scope.tenant)
-    maker = RowMaker(labels, teammates, request.user.pk, reverse("hitl:review"))
-    context = {
-        "tab": tab,
-        "labels": labels,
-        "teammates": teammates,
-        "show_teammates": len(teammates) > 1,
-        "resolve_options": resolve_options(RESOLVE_CHOICES),
-        # every item's forms post the CSRF token and the tab the operator is on
-        "form_hidden": format_html(
-            '<input type="hidden" name="csrfmiddlewaretoken" value="{}">'
-            '<input type="hidden" name="tab" value="{}">',
-            get_token(request),
-            tab,
-        ),
-    }
-    return context, maker
+def _rows(request: AuthenticatedHttpRequest, scope: TenantScope, tab: str) -> RowMaker:
+    """What makes the items' rows, and the context every item needs (the page's and a
+    fragment's alike)."""
+    return RowMaker(
+        labels=item_labels(),
+        teammates=queue.teammates(scope.tenant),
+        me=request.user.pk,
+        csrf_token=get_token(request),
+        tab=tab,
+        resolve_choices=RESOLVE_CHOICES,
+    )
 
 
 @login_required
@@ -164,12 +152,13 @@ def review_queue(request: AuthenticatedHttpRequest) -> HttpResponse:
         ]
     )
     entries = queue.describe(items, scope.tenant, now)
-    context, maker = _item_context(request, scope, tab)
+    maker = _rows(request, scope, tab)
     return render(
         request,
         "hitl/review.html",
         {
-            **context,
+            **maker.context,
+            "teammates": maker.teammates,
             "tenant": scope.tenant,
             "tabs": _tabs(counts),
             "items": items,
@@ -214,12 +203,12 @@ def _fragment(
         shown = set(parse_ids(request.POST.getlist("shown"))) | {item.pk}
         found = queue.next_item(queue.queue_items(open_items), tab, shown)
         following = [found] if found is not None else []
-    context, maker = _item_context(request, scope, tab)
+    maker = _rows(request, scope, tab)
     return render(
         request,
         "hitl/_review_answer.html",
         {
-            **context,
+            **maker.context,
             "again": maker.rows(queue.describe(again, scope.tenant, now)),
             "following": maker.rows(queue.describe(following, scope.tenant, now)),
             "tabs": _tabs(_counts(request)),
