@@ -171,6 +171,26 @@ def test_recent_messages_keeps_the_last_n_per_lead_in_one_query(tenant, clock):
     assert [m.body for m in found[second.pk]] == ["mesajul 0", "mesajul 1"]
 
 
+def test_the_thread_query_reads_the_same_rows_as_the_window_function(tenant, clock):
+    """On PostgreSQL the thread is read by a LATERAL join; it must pick the same messages in
+    the same order as the window function, ties on the time included (newest id first)."""
+    leads = [make_lead(tenant) for _ in range(3)]
+    conversation(leads[0], 9)
+    conversation(leads[1], 2)
+    tied = [make_message(leads[2], body=f"la fel {n}") for n in range(8)]
+    Message.objects.filter(pk__in=[m.pk for m in tied]).update(created_at=MONDAY_10)
+    ids = [lead.pk for lead in leads] + [leads[0].pk]
+    for size in (1, 4, 6):
+        expected = {}
+        for row in queue._latest(sorted(set(ids)), size):
+            expected.setdefault(row[1], []).append(queue.ThreadMessage(*row))
+        assert queue.recent_messages(ids, size=size) == expected
+    assert [m.body for m in queue.recent_messages(ids, size=2)[leads[2].pk]] == [
+        "la fel 6",
+        "la fel 7",
+    ]
+
+
 # --- htmx: the next item comes in without a reload -----------------------------------------
 
 
