@@ -21,7 +21,6 @@ import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from html import escape
-from typing import cast
 
 from django.contrib.auth.models import User
 from django.template.defaultfilters import linebreaksbr
@@ -34,11 +33,11 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.text import Truncator
 from django.utils.translation import gettext as _
 
-from console.views.lead_rows import DASH, pk_url
+from console.views.lead_rows import DASH, badge_class, pk_url
 from hitl.models import ReviewItem
 from hitl.review_queue import QueueEntry, Sentiment, ThreadMessage
 from outreach.models import Channel, Journey, Message, Stage
-from outreach.readiness import Readiness
+from outreach.readiness import EMAIL, WHATSAPP, ChannelReadiness, Readiness
 
 BODY_CHARS = 240  # an earlier message of the thread is cut to this (`|truncatechars:240`)
 
@@ -122,21 +121,41 @@ class _TeammateOptions:
         return found
 
 
+# One channel's line of `outreach/_readiness_badges.html`, which the page prints the same
+# (tests/hitl/test_review_queue.py compares them).
+_READINESS_LINE = (
+    '<span class="readiness-line" data-channel="{}" data-state="{}" title="{}">'
+    '<span class="badge {}">{}</span> {}</span>'
+)
+
+
 class _Badges:
-    """`outreach/_readiness_badges.html`, rendered once per distinct readiness."""
+    """The readiness badges: each channel's line built once per distinct readiness of that
+    channel on the page (its colour as on the leads list, console.views.lead_rows)."""
 
     def __init__(self) -> None:
-        self.template = get_template("outreach/_readiness_badges.html")
-        self.known: dict[Readiness, SafeString] = {}
+        self.names = {WHATSAPP: _("WhatsApp"), EMAIL: _("Email")}
+        self.known: dict[ChannelReadiness, SafeString] = {}
+
+    def line(self, channel: ChannelReadiness) -> SafeString:
+        found = self.known.get(channel)
+        if found is None:
+            name = self.names[channel.channel]
+            found = self.known[channel] = format_html(
+                _READINESS_LINE,
+                channel.channel,
+                channel.state,
+                f"{name}: {channel.text}",
+                badge_class(channel),
+                name,
+                channel.short,
+            )
+        return found
 
     def __call__(self, ready: Readiness | None) -> SafeString | str:
         if ready is None:
             return ""
-        found = self.known.get(ready)
-        if found is None:
-            # a template's output is a SafeString (typed str)
-            found = self.known[ready] = cast(SafeString, self.template.render({"ready": ready}))
-        return found
+        return format_html("{}<br>{}", self.line(ready.whatsapp), self.line(ready.email))
 
 
 def _sentiment(found: Sentiment | None, scale: str) -> dict | None:

@@ -509,3 +509,39 @@ def test_a_pages_working_times_are_each_items_own(tenant):
         dues += [now, now - timedelta(microseconds=1), now + timedelta(seconds=1)]
         found = clock.worked_many(dues + dues[:5])
         assert {due: clock.worked(due) for due in dues} == found
+
+
+@pytest.mark.parametrize("language", ["en", "ro"])
+def test_the_readiness_badges_are_the_shared_templates(language):
+    """The page builds each channel's badge once; it prints what
+    `outreach/_readiness_badges.html` prints for the same readiness."""
+    from django.template.loader import render_to_string
+
+    from cerniq import reasons
+    from console.views.review_rows import _Badges
+    from outreach import reasons as codes
+    from outreach.readiness import EMAIL, WHATSAPP, ChannelReadiness, Readiness, State
+
+    whatsapp = [
+        ChannelReadiness(WHATSAPP, State.READY),
+        ChannelReadiness(WHATSAPP, State.UNCHECKED, reasons.code(codes.PHONE_UNCHECKED)),
+        ChannelReadiness(WHATSAPP, State.UNCHECKED, reasons.code(codes.PHONE_UNCHECKED), False),
+        ChannelReadiness(WHATSAPP, State.BLOCKED, reasons.code(codes.OPTED_OUT)),
+        ChannelReadiness(
+            WHATSAPP, State.BLOCKED, reasons.code(codes.STAGE_CLOSED, stage=Stage.DEAD)
+        ),
+    ]
+    email = [
+        ChannelReadiness(EMAIL, State.READY),
+        ChannelReadiness(EMAIL, State.UNCHECKED, reasons.code(codes.EMAIL_UNCHECKED), False),
+        ChannelReadiness(EMAIL, State.BLOCKED, reasons.code(codes.EMAIL_BOUNCED)),
+        ChannelReadiness(EMAIL, State.BLOCKED, reasons.code(codes.NO_EMAIL)),
+    ]
+    with translation.override(language):
+        badges = _Badges()
+        for wa in whatsapp:
+            for mail in email:
+                ready = Readiness(wa, mail)
+                shared = render_to_string("outreach/_readiness_badges.html", {"ready": ready})
+                assert badges(ready) == shared
+        assert badges(None) == ""
