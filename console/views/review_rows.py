@@ -3,16 +3,17 @@
 What every item shows is worked out here, once per page where it does not depend on the
 item: the fixed words (console.views.review.item_labels), the choice labels (a dict, not
 `get_FOO_display`, which rebuilds and hashes its choices at every call), the links (one
-reversed URL), the teammate options (rendered once per distinct assignee), the resolve
-options, the readiness badges (`outreach/_readiness_badges.html`, rendered once per
-distinct readiness). `hitl/_review_rows.html` then prints plain fields in one loop, with no
-include, `{% translate %}` or `{% url %}` per item: rendering 25 items through a per-item
-include with model lookups, filters and translations cost ~60 ms of CPU a page.
+reversed URL), the teammate options (once per distinct assignee), the resolve options, the
+readiness badges (the markup of `outreach/_readiness_badges.html`, once per distinct
+readiness of a channel), an item's actions (`hitl/_review_actions.html`, once per state).
+`hitl/_review_rows.html` then prints plain fields in one loop, with no include,
+`{% translate %}` or `{% url %}` per item: rendering 25 items through a per-item include
+with model lookups, filters and translations cost ~60 ms of CPU a page.
 
 The words with a name in them ("Assigned to Ana", "Select Ferma Nord") are the template's
 former `{% blocktranslate %}` messages, filled the way that tag fills them: the name
 escaped, the translation as is. Dates use the locale's formats, as the `|date:` filter
-would (`date_format` of the time in the current time zone).
+prints them (`Dates`).
 """
 
 from __future__ import annotations
