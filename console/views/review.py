@@ -19,6 +19,7 @@ from django.contrib.auth.decorators import login_required
 from django.contrib.auth.models import User
 from django.db.models import Count, Q, QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.middleware.csrf import get_token
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils import timezone
@@ -30,6 +31,7 @@ from cerniq.params import parse_id, parse_ids, parse_page
 from cerniq.tenancy import AuthenticatedHttpRequest, TenantScope, display_name, scope_for
 from console.views.alerts import is_channel_admin
 from console.views.analysing import pending_context
+from console.views.review_rows import RowMaker
 from console.views.review_settings import working_time
 from hitl import review, sla, takeover
 from hitl import review_queue as queue
@@ -118,15 +120,17 @@ def item_labels() -> dict[str, str]:
     }
 
 
-def _item_context(scope: TenantScope, tab: str) -> dict:
-    """What every item's actions need, the page's and a fragment's alike."""
-    return {
-        "tab": tab,
-        "labels": item_labels(),
-        "resolve_stages": [(s, str(Stage(s).label)) for s in RESOLVE_CHOICES],
-        "teammates": queue.teammates(scope.tenant),
-        "review_url": reverse("hitl:review"),
-    }
+def _rows(request: AuthenticatedHttpRequest, scope: TenantScope, tab: str) -> RowMaker:
+    """What makes the items' rows, and the context every item needs (the page's and a
+    fragment's alike)."""
+    return RowMaker(
+        labels=item_labels(),
+        teammates=queue.teammates(scope.tenant),
+        me=request.user.pk,
+        csrf_token=get_token(request),
+        tab=tab,
+        resolve_choices=RESOLVE_CHOICES,
+    )
 
 
 @login_required
@@ -147,15 +151,19 @@ def review_queue(request: AuthenticatedHttpRequest) -> HttpResponse:
             offset : offset + PAGE_SIZE
         ]
     )
+    entries = queue.describe(items, scope.tenant, now)
+    maker = _rows(request, scope, tab)
     return render(
         request,
         "hitl/review.html",
         {
-            **_item_context(scope, tab),
+            **maker.context,
+            "teammates": maker.teammates,
             "tenant": scope.tenant,
             "tabs": _tabs(counts),
             "items": items,
-            "entries": queue.describe(items, scope.tenant, now),
+            "entries": entries,
+            "rows": maker.rows(entries),
             "page": page,
             "pages": pages,
             "first_shown": offset + 1,
@@ -195,15 +203,14 @@ def _fragment(
         shown = set(parse_ids(request.POST.getlist("shown"))) | {item.pk}
         found = queue.next_item(queue.queue_items(open_items), tab, shown)
         following = [found] if found is not None else []
-    again_entries = queue.describe(again, scope.tenant, now)
-    next_entries = queue.describe(following, scope.tenant, now)
+    maker = _rows(request, scope, tab)
     return render(
         request,
         "hitl/_review_answer.html",
         {
-            **_item_context(scope, tab),
-            "entry": again_entries[0] if again_entries else None,
-            "next_entry": next_entries[0] if next_entries else None,
+            **maker.context,
+            "again": maker.rows(queue.describe(again, scope.tenant, now)),
+            "following": maker.rows(queue.describe(following, scope.tenant, now)),
             "tabs": _tabs(_counts(request)),
             "status_text": text,
             "status_ok": ok,

@@ -11,7 +11,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
-from django.utils import translation
+from django.utils import timezone, translation
 
 from hitl import review
 from hitl import review_queue as queue
@@ -169,6 +169,26 @@ def test_recent_messages_keeps_the_last_n_per_lead_in_one_query(tenant, clock):
     assert len(queries) == 1
     assert [m.body for m in found[first.pk]] == [f"mesajul {n}" for n in (5, 6, 7, 8)]
     assert [m.body for m in found[second.pk]] == ["mesajul 0", "mesajul 1"]
+
+
+def test_the_thread_query_reads_the_same_rows_as_the_window_function(tenant, clock):
+    """On PostgreSQL the thread is read by a LATERAL join; it must pick the same messages in
+    the same order as the window function, ties on the time included (newest id first)."""
+    leads = [make_lead(tenant) for _ in range(3)]
+    conversation(leads[0], 9)
+    conversation(leads[1], 2)
+    tied = [make_message(leads[2], body=f"la fel {n}") for n in range(8)]
+    Message.objects.filter(pk__in=[m.pk for m in tied]).update(created_at=MONDAY_10)
+    ids = [lead.pk for lead in leads] + [leads[0].pk]
+    for size in (1, 4, 6):
+        expected = {}
+        for row in queue._latest(sorted(set(ids)), size):
+            expected.setdefault(row[1], []).append(queue.ThreadMessage(*row))
+        assert queue.recent_messages(ids, size=size) == expected
+    assert [m.body for m in queue.recent_messages(ids, size=2)[leads[2].pk]] == [
+        "la fel 6",
+        "la fel 7",
+    ]
 
 
 # --- htmx: the next item comes in without a reload -----------------------------------------
@@ -369,3 +389,159 @@ def test_an_item_due_while_the_window_is_closed_says_when_not_zero(tenant):
     assert not found.overdue and found.minutes == 0
     assert found.text.startswith("due when the window opens, ")
     assert "0m" not in found.text
+
+
+# --- the page's rows (console.views.review_rows, docs/page-rendering.md) -------------------
+
+
+def test_the_rows_loop_has_no_translate_url_include_or_with():
+    """An item's fields are worked out in the view; the template's loop only prints them,
+    and the page includes the rows template once, outside any loop."""
+    from django.template import engines
+    from django.template.defaulttags import ForNode
+    from django.template.loader_tags import IncludeNode
+
+    from tests.outreach.test_pages_rendering import _body, _loops, _per_row_tags
+
+    (loop,) = _loops("hitl/_review_rows.html", "rows")
+    assert _per_row_tags(loop) == []
+    page = engines["django"].engine.get_template("hitl/review.html").nodelist
+    includes = [
+        node
+        for node in page.get_nodes_by_type(IncludeNode)
+        if node.template.token == '"hitl/_review_rows.html"'
+    ]
+    assert len(includes) == 1
+    for outer in page.get_nodes_by_type(ForNode):
+        assert includes[0] not in _body(outer).get_nodes_by_type(IncludeNode)
+
+
+def test_each_items_actions_and_thread_are_its_own_and_escaped(web, tenant, operator):
+    """The actions are rendered once per state and the item's id and draft put in: every
+    item still posts to its own URLs, shows its own draft (escaped) and its own state."""
+    ana = make_user(tenant, first_name="Ana", last_name="<Pop>")
+    drafted, bare, mine = (make_lead(tenant, name=f"Ferma {n} & fiii") for n in "ABC")
+    first = raw_item(drafted, ai_draft='Bună <b>ziua</b> "X"', assignee=ana, status="ASSIGNED")
+    second = raw_item(bare, due=MONDAY_10 + timedelta(hours=2))
+    third = raw_item(mine, due=MONDAY_10 + timedelta(hours=3), assignee=operator)
+    Journey.objects.filter(lead=bare).update(taken_over_by=ana, taken_over_at=MONDAY_10)
+    make_message(
+        bare,
+        direction=Message.Direction.INBOUND,
+        status=Message.Status.RECEIVED,
+        idempotency_key=None,
+        subject="Re: <ofertă>",
+        body="x" * 300 + "<script>",
+    )
+    make_message(bare, status=Message.Status.SENT, body="<i>bună</i>\nziua")
+    html = web.get(URL, {"tab": "MEDIUM"}).content.decode()
+    chunks = html.split('<li class="review-item ')[1:]
+    by_pk = {int(chunk.split('data-item="')[1].split('"')[0]): chunk for chunk in chunks}
+    assert list(by_pk) == [first.pk, second.pk, third.pk]
+    for pk, chunk in by_pk.items():
+        for action in ("approve", "send", "assign", "take-over", "reject", "resolve"):
+            assert f'"/outreach/review/{pk}/{action}/"' in chunk
+        assert f'id="text-{pk}"' in chunk and f'for="stage-{pk}"' in chunk
+        other = [other for other in by_pk if other != pk]
+        assert all(f"/review/{o}/" not in chunk for o in other)
+    a, b, c = by_pk[first.pk], by_pk[second.pk], by_pk[third.pk]
+    assert ">Bună &lt;b&gt;ziua&lt;/b&gt; &quot;X&quot;</textarea>" in a
+    assert "></textarea>" in b and 'aria-keyshortcuts="a" disabled>' in b
+    assert 'aria-keyshortcuts="a">' in a
+    assert f'<option value="{ana.pk}" selected>Ana &lt;Pop&gt;</option>' in a
+    assert f'<option value="{ana.pk}">Ana &lt;Pop&gt;</option>' in c
+    assert f'<option value="{operator.pk}"' not in a  # the operator assigns to themselves
+    assert "Assigned to Ana &lt;Pop&gt;" in a and "Taken over by Ana &lt;Pop&gt;" in b
+    assert 'aria-label="Select Ferma A &amp; fiii"' in a
+    assert '<button type="submit" disabled>Assign to me</button>' in c
+    assert '<button type="submit" disabled>Take over</button>' in b
+    assert "<strong>Re: &lt;ofertă&gt;</strong> " + "x" * 239 + "…<" in b  # cut as before
+    assert "&lt;i&gt;bună&lt;/i&gt;\nziua</span>" in b  # an earlier message: not broken
+    assert "<script>" not in b and "<i>" not in b
+
+
+def test_the_page_dates_are_the_date_filters(tenant):
+    """Dates of the rows, formatted once per page, read as the `|date:` filter prints them."""
+    from django.template import engines
+
+    from console.views.review_rows import Dates
+
+    moments = [
+        datetime(2026, 3, 29, 0, 59, 59, tzinfo=ZoneInfo("UTC")),  # DST starts in Bucharest
+        datetime(2026, 10, 25, 0, 30, 0, 123456, tzinfo=ZoneInfo("UTC")),  # the repeated hour
+        datetime(2026, 10, 25, 1, 30, tzinfo=ZoneInfo("UTC")),
+        MONDAY_10,
+    ]
+    template = engines["django"].from_string(
+        "{{ d|date:'c' }}|{{ d|date:'SHORT_DATETIME_FORMAT' }}|{{ d|date:'DATETIME_FORMAT' }}"
+    )
+    for language in ("en", "ro"):
+        with translation.override(language), timezone.override("Europe/Bucharest"):
+            dates = Dates()
+            for moment in moments:
+                shown = (
+                    f"{dates.iso(moment)}|{dates.short_datetime(moment)}|{dates.datetime(moment)}"
+                )
+                assert shown == template.render({"d": moment})
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["", "scurt", "ă" * 240, "ă" * 241, "a\u0306" * 200, "x" * 500, "e\u0301" * 239 + "abc"],
+)
+def test_truncated_is_truncatechars(text):
+    from django.utils.text import Truncator
+
+    from console.views.review_rows import truncated
+
+    assert truncated(text) == Truncator(text).chars(240)
+
+
+def test_a_pages_working_times_are_each_items_own(tenant):
+    """Working times summed along the page's due times (Clock.worked_many) equal each item's
+    own count, across a weekend, a public holiday and the change to winter time."""
+    from outreach.hours import SendingWindow
+
+    window = SendingWindow.for_tenant(tenant)
+    for now in (MONDAY_10, datetime(2026, 10, 26, 9, 30, tzinfo=ZoneInfo("Europe/Bucharest"))):
+        clock = queue.Clock.at(window, now)
+        dues = [now + timedelta(minutes=m) for m in range(-60 * 24 * 40, 60 * 24 * 40, 397)]
+        dues += [now, now - timedelta(microseconds=1), now + timedelta(seconds=1)]
+        found = clock.worked_many(dues + dues[:5])
+        assert {due: clock.worked(due) for due in dues} == found
+
+
+@pytest.mark.parametrize("language", ["en", "ro"])
+def test_the_readiness_badges_are_the_shared_templates(language):
+    """The page builds each channel's badge once; it prints what
+    `outreach/_readiness_badges.html` prints for the same readiness."""
+    from django.template.loader import render_to_string
+
+    from cerniq import reasons
+    from console.views.review_rows import _Badges
+    from outreach import reasons as codes
+    from outreach.readiness import EMAIL, WHATSAPP, ChannelReadiness, Readiness, State
+
+    whatsapp = [
+        ChannelReadiness(WHATSAPP, State.READY),
+        ChannelReadiness(WHATSAPP, State.UNCHECKED, reasons.code(codes.PHONE_UNCHECKED)),
+        ChannelReadiness(WHATSAPP, State.UNCHECKED, reasons.code(codes.PHONE_UNCHECKED), False),
+        ChannelReadiness(WHATSAPP, State.BLOCKED, reasons.code(codes.OPTED_OUT)),
+        ChannelReadiness(
+            WHATSAPP, State.BLOCKED, reasons.code(codes.STAGE_CLOSED, stage=Stage.DEAD)
+        ),
+    ]
+    email = [
+        ChannelReadiness(EMAIL, State.READY),
+        ChannelReadiness(EMAIL, State.UNCHECKED, reasons.code(codes.EMAIL_UNCHECKED), False),
+        ChannelReadiness(EMAIL, State.BLOCKED, reasons.code(codes.EMAIL_BOUNCED)),
+        ChannelReadiness(EMAIL, State.BLOCKED, reasons.code(codes.NO_EMAIL)),
+    ]
+    with translation.override(language):
+        badges = _Badges()
+        for wa in whatsapp:
+            for mail in email:
+                ready = Readiness(wa, mail)
+                shared = render_to_string("outreach/_readiness_badges.html", {"ready": ready})
+                assert badges(ready) == shared
+        assert badges(None) == ""
