@@ -15,7 +15,8 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from django.contrib.auth.models import User
-from django.db.models import Q, Subquery
+from django.db import connection
+from django.db.models import Q
 from django.utils import timezone
 from django.utils.functional import Promise
 from django.utils.translation import gettext as _
@@ -165,17 +166,39 @@ class Latest:
     chat_phone: int | None
 
 
+def _latest_sql() -> str:
+    table = Message._meta.db_table
+    emails = ", ".join("%s" for _ in EMAIL_CHANNELS)
+    sent = ", ".join("%s" for _ in SENT_STATUSES)
+    return f"""
+        SELECT
+            (SELECT channel FROM {table} WHERE lead_id = %s AND direction = %s
+             ORDER BY created_at DESC, id DESC LIMIT 1),
+            (SELECT subject FROM {table} WHERE lead_id = %s AND direction = %s
+             AND channel IN ({emails}) AND subject <> ''
+             ORDER BY created_at DESC, id DESC LIMIT 1),
+            (SELECT phone_id FROM {table} WHERE lead_id = %s AND channel = %s
+             AND direction = %s AND status IN ({sent})
+             ORDER BY created_at DESC LIMIT 1)
+    """  # noqa: S608 - a table name and placeholders only
+
+
+_LATEST = _latest_sql()
+
+
 def latest(lead: Lead) -> Latest:
-    row = (
-        Lead.objects.filter(pk=lead.pk)
-        .values(
-            last_channel=Subquery(_inbound(lead).values("channel")[:1]),
-            last_subject=Subquery(email_subjects(lead)[:1]),
-            chat_phone=Subquery(_chat_phones(lead)[:1]),
-        )
-        .first()
-    ) or {"last_channel": None, "last_subject": None, "chat_phone": None}
-    return Latest(row["last_channel"], row["last_subject"], row["chat_phone"])
+    """The lead's `Latest`: `_inbound`, `email_subjects` and `_chat_phones`, the first of
+    each, written out as one statement (the composer's page reads it on every render)."""
+    inbound, outbound = Message.Direction.INBOUND, Message.Direction.OUTBOUND
+    params = [
+        *(lead.pk, inbound),
+        *(lead.pk, inbound, *EMAIL_CHANNELS),
+        *(lead.pk, Channel.WHATSAPP, outbound, *SENT_STATUSES),
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute(_LATEST, [str(p) if isinstance(p, str) else p for p in params])
+        channel, subject, chat_phone = cursor.fetchone()
+    return Latest(channel, subject, chat_phone)
 
 
 def pick_phone(
