@@ -125,7 +125,7 @@ def thread(lead: Lead, *, before: Cursor | None = None, limit: int = THREAD_LATE
         for file in MessageAttachment.objects.filter(
             message_id__in=[m["pk"] for m in found]
         ).values("message_id", "filename", "size"):
-            files.setdefault(file["message_id"], []).append(file)
+            files.setdefault(file["message_id"], []).append(dict(file))
     inbound = Message.Direction.INBOUND
     entries = [
         Entry(

@@ -189,14 +189,14 @@ _LATEST = _latest_sql()
 def latest(lead: Lead) -> Latest:
     """The lead's `Latest`: `_inbound`, `email_subjects` and `_chat_phones`, the first of
     each, written out as one statement (the composer's page reads it on every render)."""
-    inbound, outbound = Message.Direction.INBOUND, Message.Direction.OUTBOUND
-    params = [
-        *(lead.pk, inbound),
-        *(lead.pk, inbound, *EMAIL_CHANNELS),
-        *(lead.pk, Channel.WHATSAPP, outbound, *SENT_STATUSES),
-    ]
+    inbound, outbound = str(Message.Direction.INBOUND), str(Message.Direction.OUTBOUND)
+    emails, sent = [str(c) for c in EMAIL_CHANNELS], [str(s) for s in SENT_STATUSES]
+    params: list[int | str] = [lead.pk, inbound, lead.pk, inbound]
+    params += emails
+    params += [lead.pk, str(Channel.WHATSAPP), outbound]
+    params += sent
     with connection.cursor() as cursor:
-        cursor.execute(_LATEST, [str(p) if isinstance(p, str) else p for p in params])
+        cursor.execute(_LATEST, params)
         channel, subject, chat_phone = cursor.fetchone()
     return Latest(channel, subject, chat_phone)
 

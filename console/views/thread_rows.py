@@ -29,7 +29,7 @@ WAITING = frozenset({Message.Status.QUEUED, Message.Status.SENDING})
 DELIVERED = frozenset({Message.Status.DELIVERED, Message.Status.READ})
 
 
-def blocktranslate(msgid: str, **values: object) -> SafeString:
+def blocktranslate(msgid: str, **values: str) -> SafeString:
     """What `{% blocktranslate with name=value %}…{% endblocktranslate %}` prints: the
     translation (not escaped) with the values escaped; the message id itself when the
     translation does not fit the values (as the tag falls back)."""
