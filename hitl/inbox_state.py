@@ -133,6 +133,8 @@ def list_stamp(tenant: Tenant, user: User) -> str:
 
 
 def _thread_stamp_sql() -> str:
+    # sent/delivered/read/failed: status moves written by UPDATEs that leave updated_at
+    # alone. Each scalar subquery and the messages' aggregate use the lead's indexes.
     message, journey = Message._meta.db_table, Journey._meta.db_table
     triage, transition = ReplyTriage._meta.db_table, StageTransition._meta.db_table
     note, item = Note._meta.db_table, ReviewItem._meta.db_table
