@@ -154,7 +154,8 @@ def thread_context(
     before: Cursor | None = None,
     stamp: str | None = None,
 ) -> dict[str, Any]:
-    """The thread pane (`stamp`: the thread's version when the caller has it already)."""
+    """The thread pane (`stamp`: the thread's version when the caller has it already), or
+    with `before` the messages "show earlier" adds (no stamp: they carry none)."""
     found = inbox_thread.thread(lead, before=before)
     earlier_url = None
     if found.earlier is not None:
@@ -167,7 +168,7 @@ def thread_context(
         "journey": getattr(lead, "journey", None),
         "entries": thread_rows(found.entries),
         "earlier_url": earlier_url,
-        "thread_stamp": stamp or inbox_state.thread_stamp(lead),
+        "thread_stamp": stamp or ("" if before else inbox_state.thread_stamp(lead)),
         "thread_poll_url": reverse("outreach:inbox_timeline", args=[lead.pk]),
     }
 
