@@ -18,7 +18,7 @@ from django.template.defaultfilters import filesizeformat, linebreaksbr
 from django.utils import dateformat, formats, timezone, translation
 from django.utils.html import conditional_escape
 from django.utils.safestring import SafeString, mark_safe
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_noop
 
 from cerniq import reasons
 from hitl.inbox_thread import Entry
@@ -32,7 +32,8 @@ DELIVERED = frozenset({Message.Status.DELIVERED, Message.Status.READ})
 def blocktranslate(msgid: str, **values: str) -> SafeString:
     """What `{% blocktranslate with name=value %}…{% endblocktranslate %}` prints: the
     translation (not escaped) with the values escaped; the message id itself when the
-    translation does not fit the values (as the tag falls back)."""
+    translation does not fit the values (as the tag falls back). Callers mark `msgid` with
+    gettext_noop so that makemessages keeps it in the catalogue."""
     escaped = {name: conditional_escape(value) for name, value in values.items()}
     try:
         return mark_safe(gettext(msgid) % escaped)  # noqa: S308 - the values are escaped
@@ -74,7 +75,7 @@ class _Labels:
     def tone(self, tone: str) -> SafeString:
         found = self.tones.get(tone)
         if found is None:
-            found = self.tones[tone] = blocktranslate("%(tone)s tone", tone=tone)
+            found = self.tones[tone] = blocktranslate(gettext_noop("%(tone)s tone"), tone=tone)
         return found
 
 
@@ -150,7 +151,7 @@ def _stage(entry: Entry, labels: _Labels) -> dict[str, Any]:
         "kind": "stage",
         "pk": entry.pk,
         "text": blocktranslate(
-            "Stage %(from)s → %(to)s",
+            gettext_noop("Stage %(from)s → %(to)s"),
             **{
                 "from": labels.stage.get(t["from_stage"], t["from_stage"]),
                 "to": labels.stage.get(t["to_stage"], t["to_stage"]),
