@@ -18,7 +18,11 @@ NEGATIVE_SENTIMENT = -30  # at or below: the reply reads as negative
 def analysis_of(message: Message) -> dict[str, Any] | None:
     """decision / intent / sentiment / confidence from the stored analysis of an inbound
     message (hitl.replies writes it), or None when there is nothing to say."""
-    data = message.analysis
+    return reading(message.analysis)
+
+
+def reading(data: object) -> dict[str, Any] | None:
+    """`analysis_of` from a message's stored `analysis` value itself."""
     if not isinstance(data, dict) or not data:
         return None
     triage = data.get("triage")
@@ -64,7 +68,12 @@ def certainty(confidence: object) -> str:
 def in_words(message: Message) -> dict[str, Any] | None:
     """The analysis for the inbox's thread: the intent, the tone and how sure the model
     is as words, and the decision (a stored reason, rendered by the page's `reason`)."""
-    found = analysis_of(message)
+    return words(message.analysis)
+
+
+def words(data: object) -> dict[str, Any] | None:
+    """`in_words` from a message's stored `analysis` value itself."""
+    found = reading(data)
     if found is None:
         return None
     return {

@@ -37,11 +37,15 @@ def _state(lead: Lead, user: User) -> ConversationState:
     return state
 
 
-def mark_read(lead: Lead, user: User, now: datetime | None = None) -> None:
-    """The user has seen the conversation as it is now."""
-    state = _state(lead, user)
-    state.last_read_at = now or timezone.now()
-    state.save(update_fields=["last_read_at", "updated_at"])
+def mark_read(lead: Lead, user: User, now: datetime | None = None) -> datetime | None:
+    """The user has seen the conversation as it is now. Returns when the user closed it
+    (None: open), for the page that shows it. One statement: the user's row is inserted or
+    updated (`INSERT … ON CONFLICT … DO UPDATE … RETURNING`, PostgreSQL and SQLite)."""
+    adapt = connection.ops.adapt_datetimefield_value
+    changed = timezone.now()
+    params = [lead.tenant_id, user.pk, lead.pk, adapt(now or changed), adapt(changed)]
+    state = next(iter(ConversationState.objects.raw(_MARK_READ, params)))
+    return state.closed_at
 
 
 def mark_unread(lead: Lead, user: User) -> None:
@@ -85,6 +89,20 @@ def _count(qs: QuerySet) -> Subquery:
     return Subquery(qs.order_by().values(n=Func(F("pk"), function="COUNT"))[:1])
 
 
+def _mark_read_sql() -> str:
+    table = ConversationState._meta.db_table
+    return f"""
+        INSERT INTO {table} (tenant_id, user_id, lead_id, last_read_at, closed_at, updated_at)
+        VALUES (%s, %s, %s, %s, NULL, %s)
+        ON CONFLICT (user_id, lead_id)
+        DO UPDATE SET last_read_at = excluded.last_read_at, updated_at = excluded.updated_at
+        RETURNING id, closed_at
+    """  # noqa: S608 - a table name and placeholders only
+
+
+_MARK_READ = _mark_read_sql()
+
+
 def _digest(values: object) -> str:
     return hashlib.sha256(repr(values).encode()).hexdigest()[:16]
 
@@ -125,43 +143,39 @@ def list_stamp(tenant: Tenant, user: User) -> str:
     return _digest(row)
 
 
+def _thread_stamp_sql() -> str:
+    # sent/delivered/read/failed: status moves written by UPDATEs that leave updated_at
+    # alone. Each scalar subquery and the messages' aggregate use the lead's indexes.
+    message, journey = Message._meta.db_table, Journey._meta.db_table
+    triage, transition = ReplyTriage._meta.db_table, StageTransition._meta.db_table
+    note, item = Note._meta.db_table, ReviewItem._meta.db_table
+    statuses = ", ".join(f"%(open{i})s" for i in range(len(OPEN_STATUSES)))
+    return f"""
+        SELECT m.changed, m.n, m.sent, m.delivered, m.seen, m.failed,
+            (SELECT MAX(triaged_at) FROM {triage} WHERE lead_id = %(lead)s),
+            (SELECT MAX(created_at) FROM {transition} WHERE journey_id = j.id),
+            (SELECT MAX(created_at) FROM {note} WHERE lead_id = %(lead)s),
+            (SELECT COUNT(*) FROM {note} WHERE lead_id = %(lead)s),
+            (SELECT COUNT(*) FROM {item} WHERE lead_id = %(lead)s AND status IN ({statuses})),
+            j.stage, j.requires_human_review, j.taken_over_by_id
+        FROM {journey} j,
+            (SELECT MAX(updated_at) AS changed, COUNT(*) AS n, MAX(sent_at) AS sent,
+                MAX(delivered_at) AS delivered, MAX(read_at) AS seen, MAX(failed_at) AS failed
+             FROM {message} WHERE lead_id = %(lead)s) m
+        WHERE j.lead_id = %(lead)s
+    """  # noqa: S608 - table names and placeholders only
+
+
 def thread_stamp(lead: Lead) -> str:
     """Changes when the thread may look different: a message stored or its status moved
     (sent, delivered, read, failed), a reply analysed, a stage change, a note, the journey's
-    review or take-over. One query."""
-    messages = Message.objects.filter(lead=lead)
-    row = (
-        Journey.objects.filter(lead=lead)
-        .annotate(
-            message=_max(messages, "updated_at"),
-            message_n=_count(messages),
-            # Status moves written by UPDATEs that leave updated_at alone.
-            sent=_max(messages, "sent_at"),
-            delivered=_max(messages, "delivered_at"),
-            read=_max(messages, "read_at"),
-            failed=_max(messages, "failed_at"),
-            triaged=_max(ReplyTriage.objects.filter(lead=lead), "triaged_at"),
-            transition=_max(StageTransition.objects.filter(journey__lead=lead), "created_at"),
-            note=_max(Note.objects.filter(lead=lead), "created_at"),
-            note_n=_count(Note.objects.filter(lead=lead)),
-            review_n=_count(ReviewItem.objects.filter(lead=lead, status__in=OPEN_STATUSES)),
-        )
-        .values_list(
-            "message",
-            "message_n",
-            "sent",
-            "delivered",
-            "read",
-            "failed",
-            "triaged",
-            "transition",
-            "note",
-            "note_n",
-            "review_n",
-            "stage",
-            "requires_human_review",
-            "taken_over_by",
-        )
-        .first()
-    )
+    review or take-over. One query, written out: the lead's messages are read once for all
+    their columns, and the ORM does not compile eleven subqueries on every poll."""
+    with connection.cursor() as cursor:
+        cursor.execute(_THREAD_STAMP, {"lead": lead.pk, **_OPEN})
+        row = cursor.fetchone()
     return _digest(row)
+
+
+_THREAD_STAMP = _thread_stamp_sql()
+_OPEN = {f"open{i}": str(status) for i, status in enumerate(OPEN_STATUSES)}

@@ -4,7 +4,8 @@ notes between them by time (docs/inbox.md).
 The latest THREAD_LATEST messages first; "show earlier" asks for the ones before the oldest
 shown (a keyset on created_at, id). Whatever the thread's length, a page costs the same few
 queries: the messages, their attachments, the stage changes and the notes of the span the
-messages cover.
+messages cover. Each is read as plain values (no model instances, and none of the message's
+provider payloads): `console.views.thread_rows` turns them into the rows the page prints.
 """
 
 from __future__ import annotations
@@ -14,13 +15,38 @@ from datetime import datetime
 from typing import Any
 
 from django.db.models import Q
+from django.db.models.fields.json import KeyTextTransform
 
-from hitl.analysis import in_words
+from hitl.analysis import words
 from hitl.inbox import Cursor
 from hitl.models import Note
-from outreach.models import Channel, Lead, Message, StageTransition
+from outreach.models import Channel, Lead, Message, MessageAttachment, StageTransition
 
 THREAD_LATEST = 50
+
+# What a bubble shows of a message (`sender`: the mailbox an email went out from).
+MESSAGE_FIELDS = (
+    "pk",
+    "channel",
+    "direction",
+    "status",
+    "subject",
+    "body",
+    "error",
+    "is_manual",
+    "analysis",
+    "counterpart",
+    "created_at",
+    "phone_id",
+    "phone__label",
+    "phone__number",
+    "sent_by_id",
+    "sent_by__username",
+    "template_version_id",
+    "template_version__version",
+    "template_version__template__name",
+    "sender",
+)
 
 
 @dataclass(frozen=True)
@@ -30,7 +56,7 @@ class Entry:
     kind: str  # "message" | "stage" | "note"
     at: datetime
     pk: int
-    item: Any
+    item: dict[str, Any]  # the row's values (MESSAGE_FIELDS for a message)
     analysis: dict[str, Any] | None = None
     via: str = ""  # a message's phone or mailbox (`via`)
 
@@ -46,17 +72,17 @@ class Thread:
     earlier: Cursor | None  # where "show earlier" starts, None when all is shown
 
 
-def via(message: Message) -> str:
-    """The number or mailbox the message went through, as the thread names it."""
-    if message.channel == Channel.WHATSAPP:
-        phone = message.phone
-        if phone is None:
+def via(message: dict[str, Any]) -> str:
+    """The number or mailbox the message (its MESSAGE_FIELDS values) went through, as the
+    thread names it."""
+    if message["channel"] == Channel.WHATSAPP:
+        if message["phone_id"] is None:
             return ""
-        return f"{phone.label} · {phone.number}" if phone.label else phone.number
-    sender = (message.raw_request or {}).get("sender") if message.raw_request else ""
-    if message.direction == Message.Direction.OUTBOUND:
-        return str(sender or "")
-    return message.counterpart
+        label, number = message["phone__label"], message["phone__number"]
+        return f"{label} · {number}" if label else number
+    if message["direction"] == Message.Direction.OUTBOUND:
+        return message["sender"] or ""
+    return message["counterpart"]
 
 
 def _span(qs, field: str, lower: datetime | None, upper: datetime | None):
@@ -76,38 +102,44 @@ def thread(lead: Lead, *, before: Cursor | None = None, limit: int = THREAD_LATE
             Q(created_at__lt=before.at) | Q(created_at=before.at, pk__lt=before.pk)
         )
     found = list(
-        messages.select_related("phone", "sent_by", "template_version__template")
-        .prefetch_related("attachments")
-        .order_by("-created_at", "-pk")[: limit + 1]
+        messages.annotate(sender=KeyTextTransform("sender", "raw_request"))
+        .order_by("-created_at", "-pk")
+        .values(*MESSAGE_FIELDS)[: limit + 1]
     )
     more = len(found) > limit
     found = found[:limit]
     # The span these messages cover: from the oldest shown (or the start, when nothing is
     # hidden) up to where the page starts (or now).
-    lower = found[-1].created_at if more else None
+    lower = found[-1]["created_at"] if more else None
     upper = before.at if before is not None else None
     transitions = _span(
-        StageTransition.objects.filter(journey__lead=lead).select_related("by_user"),
-        "created_at",
-        lower,
-        upper,
+        StageTransition.objects.filter(journey__lead=lead), "created_at", lower, upper
+    ).values(
+        "pk", "created_at", "from_stage", "to_stage", "reason", "by_system", "by_user__username"
     )
-    notes = _span(
-        Note.objects.filter(lead=lead).select_related("author"), "created_at", lower, upper
+    notes = _span(Note.objects.filter(lead=lead), "created_at", lower, upper).values(
+        "pk", "created_at", "body", "author__username"
     )
+    files: dict[int, list[dict[str, Any]]] = {}
+    if found:
+        for file in MessageAttachment.objects.filter(
+            message_id__in=[m["pk"] for m in found]
+        ).values("message_id", "filename", "size"):
+            files.setdefault(file["message_id"], []).append(dict(file))
+    inbound = Message.Direction.INBOUND
     entries = [
         Entry(
             "message",
-            m.created_at,
-            m.pk,
-            m,
-            in_words(m) if m.direction == Message.Direction.INBOUND else None,
+            m["created_at"],
+            m["pk"],
+            {**m, "files": files.get(m["pk"], ())},
+            words(m["analysis"]) if m["direction"] == inbound else None,
             via(m),
         )
         for m in found
     ]
-    entries += [Entry("stage", t.created_at, t.pk, t) for t in transitions]
-    entries += [Entry("note", n.created_at, n.pk, n) for n in notes]
+    entries += [Entry("stage", t["created_at"], t["pk"], t) for t in transitions]
+    entries += [Entry("note", n["created_at"], n["pk"], n) for n in notes]
     entries.sort(key=lambda e: e.sort_key)
-    earlier = Cursor(found[-1].created_at, found[-1].pk) if more else None
+    earlier = Cursor(found[-1]["created_at"], found[-1]["pk"]) if more else None
     return Thread(entries=entries, earlier=earlier)

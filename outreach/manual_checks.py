@@ -15,6 +15,8 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from django.contrib.auth.models import User
+from django.db import connection
+from django.db.models import Q
 from django.utils import timezone
 from django.utils.functional import Promise
 from django.utils.translation import gettext as _
@@ -25,10 +27,10 @@ from cerniq.formats import shown
 from cerniq.models import Tenant
 from cerniq.tenancy import display_name
 from outreach import reasons as codes
-from outreach.models import SENT_STATUSES, Channel, Journey, Lead, Message
+from outreach.models import SENT_STATUSES, Channel, Journey, Lead, Message, Suppression
 from outreach.next_send import Reason, next_send_at
 from outreach.next_send_text import closure_text, moment
-from outreach.readiness import State, for_tenant
+from outreach.readiness import ContactPolicy, State, readiness
 from outreach.suppression import is_suppressed
 from whatsapp import quota
 from whatsapp.allocation import choose_phone
@@ -80,22 +82,33 @@ def takeover_refusal(journey: Journey, user: User | None) -> str:
 
 
 def whatsapp_refusal(
-    lead: Lead, journey: Journey, user: User | None, *, allow_opted_out: bool = False
+    lead: Lead,
+    journey: Journey,
+    user: User | None,
+    *,
+    allow_opted_out: bool = False,
+    suppressed: bool | None = None,
 ) -> str:
-    """Why nothing may go to the lead on WhatsApp now (its phone's quota aside)."""
+    """Why nothing may go to the lead on WhatsApp now (its phone's quota aside).
+    `suppressed`: whether the lead's phone is on the suppression list, when the caller has
+    read it already (None: looked up here)."""
     if journey.whatsapp_opted_out and not allow_opted_out:
         return _("This lead opted out of WhatsApp; nothing can be sent to it there.")
     if why := takeover_refusal(journey, user):
         return why
     if not lead.phone:
         return _("This lead has no phone number.")
-    if not allow_opted_out and is_suppressed(lead.tenant_id, phone=lead.phone):
+    if suppressed is None and not allow_opted_out:
+        suppressed = is_suppressed(lead.tenant_id, phone=lead.phone)
+    if not allow_opted_out and suppressed:
         return _("This phone number asked us to stop; nothing can be sent to it.")
     return ""
 
 
-def email_refusal(lead: Lead, journey: Journey, user: User | None) -> str:
-    """Why no email may go to the lead now."""
+def email_refusal(
+    lead: Lead, journey: Journey, user: User | None, *, suppressed: bool | None = None
+) -> str:
+    """Why no email may go to the lead now (`suppressed`: as for `whatsapp_refusal`)."""
     if journey.email_opted_out:
         return _("This lead opted out of email; nothing can be sent to it there.")
     if why := takeover_refusal(journey, user):
@@ -104,16 +117,16 @@ def email_refusal(lead: Lead, journey: Journey, user: User | None) -> str:
         return _("This lead has no email address.")
     if lead.email_status in UNSENDABLE_EMAIL:
         return str(UNSENDABLE_EMAIL[lead.email_status])
-    if is_suppressed(lead.tenant_id, email=lead.email):
+    if suppressed is None:
+        suppressed = is_suppressed(lead.tenant_id, email=lead.email)
+    if suppressed:
         return _("This address asked us to stop; nothing can be sent to it.")
     return ""
 
 
-def pick_phone(lead: Lead, journey: Journey) -> tuple[Phone, bool] | None:
-    """The phone for this lead (whatsapp.allocation's rule) and whether it is a new contact;
-    None when no usable phone can write to it today (no quota left for a new contact)."""
-    phones = {p.pk: p for p in Phone.objects.usable().filter(tenant_id=lead.tenant_id)}
-    chat_phone = (
+def _chat_phones(lead: Lead):
+    """The phones of the lead's WhatsApp messages that went out, the latest first."""
+    return (
         Message.objects.filter(
             lead=lead,
             channel=Channel.WHATSAPP,
@@ -122,8 +135,80 @@ def pick_phone(lead: Lead, journey: Journey) -> tuple[Phone, bool] | None:
         )
         .order_by("-created_at")
         .values_list("phone_id", flat=True)
-        .first()
     )
+
+
+def _inbound(lead: Lead):
+    """The lead's replies, the latest first."""
+    return Message.objects.filter(lead=lead, direction=Message.Direction.INBOUND).order_by(
+        "-created_at", "-pk"
+    )
+
+
+def email_subjects(lead: Lead):
+    """The subjects of the lead's email replies, the latest first."""
+    return (
+        _inbound(lead)
+        .filter(channel__in=EMAIL_CHANNELS)
+        .exclude(subject="")
+        .values_list("subject", flat=True)
+    )
+
+
+@dataclass(frozen=True)
+class Latest:
+    """What the composer reads of the lead's messages, in one query: the channel of its
+    last reply, the subject of its last email reply, the phone of our last WhatsApp
+    message that went out."""
+
+    channel: str | None
+    subject: str | None
+    chat_phone: int | None
+
+
+def _latest_sql() -> str:
+    table = Message._meta.db_table
+    emails = ", ".join("%s" for _ in EMAIL_CHANNELS)
+    sent = ", ".join("%s" for _ in SENT_STATUSES)
+    return f"""
+        SELECT
+            (SELECT channel FROM {table} WHERE lead_id = %s AND direction = %s
+             ORDER BY created_at DESC, id DESC LIMIT 1),
+            (SELECT subject FROM {table} WHERE lead_id = %s AND direction = %s
+             AND channel IN ({emails}) AND subject <> ''
+             ORDER BY created_at DESC, id DESC LIMIT 1),
+            (SELECT phone_id FROM {table} WHERE lead_id = %s AND channel = %s
+             AND direction = %s AND status IN ({sent})
+             ORDER BY created_at DESC LIMIT 1)
+    """  # noqa: S608 - a table name and placeholders only
+
+
+_LATEST = _latest_sql()
+
+
+def latest(lead: Lead) -> Latest:
+    """The lead's `Latest`: `_inbound`, `email_subjects` and `_chat_phones`, the first of
+    each, written out as one statement (the composer's page reads it on every render)."""
+    inbound, outbound = str(Message.Direction.INBOUND), str(Message.Direction.OUTBOUND)
+    emails, sent = [str(c) for c in EMAIL_CHANNELS], [str(s) for s in SENT_STATUSES]
+    params: list[int | str] = [lead.pk, inbound, lead.pk, inbound]
+    params += emails
+    params += [lead.pk, str(Channel.WHATSAPP), outbound]
+    params += sent
+    with connection.cursor() as cursor:
+        cursor.execute(_LATEST, params)
+        channel, subject, chat_phone = cursor.fetchone()
+    return Latest(channel, subject, chat_phone)
+
+
+def pick_phone(
+    lead: Lead, journey: Journey, *, known: Latest | None = None
+) -> tuple[Phone, bool] | None:
+    """The phone for this lead (whatsapp.allocation's rule) and whether it is a new contact;
+    None when no usable phone can write to it today (no quota left for a new contact).
+    `known`: the lead's `latest`, when the caller has read it."""
+    phones = {p.pk: p for p in Phone.objects.usable().filter(tenant_id=lead.tenant_id)}
+    chat_phone = known.chat_phone if known is not None else _chat_phones(lead).first()
     day = quota.quota_day(lead.tenant)
     status = quota.status_many(phones.values(), day)
     chosen = choose_phone(
@@ -169,44 +254,93 @@ class ChannelAnswer:
         return not self.refusal
 
 
-def _journey(lead: Lead) -> Journey:
-    """The lead's journey (a lead without one yet: a fresh one, unsaved, nothing held)."""
-    found = Journey.objects.select_related("taken_over_by", "tenant").filter(lead=lead).first()
+def _journey(lead: Lead, known: Journey | None = None) -> Journey:
+    """The lead's journey (a lead without one yet: a fresh one, unsaved, nothing held);
+    `known`: the journey the page read with the lead."""
+    found = known
+    if found is None:
+        found = Journey.objects.select_related("taken_over_by", "tenant").filter(lead=lead).first()
+    elif Lead.tenant.is_cached(lead) and found.tenant_id == lead.tenant_id:
+        found.tenant = lead.tenant  # for the take-over's time (held_by_message)
     return found or Journey(lead=lead, tenant=lead.tenant)
 
 
+def suppressed(lead: Lead) -> tuple[bool, bool]:
+    """Whether the lead's phone and its email are on the suppression list: one query."""
+    phone, email = lead.phone, (lead.email or "").strip().lower()
+    wanted = Q(phone=phone) if phone else Q()
+    if email:
+        wanted |= Q(email=email)
+    if not wanted:
+        return False, False
+    rows = list(
+        Suppression.objects.filter(wanted, tenant_id=lead.tenant_id).values_list("phone", "email")
+    )
+    return (
+        bool(phone) and any(p == phone for p, _e in rows),
+        bool(email) and any(e == email for _p, e in rows),
+    )
+
+
 def channel_answers(
-    lead: Lead, user: User | None, *, now: datetime | None = None
+    lead: Lead,
+    user: User | None,
+    *,
+    now: datetime | None = None,
+    journey: Journey | None = None,
+    known: Latest | None = None,
 ) -> tuple[ChannelAnswer, ChannelAnswer]:
     """WhatsApp's and email's answer for `user` writing to `lead` now: the refusals
     send_manual gives, then WhatsApp's quota. (The sending window refuses nothing a
-    person writes: see `window_notice`.)"""
-    journey = _journey(lead)
-    ready = for_tenant(lead)
+    person writes: see `window_notice`.) `journey`: the lead's, when the page has read it
+    with the lead; `known`: the lead's `latest`."""
+    journey = _journey(lead, journey)
+    phone_suppressed, email_suppressed = suppressed(lead)
+    ready = readiness(
+        lead,
+        journey if journey.pk is not None else None,
+        policy=ContactPolicy.of(lead.tenant),
+        suppressed=(phone_suppressed, email_suppressed),
+    )
     found = []
-    for channel, label, refusal, readiness in (
-        (Channel.WHATSAPP, _("WhatsApp"), whatsapp_refusal(lead, journey, user), ready.whatsapp),
-        (Channel.EMAIL_WARM, _("Email"), email_refusal(lead, journey, user), ready.email),
+    for channel, label, refusal, ready_on in (
+        (
+            Channel.WHATSAPP,
+            _("WhatsApp"),
+            whatsapp_refusal(lead, journey, user, suppressed=phone_suppressed),
+            ready.whatsapp,
+        ),
+        (
+            Channel.EMAIL_WARM,
+            _("Email"),
+            email_refusal(lead, journey, user, suppressed=email_suppressed),
+            ready.email,
+        ),
     ):
-        if not refusal and channel == Channel.WHATSAPP and pick_phone(lead, journey) is None:
+        if (
+            not refusal
+            and channel == Channel.WHATSAPP
+            and pick_phone(lead, journey, known=known) is None
+        ):
             refusal = str(NO_QUOTA)
         hint = ""
-        taken = reasons.is_code(readiness.reason, codes.TAKEN_OVER)
-        if not refusal and readiness.state != State.READY and not taken:
-            hint = readiness.text
+        taken = reasons.is_code(ready_on.reason, codes.TAKEN_OVER)
+        if not refusal and ready_on.state != State.READY and not taken:
+            hint = ready_on.text
         found.append(ChannelAnswer(channel, label, refusal, hint))
     return found[0], found[1]
 
 
-def default_channel(lead: Lead, answers: tuple[ChannelAnswer, ...] = ()) -> str:
+def default_channel(
+    lead: Lead, answers: tuple[ChannelAnswer, ...] = (), known: Latest | None = None
+) -> str:
     """The channel an answer goes on: the one the lead last wrote on, else WhatsApp when it
-    has a phone, else email; a refused one gives way to an allowed other."""
-    last = (
-        Message.objects.filter(lead=lead, direction=Message.Direction.INBOUND)
-        .order_by("-created_at", "-pk")
-        .values_list("channel", flat=True)
-        .first()
-    )
+    has a phone, else email; a refused one gives way to an allowed other. `known`: the
+    lead's `latest`, when the caller has read it."""
+    if known is not None:
+        last = known.channel
+    else:
+        last = _inbound(lead).values_list("channel", flat=True).first()
     if last in EMAIL_CHANNELS:
         chosen: str = Channel.EMAIL_WARM
     elif last == Channel.WHATSAPP or lead.phone:

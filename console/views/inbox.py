@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Callable
+from datetime import datetime
 from functools import wraps
 from typing import Any
 from urllib.parse import urlencode
@@ -25,6 +26,7 @@ from cerniq.params import parse_id
 from cerniq.tenancy import AuthenticatedHttpRequest, TenantScope, scope_for
 from console.forms_inbox import NoteForm
 from console.views.lead_rows import pk_url
+from console.views.thread_rows import thread_rows
 from hitl import inbox as conversations
 from hitl import inbox_state, inbox_thread
 from hitl.inbox import Cursor, InboxQuery
@@ -55,10 +57,12 @@ def poll_login_required(view: Callable[..., HttpResponse]) -> Callable[..., Http
 
 
 def _lead(scope: TenantScope, pk: int) -> Lead:
-    return scope.get_or_404(
+    lead = scope.get_or_404(
         Lead.objects.select_related("journey", "journey__assigned_phone", "journey__taken_over_by"),
         pk=pk,
     )
+    lead.tenant = scope.tenant  # the workspace the request already read (the lead is in it)
+    return lead
 
 
 def _rows(page: conversations.Page, filters: str = "") -> list[dict[str, Any]]:
@@ -180,8 +184,13 @@ def list_context(
 
 
 def thread_context(
-    request: AuthenticatedHttpRequest, lead: Lead, before: Cursor | None = None
+    request: AuthenticatedHttpRequest,
+    lead: Lead,
+    before: Cursor | None = None,
+    stamp: str | None = None,
 ) -> dict[str, Any]:
+    """The thread pane (`stamp`: the thread's version when the caller has it already), or
+    with `before` the messages "show earlier" adds (no stamp: they carry none)."""
     found = inbox_thread.thread(lead, before=before)
     earlier_url = None
     if found.earlier is not None:
@@ -192,16 +201,25 @@ def thread_context(
     return {
         "lead": lead,
         "journey": getattr(lead, "journey", None),
-        "entries": found.entries,
+        "entries": thread_rows(found.entries),
         "earlier_url": earlier_url,
-        "thread_stamp": inbox_state.thread_stamp(lead),
+        "thread_stamp": stamp or ("" if before else inbox_state.thread_stamp(lead)),
         "thread_poll_url": reverse("outreach:inbox_timeline", args=[lead.pk]),
     }
 
 
+_UNKNOWN: Any = object()
+
+
 def page_context(
-    request: AuthenticatedHttpRequest, lead: Lead | None, note_form: NoteForm | None = None
+    request: AuthenticatedHttpRequest,
+    lead: Lead | None,
+    note_form: NoteForm | None = None,
+    closed_at: datetime | None = _UNKNOWN,
 ) -> dict[str, Any]:
+    """The whole page: the list and, with `lead`, its thread (`closed_at`: when the user
+    closed the conversation, None when open, as `inbox_state.mark_read` answers it; read
+    here when not given)."""
     query = InboxQuery.from_params(request.GET)
     context = list_context(request, query)
     context["selected"] = lead.pk if lead else None
@@ -209,17 +227,23 @@ def page_context(
         context["list_poll_url"] += f"&sel={lead.pk}"
         context.update(thread_context(request, lead))
         context["note_form"] = note_form or NoteForm()
-        context["closed"] = _is_closed(request, lead)
+        if closed_at is _UNKNOWN:
+            closed_at = _closed_at(request, lead)
+        context["closed"] = _is_closed(lead, closed_at)
     return context
 
 
-def _is_closed(request: AuthenticatedHttpRequest, lead: Lead) -> bool:
+def _closed_at(request: AuthenticatedHttpRequest, lead: Lead) -> datetime | None:
     from hitl.models import ConversationState
 
     state = ConversationState.objects.filter(user=request.user, lead=lead).first()
+    return state.closed_at if state else None
+
+
+def _is_closed(lead: Lead, closed_at: datetime | None) -> bool:
     journey = getattr(lead, "journey", None)
     replied = journey.last_reply_at if journey else None
-    return bool(state and state.closed_at and (replied is None or replied <= state.closed_at))
+    return bool(closed_at and (replied is None or replied <= closed_at))
 
 
 @login_required
@@ -232,8 +256,10 @@ def inbox(request: AuthenticatedHttpRequest) -> HttpResponse:
 @require_GET
 def thread(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     lead = _lead(scope_for(request), pk)
-    inbox_state.mark_read(lead, request.user)  # before the list: its row shows as read
-    return render(request, "outreach/inbox/inbox.html", page_context(request, lead))
+    closed_at = inbox_state.mark_read(lead, request.user)  # before the list: its row is read
+    return render(
+        request, "outreach/inbox/inbox.html", page_context(request, lead, closed_at=closed_at)
+    )
 
 
 @poll_login_required
@@ -266,7 +292,8 @@ def timeline_partial(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse
     if before is not None:
         context = thread_context(request, lead, before)
         return render(request, "outreach/inbox/_entries.html", context)
-    if request.GET.get("v") == inbox_state.thread_stamp(lead):
+    stamp = inbox_state.thread_stamp(lead)
+    if request.GET.get("v") == stamp:
         return HttpResponse(status=204)
     inbox_state.mark_read(lead, request.user)  # the operator is looking at it
-    return render(request, THREAD_TEMPLATE, thread_context(request, lead))
+    return render(request, THREAD_TEMPLATE, thread_context(request, lead, stamp=stamp))

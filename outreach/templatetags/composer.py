@@ -14,8 +14,15 @@ from django.http import HttpRequest
 
 from outreach import attachments, quick_replies
 from outreach.manual import MAX_EMAIL_SUBJECT, MAX_EMAIL_TEXT, MAX_WHATSAPP_TEXT
-from outreach.manual_checks import EMAIL_CHANNELS, channel_answers, default_channel, window_notice
-from outreach.models import Channel, Lead, Message
+from outreach.manual_checks import (
+    Latest,
+    channel_answers,
+    default_channel,
+    email_subjects,
+    latest,
+    window_notice,
+)
+from outreach.models import Channel, Journey, Lead
 
 register = template.Library()
 
@@ -38,41 +45,38 @@ def draft_key(lead: Lead) -> str:
     return f"composer-draft:{lead.pk}"
 
 
-def reply_subject(lead: Lead) -> str:
+def reply_subject(lead: Lead, known: Latest | None = None) -> str:
     """An email answer's subject: "Re: " and the lead's last email subject, as a mail
-    client would put it (empty when the lead never wrote by email)."""
-    last = (
-        Message.objects.filter(
-            lead=lead, direction=Message.Direction.INBOUND, channel__in=EMAIL_CHANNELS
-        )
-        .exclude(subject="")
-        .order_by("-created_at", "-pk")
-        .values_list("subject", flat=True)
-        .first()
-    )
+    client would put it (empty when the lead never wrote by email). `known`: the lead's
+    `manual_checks.latest`, when the caller has read it."""
+    last = known.subject if known is not None else email_subjects(lead).first()
     if not last:
         return ""
     subject = last if last[:3].lower() == "re:" else f"Re: {last}"
     return subject[:MAX_EMAIL_SUBJECT]
 
 
-def composer_context(request: HttpRequest, lead: Lead, kept: Kept | None = None) -> dict:
-    """Everything _composer_form.html shows for `lead`, for the signed-in operator."""
+def composer_context(
+    request: HttpRequest, lead: Lead, kept: Kept | None = None, journey: Journey | None = None
+) -> dict:
+    """Everything _composer_form.html shows for `lead`, for the signed-in operator
+    (`journey`: the lead's, when the page read it with the lead)."""
     user = request.user if isinstance(request.user, User) else None
     if kept is None:
         stored = request.session.pop(draft_key(lead), None) if hasattr(request, "session") else None
         kept = Kept(**stored) if isinstance(stored, dict) else Kept()
-    answers = channel_answers(lead, user)
+    known = latest(lead)
+    answers = channel_answers(lead, user, journey=journey, known=known)
     allowed = [a.channel for a in answers if a.allowed]
     channel = kept.channel if kept.channel in (a.channel for a in answers) else ""
-    channel = channel or default_channel(lead, answers)
+    channel = channel or default_channel(lead, answers, known)
     refusals = {a.refusal for a in answers}
     shared = refusals.pop() if len(refusals) == 1 else ""  # a lead-level one, said once
     return {
         "lead": lead,
         "answers": answers,
         "shared_refusal": shared,
-        "reply_subject": reply_subject(lead),
+        "reply_subject": reply_subject(lead, known),
         "window_notice": window_notice(lead.tenant),
         "any_allowed": bool(allowed),
         "channel": channel,
@@ -88,8 +92,18 @@ def composer_context(request: HttpRequest, lead: Lead, kept: Kept | None = None)
     }
 
 
+def _page_journey(lead: Lead) -> Journey | None:
+    """The journey the page read with the lead (None when it did not, or there is none)."""
+    if not Lead.journey.is_cached(lead):
+        return None
+    try:
+        return lead.journey
+    except Journey.DoesNotExist:
+        return None
+
+
 @register.inclusion_tag(FORM_TEMPLATE, takes_context=True)
 def composer(context: template.Context, lead: Lead) -> dict:
-    found = composer_context(context["request"], lead)
+    found = composer_context(context["request"], lead, journey=_page_journey(lead))
     found["request"] = context["request"]
     return found  # Django passes the page's csrf_token on to an inclusion tag

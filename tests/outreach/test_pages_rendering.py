@@ -11,6 +11,7 @@ from typing import cast
 
 import pytest
 from django.template import NodeList, engines
+from django.template.base import VariableNode
 from django.template.defaulttags import ForNode, URLNode, WithNode
 from django.template.loader_tags import IncludeNode
 from django.templatetags.i18n import BlockTranslateNode, TranslateNode
@@ -90,3 +91,12 @@ def test_row_links_are_the_named_urls(tenant):
     assert pk_url("outreach:inbox_thread")(lead.pk) == reverse(
         "outreach:inbox_thread", args=[lead.pk]
     )
+
+
+def test_the_inbox_threads_loop_prints_fields_only():
+    """console/views/thread_rows.py works out every label, reason and time of a bubble."""
+    (loop,) = _loops("outreach/inbox/_entries.html", "entries")
+    assert _per_row_tags(loop) == []
+    assert _body(loop).get_nodes_by_type(BlockTranslateNode) == []
+    variables = cast(list[VariableNode], _body(loop).get_nodes_by_type(VariableNode))
+    assert [v.filter_expression.token for v in variables if v.filter_expression.filters] == []
