@@ -15,7 +15,6 @@ from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import connection
-from django.db.models import F, Func, QuerySet, Subquery
 from django.utils import timezone
 
 from cerniq.models import Tenant
@@ -77,16 +76,6 @@ def add_note(lead: Lead, user: User, body: str) -> Note:
     if len(text) > NOTE_MAX:
         raise NoteRefused("too_long")
     return Note.objects.create(tenant_id=lead.tenant_id, lead=lead, author=user, body=text)
-
-
-def _max(qs: QuerySet, column: str) -> Subquery:
-    """MAX(column) over qs as a scalar subquery (no GROUP BY: MAX is written as a plain
-    function so the ORM does not aggregate the outer query)."""
-    return Subquery(qs.order_by().values(m=Func(F(column), function="MAX"))[:1])
-
-
-def _count(qs: QuerySet) -> Subquery:
-    return Subquery(qs.order_by().values(n=Func(F("pk"), function="COUNT"))[:1])
 
 
 def _mark_read_sql() -> str:
