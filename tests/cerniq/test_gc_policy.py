@@ -43,3 +43,12 @@ def test_only_at_the_chosen_counts(fresh_process, monkeypatch):
     for _ in range(1000):
         gc_policy.after_request()
     assert settled == [10, 100, 1000]
+
+
+def test_a_bench_measures_a_warmed_up_worker(fresh_process):
+    gc_policy.as_after_warm_up()
+    assert gc.get_freeze_count() > 10_000
+    frozen = gc.get_freeze_count()
+    for _ in range(1000):
+        gc_policy.after_request()
+    assert gc.get_freeze_count() == frozen  # no settle left in the middle of a measurement
