@@ -185,7 +185,14 @@ PERIODIC_JOBS: list[dict[str, str]] = [
     # In the scheduler's process: its own heartbeat, one onto every queue, the WORKER_DOWN check.
     {"name": "heartbeat", "cron": "* * * * *", "call": "cerniq.heartbeats.beat", "at_start": "1"},
     {"name": "watch-workers", "cron": "* * * * *", "call": "cerniq.heartbeats.watch_workers"},
-    {"name": "dispatch", "cron": "*/5 * * * *", "actor": "outreach.tasks.dispatch_all_tenants"},
+    # Also at start: a fresh `make run` (or a restarted scheduler) sends within a minute,
+    # not at the next multiple of five minutes.
+    {
+        "name": "dispatch",
+        "cron": "*/5 * * * *",
+        "actor": "outreach.tasks.dispatch_all_tenants",
+        "at_start": "1",
+    },
     {"name": "requeue-stale", "cron": "* * * * *", "command": "requeue_stale"},
     {"name": "requeue-triage", "cron": "* * * * *", "command": "requeue_triage"},
     {"name": "check-sla", "cron": "* * * * *", "command": "check_sla"},

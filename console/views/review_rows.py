@@ -176,10 +176,10 @@ def _sentiment(found: Sentiment | None, scale: str) -> dict | None:
 # One message of an item's thread, its texts escaped (`html.escape`, which Django's `escape`
 # is, without its wrapper for lazy strings: ~2 µs a call); the reply the item is about is marked.
 _MESSAGE = (
-    '<li class="thread__msg thread__msg--{side}{trigger_css}"{trigger_attr}>\n'
-    '          <span class="thread__meta">{who} · {channel} · <time datetime="{iso}">{when}</time>'
+    '<li class="review-thread__msg review-thread__msg--{side}{trigger_css}"{trigger_attr}>\n'
+    '          <span class="review-thread__meta">{who} · {channel} · <time datetime="{iso}">{when}</time>'
     "{this_reply}</span>\n"
-    '          <span class="thread__body">{subject}{body}</span>\n'
+    '          <span class="review-thread__body">{subject}{body}</span>\n'
     "        </li>"
 )
 
@@ -274,7 +274,7 @@ class RowMaker:
             shown.append(
                 _MESSAGE.format(
                     side="in" if inbound else "out",
-                    trigger_css=" thread__msg--trigger" if trigger else "",
+                    trigger_css=" review-thread__msg--trigger" if trigger else "",
                     trigger_attr=" data-trigger" if trigger else "",
                     who=self.they_wrote if inbound else self.we_wrote,
                     channel=self.channel_html.get(m.channel) or escape(m.channel),

@@ -72,7 +72,7 @@ def test_an_item_shows_its_last_six_messages_oldest_first_the_reply_highlighted(
     assert html.index("mesajul 2<") < html.index("mesajul 7<")  # oldest first
     trigger = html.split("data-trigger")[1]
     assert trigger.split("</li>")[0].count("mesajul 7") == 1  # the reply is the highlighted one
-    assert "thread__msg--trigger" in html and "thread__msg--out" in html
+    assert "review-thread__msg--trigger" in html and "review-thread__msg--out" in html
     assert f'href="{reverse("outreach:lead", args=[lead.pk])}"' in html
     assert f'href="{reverse("outreach:inbox_thread", args=[lead.pk])}"' in html
     assert f'id="item-{item.pk}"' in html
