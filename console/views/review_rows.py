@@ -177,7 +177,8 @@ def _sentiment(found: Sentiment | None, scale: str) -> dict | None:
 # is, without its wrapper for lazy strings: ~2 µs a call); the reply the item is about is marked.
 _MESSAGE = (
     '<li class="review-thread__msg review-thread__msg--{side}{trigger_css}"{trigger_attr}>\n'
-    '          <span class="review-thread__meta">{who} · {channel} · <time datetime="{iso}">{when}</time>'
+    '          <span class="review-thread__meta">{who} · {channel} · '
+    '<time datetime="{iso}">{when}</time>'
     "{this_reply}</span>\n"
     '          <span class="review-thread__body">{subject}{body}</span>\n'
     "        </li>"
