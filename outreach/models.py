@@ -119,6 +119,15 @@ class Lead(models.Model):
         super().save(*args, **kwargs)
 
 
+def _last_activity() -> Greatest:
+    """A conversation's last activity, as the inbox orders by it (hitl.inbox.activity):
+    the later of the last reply and the last contact, whichever is set."""
+    return Greatest(
+        Coalesce("last_reply_at", "last_contact_at"),
+        Coalesce("last_contact_at", "last_reply_at"),
+    )
+
+
 class Journey(models.Model):
     """Where a lead stands: stage, assigned phone, sequence position, opt-outs, review."""
 
@@ -216,10 +225,7 @@ class Journey(models.Model):
             # both columns, so nothing else has to be kept in step (hitl.inbox.activity()).
             models.Index(
                 F("tenant"),
-                Greatest(
-                    Coalesce("last_reply_at", "last_contact_at"),
-                    Coalesce("last_contact_at", "last_reply_at"),
-                ).desc(),
+                _last_activity().desc(),
                 F("lead").desc(),
                 name="journey_activity_idx",
             ),
@@ -227,10 +233,7 @@ class Journey(models.Model):
             # order: the walk skips the journeys only written to.
             models.Index(
                 F("tenant"),
-                Greatest(
-                    Coalesce("last_reply_at", "last_contact_at"),
-                    Coalesce("last_contact_at", "last_reply_at"),
-                ).desc(),
+                _last_activity().desc(),
                 F("lead").desc(),
                 condition=Q(last_reply_at__isnull=False),
                 name="journey_replied_activity_idx",
@@ -238,10 +241,7 @@ class Journey(models.Model):
             # The inbox's "needs review" view in the same order (a few journeys).
             models.Index(
                 F("tenant"),
-                Greatest(
-                    Coalesce("last_reply_at", "last_contact_at"),
-                    Coalesce("last_contact_at", "last_reply_at"),
-                ).desc(),
+                _last_activity().desc(),
                 F("lead").desc(),
                 condition=Q(requires_human_review=True),
                 name="journey_review_activity_idx",

@@ -4,11 +4,9 @@ list shows there. And the list page costs the same queries however many conversa
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
-from zoneinfo import ZoneInfo
+from datetime import timedelta
 
 import pytest
-import time_machine
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
@@ -17,16 +15,9 @@ from hitl.inbox import InboxQuery
 from hitl.models import ConversationState, ReviewItem
 from outreach.models import Channel, Journey, Message
 from tests.factories import make_lead, make_message, make_phone, make_user
+from tests.outreach.inbox_setup import NOW
 
-pytestmark = pytest.mark.django_db
-
-NOW = datetime(2026, 11, 24, 11, 0, tzinfo=ZoneInfo("Europe/Bucharest"))
-
-
-@pytest.fixture(autouse=True)
-def frozen():
-    with time_machine.travel(NOW, tick=False):
-        yield
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("inbox_moment")]
 
 
 def inbound(lead, intent: str, channel=Channel.WHATSAPP):

@@ -3,11 +3,9 @@ operator, closing and reopening, search, keyset pages, constant queries."""
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
-from zoneinfo import ZoneInfo
+from datetime import timedelta
 
 import pytest
-import time_machine
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
@@ -16,16 +14,9 @@ from hitl.inbox import InboxQuery
 from hitl.models import ReviewItem
 from outreach.models import Channel, Journey, Lead, Message
 from tests.factories import make_lead, make_message, make_phone, make_user
+from tests.outreach.inbox_setup import NOW
 
-pytestmark = pytest.mark.django_db
-
-NOW = datetime(2026, 11, 24, 11, 0, tzinfo=ZoneInfo("Europe/Bucharest"))
-
-
-@pytest.fixture(autouse=True)
-def frozen():
-    with time_machine.travel(NOW, tick=False):
-        yield
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("inbox_moment")]
 
 
 def conversation(tenant, *, replied_minutes_ago=None, intent="", channel=Channel.WHATSAPP, **lead):

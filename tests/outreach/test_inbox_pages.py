@@ -4,9 +4,8 @@ the polls' "nothing changed" answer, constant queries, and tenant isolation on e
 from __future__ import annotations
 
 import re
-from datetime import datetime, timedelta
+from datetime import timedelta
 from urllib.parse import urlencode
-from zoneinfo import ZoneInfo
 
 import pytest
 import time_machine
@@ -18,23 +17,9 @@ from hitl.models import ConversationState, Note
 from outreach import stages
 from outreach.models import Channel, Journey, Message, MessageAttachment, Stage
 from tests.factories import make_lead, make_message, make_phone, make_user
+from tests.outreach.inbox_setup import INBOX, NOW
 
-pytestmark = pytest.mark.django_db
-
-NOW = datetime(2026, 11, 24, 11, 0, tzinfo=ZoneInfo("Europe/Bucharest"))
-INBOX = "/outreach/inbox/"
-
-
-@pytest.fixture(autouse=True)
-def frozen():
-    with time_machine.travel(NOW, tick=False):
-        yield
-
-
-@pytest.fixture
-def logged_in(client, operator):
-    client.force_login(operator)
-    return client
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("inbox_moment")]
 
 
 def inbound(lead, body="Da, trimiteți oferta.", **kw):

@@ -6,8 +6,7 @@ latest messages agreeing with the queries the send path makes."""
 from __future__ import annotations
 
 import re
-from datetime import datetime, timedelta
-from zoneinfo import ZoneInfo
+from datetime import timedelta
 
 import pytest
 import time_machine
@@ -20,23 +19,9 @@ from outreach import stages
 from outreach.manual_checks import _chat_phones, _inbound, email_subjects, latest
 from outreach.models import Channel, Journey, Message, MessageAttachment, Stage
 from tests.factories import make_lead, make_message, make_phone, make_template, make_user
+from tests.outreach.inbox_setup import INBOX, NOW
 
-pytestmark = pytest.mark.django_db
-
-NOW = datetime(2026, 11, 24, 11, 0, tzinfo=ZoneInfo("Europe/Bucharest"))
-INBOX = "/outreach/inbox/"
-
-
-@pytest.fixture(autouse=True)
-def frozen():
-    with time_machine.travel(NOW, tick=False):
-        yield
-
-
-@pytest.fixture
-def logged_in(client, operator):
-    client.force_login(operator)
-    return client
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("inbox_moment")]
 
 
 def busy_thread(tenant, operator, n: int):
