@@ -250,23 +250,37 @@ class QueueEntry:
     sla_until: datetime | None  # when it stops moving (the window closes)
 
 
-def _duration(delta: timedelta) -> str:
+def countdown_words() -> dict[str, str]:
+    """The countdown's patterns in the reader's language: the server's labels below and the
+    page's script (static/js/review.js, which refreshes them every minute) use these same
+    ones, so a Romanian page keeps Romanian units when it ticks."""
+    return {
+        "days": _("%(d)sd %(h)sh"),
+        "hours": _("%(h)sh %(m)02dm"),
+        "minutes": _("%(m)sm"),
+        "due_in": _("due in %(t)s"),
+        "overdue_by": _("overdue by %(t)s"),
+    }
+
+
+def _duration(delta: timedelta, words: dict[str, str]) -> str:
     """'2d 3h', '1h 05m', '7m' (coarse on purpose: it is a countdown, not a clock)."""
     minutes = max(int(delta.total_seconds() // 60), 0)
     days, rest = divmod(minutes, 24 * 60)
     hours, mins = divmod(rest, 60)
     if days:
-        return _("%(d)sd %(h)sh") % {"d": days, "h": hours}
+        return words["days"] % {"d": days, "h": hours}
     if hours:
-        return _("%(h)sh %(m)02dm") % {"h": hours, "m": mins}
-    return _("%(m)sm") % {"m": mins}
+        return words["hours"] % {"h": hours, "m": mins}
+    return words["minutes"] % {"m": mins}
 
 
 def sla_label(due: datetime, now: datetime) -> tuple[bool, str]:
     """(overdue?, 'due in 1h 05m' / 'overdue by 12m')."""
+    words = countdown_words()
     if due <= now:
-        return True, _("overdue by %(t)s") % {"t": _duration(now - due)}
-    return False, _("due in %(t)s") % {"t": _duration(due - now)}
+        return True, words["overdue_by"] % {"t": _duration(now - due, words)}
+    return False, words["due_in"] % {"t": _duration(due - now, words)}
 
 
 @dataclass(frozen=True)
@@ -323,18 +337,20 @@ def countdown(
     *,
     clock: Clock | None = None,
     worked: timedelta | None = None,
+    words: dict[str, str] | None = None,
 ) -> Countdown:
     """ "due in 1h 05m" / "overdue by 12m" in working time, as the SLA counts it: on a Friday
     evening an item due Monday 09:30 is due in 30m, not in 2d 15h. A page passes its `clock`
-    and each item's `worked` time (Clock.worked_many)."""
+    and each item's `worked` time (Clock.worked_many), and the `countdown_words` once."""
+    words = words if words is not None else countdown_words()
     clock = clock if clock is not None else Clock.at(window, now)
     worked = worked if worked is not None else clock.worked(due)
     minutes = int(worked.total_seconds() // 60)
     if due <= now:
         minutes = -minutes
-        text = _("overdue by %(t)s") % {"t": _duration(worked)}
+        text = words["overdue_by"] % {"t": _duration(worked, words)}
     else:
-        text = _("due in %(t)s") % {"t": _duration(worked)}
+        text = words["due_in"] % {"t": _duration(worked, words)}
         if minutes == 0 and not clock.open:
             # Due while the window is closed: no working time is left, but nothing is late
             # before the window opens again ("due in 0m" would alarm for nothing).
@@ -354,12 +370,18 @@ def describe(items: Sequence[ReviewItem], tenant: Tenant, now: datetime) -> list
     window = SendingWindow.for_tenant(tenant)
     page_clock = Clock.at(window, now)
     worked = page_clock.worked_many(item.sla_due_at for item in items)
+    words = countdown_words()
     entries = []
     for item in items:
         thread = threads.get(item.lead_id, [])
         triage = (item.ai_analysis or {}).get("triage") or {}
         clock = countdown(
-            window, item.sla_due_at, now, clock=page_clock, worked=worked[item.sla_due_at]
+            window,
+            item.sla_due_at,
+            now,
+            clock=page_clock,
+            worked=worked[item.sla_due_at],
+            words=words,
         )
         entries.append(
             QueueEntry(

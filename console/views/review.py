@@ -10,6 +10,7 @@ the replies still being analysed: console.views.analysing).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 from urllib.parse import urlencode
@@ -171,6 +172,8 @@ def review_queue(request: AuthenticatedHttpRequest) -> HttpResponse:
             "total": counts[tab],
             "bulk_actions": BULK_CHOICES,
             "now": now,
+            # The countdown's words for the page's script (it refreshes them every minute).
+            "countdown_words": json.dumps(queue.countdown_words(), ensure_ascii=False),
             "deadline": working_time(sla.minutes_for(scope.tenant, tab)),
             "can_change_deadlines": is_channel_admin(request, scope),
             **pending_context(scope),

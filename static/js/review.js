@@ -83,13 +83,14 @@
   // Refresh the SLA countdowns every minute. They count working time (the server said how
   // many minutes were left and, while the window is open, until when the clock runs):
   // outside the window they stand still, as the SLA does.
+  // The words are the server's, in the page's language (hitl.review_queue.countdown_words).
+  var words = JSON.parse(queue.getAttribute("data-countdown-words"));
   function fmt(minutes) {
     var d = Math.floor(minutes / 1440), h = Math.floor((minutes % 1440) / 60), m = minutes % 60;
-    if (d) return d + "d " + h + "h";
-    if (h) return h + "h " + (m < 10 ? "0" : "") + m + "m";
-    return m + "m";
+    if (d) return words.days.replace("%(d)s", d).replace("%(h)s", h);
+    if (h) return words.hours.replace("%(h)s", h).replace("%(m)02d", (m < 10 ? "0" : "") + m);
+    return words.minutes.replace("%(m)s", m);
   }
-  var dueIn = queue.getAttribute("data-due-in"), overdueBy = queue.getAttribute("data-overdue-by");
   function stamp() {  // when each countdown was computed: the page load, or its htmx swap
     var now = String(Date.now());
     document.querySelectorAll("[data-sla-until]").forEach(function (el) {
@@ -101,7 +102,8 @@
     root.querySelectorAll("[data-sla-until]").forEach(function (el) {
       var stop = Math.min(now, Date.parse(el.dataset.slaUntil));
       var left = parseInt(el.dataset.slaMinutes, 10) - Math.floor((stop - Number(el.dataset.slaFrom)) / 60000);
-      el.textContent = left > 0 ? dueIn + " " + fmt(left) : overdueBy + " " + fmt(-left);
+      el.textContent = left > 0 ? words.due_in.replace("%(t)s", fmt(left))
+                                : words.overdue_by.replace("%(t)s", fmt(-left));
       el.classList.toggle("sla--overdue", left <= 0);
     });
   }

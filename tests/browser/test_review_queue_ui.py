@@ -170,3 +170,38 @@ def test_an_item_links_to_its_thread_and_reads_in_romanian_on_a_tablet(
 
     page.locator(f"#item-{items[1].pk} [data-thread-link]").click()
     page.wait_for_url(f"**/outreach/inbox/{items[1].lead_id}/")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_romanian_countdown_keeps_its_words_when_it_ticks(
+    live_server,
+    browser_page,  # noqa: F811
+):
+    """The page refreshes the SLA countdowns every minute; on a Romanian page they must
+    stay in Romanian ("scadent în 28 min"), not turn into the script's own "28m"."""
+    from datetime import time as wall
+
+    # Open every minute of every day: the countdown ticks whenever the test runs.
+    tenant = make_tenant(
+        name="Agro Ceas SRL",
+        working_days=[0, 1, 2, 3, 4, 5, 6],
+        holiday_country="",
+        window_start=wall(0, 0),
+        window_end=wall(23, 59, 59, 999999),
+    )
+    make_user(tenant, username="vlad")
+    items = queue_of(tenant)
+    page = browser_page
+    page.clock.install()
+    log_in(page, live_server.url, "vlad")
+    page.goto(f"{live_server.url}/outreach/review/?tab=HIGH")
+    page.locator("form.lang button[value=ro]").click()
+    page.wait_for_load_state()
+    countdown = page.locator(f"#item-{items[0].pk} [data-sla-until]")
+    before = countdown.inner_text()
+    assert before.startswith("scadent în ") and before.endswith(" min"), before
+    page.clock.fast_forward("03:00")
+    page.clock.run_for(1000)
+    after = countdown.inner_text()
+    assert after.startswith("scadent în ") and after.endswith(" min"), after
+    assert after != before  # it did tick
