@@ -124,7 +124,7 @@ def thread(lead: Lead, *, before: Cursor | None = None, limit: int = THREAD_LATE
     if found:
         for file in MessageAttachment.objects.filter(
             message_id__in=[m["pk"] for m in found]
-        ).values("message_id", "filename", "size"):
+        ).values("pk", "message_id", "filename", "size"):
             files.setdefault(file["message_id"], []).append(dict(file))
     inbound = Message.Direction.INBOUND
     entries = [

@@ -15,6 +15,7 @@ from cerniq import reasons
 from cerniq.params import parse_id
 from cerniq.tenancy import AuthenticatedHttpRequest, TenantScope, scope_for
 from console.forms import RecordOptOutForm
+from console.views.lead_rows import pk_url
 from hitl import takeover
 from hitl.analysis import analysis_of
 from hitl.review import ReviewError
@@ -125,6 +126,7 @@ def timeline_items(latest: list[Message]) -> list[dict]:
     get_FOO_display, filters and `{% translate %}` per message."""
     channels = {value: str(label) for value, label in Channel.choices}
     statuses = {value: str(label) for value, label in Message.Status.choices}
+    file_url = pk_url("outreach:attachment")
     items = []
     for m in latest:
         version = m.template_version
@@ -142,7 +144,10 @@ def timeline_items(latest: list[Message]) -> list[dict]:
                 "variant": (m.variant_hash or "")[:8],
                 "subject": m.subject,
                 "body": m.body,
-                "attachments": list(m.attachments.all()),
+                "attachments": [
+                    {"filename": a.filename, "size": a.size, "url": file_url(a.pk)}
+                    for a in m.attachments.all()
+                ],
                 "error": m.error,
                 "analysis": analysis_of(m),
             }

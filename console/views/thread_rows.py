@@ -21,6 +21,7 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext, gettext_noop
 
 from cerniq import reasons
+from console.views.lead_rows import pk_url
 from hitl.inbox_thread import Entry
 from outreach.models import Channel, Message, Stage, StageTransition
 
@@ -65,6 +66,7 @@ class _Labels:
         self.reasons = _Reasons()
         self.tones: dict[str, SafeString] = {}
         self.moment_format = formats.get_format("SHORT_DATETIME_FORMAT")
+        self.file_url = pk_url("outreach:attachment")
 
     def moment(self, row: dict[str, Any], at: datetime) -> None:
         """The entry's time as `|date:'c'` and `|date:"SHORT_DATETIME_FORMAT"` print it."""
@@ -104,7 +106,9 @@ def _message(entry: Entry, labels: _Labels) -> dict[str, Any]:
         "failed": status in FAILED,
         "subject": m["subject"],
         "body": linebreaksbr(m["body"]),
-        "files": [(f["filename"], filesizeformat(f["size"])) for f in m["files"]],
+        "files": [
+            (f["filename"], filesizeformat(f["size"]), labels.file_url(f["pk"])) for f in m["files"]
+        ],
         "error": labels.reasons[m["error"]] if m["error"] else "",
         "channel_css": channel.lower(),
         "channel": labels.channel.get(channel, channel),
