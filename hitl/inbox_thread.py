@@ -23,6 +23,9 @@ from hitl.models import Note
 from outreach.models import Channel, Lead, Message, MessageAttachment, StageTransition
 
 THREAD_LATEST = 50
+# A poll after "show earlier" re-renders everything from the oldest message shown, up to
+# this many (a thread opened and scrolled back further starts again from the latest).
+SINCE_LIMIT = 500
 
 # What a bubble shows of a message (`sender`: the mailbox an email went out from).
 MESSAGE_FIELDS = (
@@ -70,6 +73,7 @@ class Entry:
 class Thread:
     entries: list[Entry]
     earlier: Cursor | None  # where "show earlier" starts, None when all is shown
+    oldest: Cursor | None = None  # the oldest message shown (where a poll keeps showing from)
 
 
 def via(message: dict[str, Any]) -> str:
@@ -93,14 +97,27 @@ def _span(qs, field: str, lower: datetime | None, upper: datetime | None):
     return qs
 
 
-def thread(lead: Lead, *, before: Cursor | None = None, limit: int = THREAD_LATEST) -> Thread:
-    """The latest `limit` messages of the lead before `before` (None: the newest), and the
+def _older_than(cursor: Cursor) -> Q:
+    return Q(created_at__lt=cursor.at) | Q(created_at=cursor.at, pk__lt=cursor.pk)
+
+
+def thread(
+    lead: Lead,
+    *,
+    before: Cursor | None = None,
+    since: Cursor | None = None,
+    limit: int = THREAD_LATEST,
+) -> Thread:
+    """The latest `limit` messages of the lead before `before` (None: the newest), or with
+    `since` every message from that one on (at most SINCE_LIMIT: what the operator had
+    loaded with "show earlier" stays on screen when the poll refreshes the thread), and the
     stage changes and notes of the same span, oldest first."""
     messages = Message.objects.filter(lead=lead)
     if before is not None:
-        messages = messages.filter(
-            Q(created_at__lt=before.at) | Q(created_at=before.at, pk__lt=before.pk)
-        )
+        messages = messages.filter(_older_than(before))
+    if since is not None:
+        messages = messages.exclude(_older_than(since))
+        limit = SINCE_LIMIT
     found = list(
         messages.annotate(sender=KeyTextTransform("sender", "raw_request"))
         .order_by("-created_at", "-pk")
@@ -108,6 +125,9 @@ def thread(lead: Lead, *, before: Cursor | None = None, limit: int = THREAD_LATE
     )
     more = len(found) > limit
     found = found[:limit]
+    if since is not None and not more and found:
+        oldest_found = Cursor(found[-1]["created_at"], found[-1]["pk"])
+        more = Message.objects.filter(lead=lead).filter(_older_than(oldest_found)).exists()
     # The span these messages cover: from the oldest shown (or the start, when nothing is
     # hidden) up to where the page starts (or now).
     lower = found[-1]["created_at"] if more else None
@@ -141,5 +161,5 @@ def thread(lead: Lead, *, before: Cursor | None = None, limit: int = THREAD_LATE
     entries += [Entry("stage", t["created_at"], t["pk"], t) for t in transitions]
     entries += [Entry("note", n["created_at"], n["pk"], n) for n in notes]
     entries.sort(key=lambda e: e.sort_key)
-    earlier = Cursor(found[-1]["created_at"], found[-1]["pk"]) if more else None
-    return Thread(entries=entries, earlier=earlier)
+    oldest = Cursor(found[-1]["created_at"], found[-1]["pk"]) if found else None
+    return Thread(entries=entries, earlier=oldest if more else None, oldest=oldest)

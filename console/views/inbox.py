@@ -188,10 +188,12 @@ def thread_context(
     lead: Lead,
     before: Cursor | None = None,
     stamp: str | None = None,
+    since: Cursor | None = None,
 ) -> dict[str, Any]:
-    """The thread pane (`stamp`: the thread's version when the caller has it already), or
-    with `before` the messages "show earlier" adds (no stamp: they carry none)."""
-    found = inbox_thread.thread(lead, before=before)
+    """The thread pane (`stamp`: the thread's version when the caller has it already;
+    `since`: from that message on, what "show earlier" had loaded), or with `before` the
+    messages "show earlier" adds (no stamp: they carry none)."""
+    found = inbox_thread.thread(lead, before=before, since=since)
     earlier_url = None
     if found.earlier is not None:
         earlier_url = (
@@ -204,6 +206,10 @@ def thread_context(
         "entries": thread_rows(found.entries),
         "earlier_url": earlier_url,
         "thread_stamp": stamp or ("" if before else inbox_state.thread_stamp(lead)),
+        # Where the poll keeps the thread from: set once "show earlier" has loaded more
+        # (its answer moves it back, out of band), kept by every poll after that.
+        "thread_since": (found.oldest.encode() if found.oldest and (before or since) else ""),
+        "thread_since_oob": before is not None,
         "thread_poll_url": reverse("outreach:inbox_timeline", args=[lead.pk]),
     }
 
@@ -296,4 +302,5 @@ def timeline_partial(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse
     if request.GET.get("v") == stamp:
         return HttpResponse(status=204)
     inbox_state.mark_read(lead, request.user)  # the operator is looking at it
-    return render(request, THREAD_TEMPLATE, thread_context(request, lead, stamp=stamp))
+    since = Cursor.decode(request.GET.get("since"))
+    return render(request, THREAD_TEMPLATE, thread_context(request, lead, stamp=stamp, since=since))

@@ -66,16 +66,32 @@
     var box = thread();
     if (box) box.scrollTop = box.scrollHeight;
   }
-  var wasAtBottom = true;
+  var wasAtBottom = true, readingAt = 0;
   document.body.addEventListener("htmx:beforeSwap", function (event) {
     var box = thread();
     if (box && event.detail.elt === box) {
+      readingAt = box.scrollTop;
       wasAtBottom = box.scrollHeight - box.scrollTop - box.clientHeight < 40;
     }
   });
   document.body.addEventListener("htmx:afterSwap", function (event) {
     var elt = event.detail.elt;  // the poll's element (the old thread), not "show earlier"
-    if (elt && elt.id === "inbox-thread" && wasAtBottom) toBottom();
+    if (!elt || elt.id !== "inbox-thread") return;
+    var box = thread();
+    // A new thread element starts at its top: put the operator back where they were
+    // reading (the refresh starts from the same message once "show earlier" was used,
+    // and new messages arrive at the bottom).
+    if (wasAtBottom) toBottom();
+    else if (box) box.scrollTop = readingAt;
+  });
+  // "Show earlier" marks the oldest message it loaded; the poll then asks for everything
+  // from there ("since"), so a refresh keeps what the operator loaded.
+  document.body.addEventListener("htmx:afterSettle", function () {
+    var box = thread(), mark = box && box.querySelector("[data-thread-since]");
+    if (!mark || !mark.dataset.threadSince) return;
+    var vals = JSON.parse(box.getAttribute("hx-vals") || "{}");
+    vals.since = mark.dataset.threadSince;
+    box.setAttribute("hx-vals", JSON.stringify(vals));
   });
   toBottom();
   var selected = document.querySelector("#inbox-list .conv-link[aria-current=true]");

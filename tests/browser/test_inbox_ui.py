@@ -207,3 +207,46 @@ def test_the_inbox_lists_filters_opens_and_moves_with_j_and_k(live_server, brows
     page.keyboard.press("e")  # close: on to the next conversation
     page.wait_for_url(f"**/outreach/inbox/{leads[1].pk}/")
     assert page.locator(f"[data-conversation='{leads[0].pk}']").count() == 0
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_refresh_keeps_the_older_messages_and_the_place_being_read(live_server, browser_page):
+    """An operator loads older messages and reads them; a reply arrives and the thread
+    refreshes: the older messages stay, and the view stays where they were reading."""
+    tenant = make_tenant(name="Agro Fir SRL")
+    make_user(tenant, username="ana")
+    lead = make_lead(tenant, name="Ferma Lungă", contact_name="Ion Pop")
+    start = timezone.now() - timedelta(days=3)
+    for n in range(80):
+        message = make_message(
+            lead,
+            direction=Message.Direction.INBOUND if n % 2 else Message.Direction.OUTBOUND,
+            status=Message.Status.RECEIVED if n % 2 else Message.Status.DELIVERED,
+            idempotency_key=None if n % 2 else f"fir-{n}",
+            body=f"mesajul {n}",
+        )
+        Message.objects.filter(pk=message.pk).update(created_at=start + timedelta(minutes=n))
+    Journey.objects.filter(lead=lead).update(last_reply_at=start + timedelta(minutes=79))
+    page = browser_page
+    log_in(page, live_server.url, "ana")
+    page.goto(f"{live_server.url}/outreach/inbox/{lead.pk}/")
+    page.locator(".thread-earlier button").click()
+    page.get_by_text("mesajul 5", exact=True).wait_for()
+    assert page.locator("[data-message]").count() == 80
+    page.get_by_text("mesajul 10", exact=True).scroll_into_view_if_needed()
+    reading = page.evaluate("document.getElementById('inbox-thread').scrollTop")
+    assert reading > 0
+
+    make_message(
+        lead,
+        direction=Message.Direction.INBOUND,
+        status=Message.Status.RECEIVED,
+        idempotency_key=None,
+        body="Răspuns nou",
+    )
+    with page.expect_response(lambda r: "/timeline/" in r.url and r.status == 200):
+        page.evaluate("document.body.dispatchEvent(new Event('cerniq:sent'))")
+    page.get_by_text("Răspuns nou", exact=True).wait_for(state="attached")
+    assert page.locator("[data-message]").count() == 81  # the older ones stayed
+    after = page.evaluate("document.getElementById('inbox-thread').scrollTop")
+    assert abs(after - reading) < 5, (reading, after)  # still where they were reading

@@ -15,7 +15,7 @@ from django.test.utils import CaptureQueriesContext
 from hitl import inbox, inbox_state
 from hitl.models import ConversationState, Note
 from outreach import stages
-from outreach.models import Channel, Journey, Message, MessageAttachment, Stage
+from outreach.models import Channel, Journey, Lead, Message, MessageAttachment, Stage
 from tests.factories import make_lead, make_message, make_phone, make_user
 from tests.outreach.inbox_setup import INBOX, NOW
 
@@ -196,6 +196,34 @@ def test_a_long_thread_costs_the_same_queries_and_shows_the_latest(logged_in, te
     earlier = html.split('class="thread-earlier"')[1].split('hx-get="')[1].split('"')[0]
     older = logged_in.get(earlier.replace("&amp;", "&")).content.decode()
     assert older.count("data-message=") == 50 and "mesaj 149" in older
+
+
+def test_a_poll_after_show_earlier_keeps_what_was_loaded(logged_in, tenant):
+    """The 10-second poll re-renders the thread when something changed: after "show
+    earlier" it must keep the older messages the operator loaded, not fall back to the
+    latest 50 under their eyes."""
+    _thread_queries(logged_in, tenant, 120)
+    lead = Lead.objects.get(name="Ferma 120")
+    html = logged_in.get(f"{INBOX}{lead.pk}/").content.decode()
+    assert '"since": ""}' in html  # the poll asks for the latest messages
+    earlier = html.split('class="thread-earlier"')[1].split('hx-get="')[1].split('"')[0]
+    older = logged_in.get(earlier.replace("&amp;", "&")).content.decode()
+    assert older.count("data-message=") == 50 and "mesaj 20<" in older
+    since = re.search(r'<i hidden data-thread-since="([^"]+)"></i>', older)
+    assert since, "the older page moves the poll's starting point back"
+
+    stamp = inbox_state.thread_stamp(lead)
+    with time_machine.travel(NOW + timedelta(seconds=5), tick=False):
+        inbound(lead, "Mesaj nou")
+    url = f"{INBOX}{lead.pk}/timeline/"
+    polled = logged_in.get(url, {"v": stamp, "since": since.group(1)}).content.decode()
+    assert polled.count("data-message=") == 101  # 100 loaded, and the new one
+    assert "mesaj 20<" in polled and "Mesaj nou" in polled and "mesaj 19<" not in polled
+    assert f'"since": "{since.group(1)}"}}' in polled  # kept for the next poll
+    assert 'class="thread-earlier"' in polled  # messages 0-19 are still one click away
+    # Without it, the poll shows the latest 50, as before.
+    plain = logged_in.get(url, {"v": stamp}).content.decode()
+    assert plain.count("data-message=") == 50
 
 
 def test_the_thread_poll_answers_204_until_something_changes(logged_in, tenant):
