@@ -201,11 +201,15 @@ def _fragment(
     now = timezone.now()
     open_items = _open_items(request)
     again = list(queue.queue_items(open_items.filter(pk=item.pk, priority=tab)))
+    shown = set(parse_ids(request.POST.getlist("shown"))) | {item.pk}
     following: list[ReviewItem] = []
     if not again:
-        shown = set(parse_ids(request.POST.getlist("shown"))) | {item.pk}
         found = queue.next_item(queue.queue_items(open_items), tab, shown)
         following = [found] if found is not None else []
+    # The pager's line after the action: the items now on the page, of the tab's new total.
+    on_page = len(shown) - (0 if again else 1) + len(following)
+    offset = (parse_page(request.POST.get("page")) - 1) * PAGE_SIZE
+    counts = _counts(request)
     maker = _rows(request, scope, tab)
     return render(
         request,
@@ -214,7 +218,10 @@ def _fragment(
             **maker.context,
             "again": maker.rows(queue.describe(again, scope.tenant, now)),
             "following": maker.rows(queue.describe(following, scope.tenant, now)),
-            "tabs": _tabs(_counts(request)),
+            "tabs": _tabs(counts),
+            "first_shown": offset + 1,
+            "last_shown": offset + on_page if on_page else 0,
+            "total": counts[tab],
             "status_text": text,
             "status_ok": ok,
         },

@@ -217,6 +217,8 @@ def test_an_htmx_approve_answers_with_the_next_item_and_the_counts_not_a_redirec
     assert 'id="review-tabs"' in html and 'data-count="2"' in html  # the counts, out of band
     assert "is queued" in html  # the outcome, in the status region
     assert "<html" not in html  # no whole page
+    # The pager's line follows: the two items now on the page, of the tab's two left.
+    assert '<span id="review-range" data-shown-range hx-swap-oob="true">Items 1–2 of 2,' in html
 
 
 def test_a_refused_htmx_action_answers_with_the_item_and_the_reason(web, lead):
