@@ -64,6 +64,8 @@ from whatsapp.models import Phone
 HISTORY_DAYS = 60
 HISTORY_COMPANIES = 1500
 HISTORY_SOURCE = "demo-history"  # the history's leads: their messages mark it as seeded
+# Review items older than this are all worked by the end of the history.
+LEFT_OPEN_WITHIN = timedelta(days=5)
 SEED = 1960
 OFFICE_HOURS = (time(9, 0), time(17, 30))  # when the history's people work, Monday to Friday
 REPLY_RATES = {1: 0.06, 2: 0.11}  # first WhatsApp message, by template version number
@@ -294,7 +296,9 @@ class _History:
 
     def work_the_queue(self) -> None:
         """Operators take review items, answer and close most of them within a day or
-        two; the rest stay open (some assigned, some past their SLA)."""
+        two; of the last few days' items some stay open (some assigned, some past their
+        SLA). Nothing older is left waiting: a team that lets a reply wait for weeks is
+        not what the demo should show ("waiting 1,300 h" on a fresh dashboard)."""
         people = [user for user in (self.operator, self.admin) if user is not None]
         if not people:
             return
@@ -307,7 +311,8 @@ class _History:
             if self.now - item.created_at < timedelta(hours=6):
                 continue  # fresh: nobody has looked yet
             roll, user = self.rng.random(), self.rng.choice(people)
-            if roll > 0.88:
+            recent = self.now - item.created_at < LEFT_OPEN_WITHIN
+            if recent and roll > 0.88:
                 continue  # nobody took it: past its SLA by now
             taken = self.later(item.created_at, 0.2, 4)
             if taken >= self.now:
@@ -315,7 +320,7 @@ class _History:
             with replayed_clock(taken):
                 item = review.assign(item, user)
             done = self.later(taken, 0.3, 20)
-            if roll > 0.72 or done >= self.now:
+            if (recent and roll > 0.72) or done >= self.now:
                 continue  # assigned, still being worked on
             self.resolve(item, user, done)
 
