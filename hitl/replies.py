@@ -305,6 +305,9 @@ def _route(lead: Lead, message: Message, result) -> str:
                 idempotency_key=f"ai-reply:{message.pk}",
                 ai_draft=AI_DRAFT,
             )
+            from hitl import responses
+
+            responses.not_awaiting(message)  # answered as the triage decided: nobody owes one
             return reasons.code(why.DECISION_AUTO_REPLY, why=decision.reason)
         except SendRefused as refused:
             reason = reasons.code(why.ROUTE_AUTO_REPLY_REFUSED, why=str(refused))

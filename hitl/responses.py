@@ -10,7 +10,8 @@ tenant's SendingWindow: hours, working days, Romanian public holidays).
 Hooks: `reply_received` from hitl.replies.process_reply (not for opt-outs), `answered` from
 a post_save of Message (hitl.apps: manual messages are created in outreach, which cannot
 call up into hitl), `handled` from hitl.review when a person closes an item, `not_awaiting`
-for an out-of-office answer. `rebuild` recomputes a tenant's rows from its messages and
+for an out-of-office answer or a reply the AI answered itself (the triage's decision).
+`rebuild` recomputes a tenant's rows from its messages and
 review items (the backfill command).
 """
 
@@ -103,8 +104,20 @@ def handled(item: ReviewItem, user: User) -> ReplyResponse | None:
     )
 
 
+# Replies that need nobody, as the triage decided (the inbound message's analysis): an
+# out-of-office answer, or a reply the AI answered itself. `not_awaiting` forgets them when
+# it happens; `rebuild` skips them.
+NEEDS_NOBODY = ("hitl.decision.out_of_office", "hitl.decision.auto_reply")
+
+
+def needs_nobody(message: Message) -> bool:
+    decision = str((message.analysis or {}).get("decision") or "")
+    return decision.startswith(NEEDS_NOBODY)
+
+
 def not_awaiting(message: Message) -> None:
-    """An out-of-office answer needs nobody: forget the waiting reply it opened."""
+    """An out-of-office answer, or a reply the AI answered as the triage decided, needs
+    nobody: forget the waiting reply it opened."""
     ReplyResponse.objects.filter(reply=message, responded_at__isnull=True).delete()
 
 
@@ -177,6 +190,7 @@ def rebuild(tenant: Tenant) -> int:
         "raw_response",
         "created_at",
         "sent_by_id",
+        "analysis",
     ).iterator(chunk_size=2000):
         inbound = message.direction == Message.Direction.INBOUND
         if message.lead_id is None or not (inbound or by_a_person(message)):
@@ -215,7 +229,12 @@ def _replay(
     waiting: ReplyResponse | None = None
     priorities: set[str] = set()
     for at, _rank, what, obj in stream:
-        if what == "in" and waiting is None and not optout.is_opt_out(obj.body):
+        if (
+            what == "in"
+            and waiting is None
+            and not optout.is_opt_out(obj.body)
+            and not needs_nobody(obj)
+        ):
             waiting = ReplyResponse(
                 tenant=tenant,
                 lead_id=lead_id,

@@ -202,3 +202,30 @@ def test_a_message_typed_in_the_phones_app_is_a_human_answer(lead, clock, origin
     assert (row.kind == ReplyResponse.Kind.ANSWERED) is counts
     if counts:
         assert row.responder is None and row.working_seconds == 40 * 60
+
+
+@pytest.mark.parametrize(
+    ("body", "needs_nobody_because"),
+    [
+        ("Da, sunt foarte interesat, super!", "the AI answered it itself"),
+        ("Sunt în concediu până pe 7 decembrie, revin după.", "an out-of-office answer"),
+    ],
+)
+def test_a_reply_that_needs_nobody_does_not_wait_and_the_backfill_agrees(
+    lead, clock, body, needs_nobody_because
+):
+    from hitl import responses
+    from tests.drain import run_triage
+
+    tenant = lead.tenant
+    tenant.ai_auto_reply_enabled = True
+    tenant.ai_auto_reply_intents = []
+    tenant.save()
+    message = reply(lead, body)
+    assert waiting(lead).reply == message  # waiting until the triage decides
+    run_triage()
+    message.refresh_from_db()
+    assert responses.needs_nobody(message), (needs_nobody_because, message.analysis)
+    assert not ReplyResponse.objects.filter(lead=lead).exists()
+    responses.rebuild(tenant)
+    assert not ReplyResponse.objects.filter(lead=lead).exists()
