@@ -307,12 +307,19 @@ class _History:
             lead__source=HISTORY_SOURCE,
             status__in=[ReviewItem.Status.OPEN, ReviewItem.Status.ASSIGNED],
         ).order_by("created_at", "pk")
-        for item in list(items):
+        items = list(items)
+        # The queue shows a late item and one being worked on whatever the rolls give: the
+        # oldest two of the last days (past their SLA by now).
+        recent = [
+            i.pk for i in items if timedelta(hours=6) <= self.now - i.created_at < LEFT_OPEN_WITHIN
+        ]
+        late, in_progress = (recent + [None, None])[:2]
+        for item in items:
             if self.now - item.created_at < timedelta(hours=6):
                 continue  # fresh: nobody has looked yet
             roll, user = self.rng.random(), self.rng.choice(people)
-            recent = self.now - item.created_at < LEFT_OPEN_WITHIN
-            if recent and roll > 0.88:
+            is_recent = item.pk in recent
+            if item.pk == late or (is_recent and roll > 0.88):
                 continue  # nobody took it: past its SLA by now
             taken = self.later(item.created_at, 0.2, 4)
             if taken >= self.now:
@@ -320,7 +327,7 @@ class _History:
             with replayed_clock(taken):
                 item = review.assign(item, user)
             done = self.later(taken, 0.3, 20)
-            if (recent and roll > 0.72) or done >= self.now:
+            if item.pk == in_progress or (is_recent and roll > 0.72) or done >= self.now:
                 continue  # assigned, still being worked on
             self.resolve(item, user, done)
 
