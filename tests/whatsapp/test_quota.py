@@ -245,6 +245,13 @@ def test_reserve_many_uses_a_constant_number_of_queries(
 # --- concurrency ------------------------------------------------------------------------
 
 
+# 50 and 20 threads, each with its own database connection: never two of these at once on
+# PostgreSQL's 100 (CI's clock phase ran two moments of the 50-thread test side by side:
+# "too many clients"). --dist loadgroup keeps a group on one worker.
+MANY_CONNECTIONS = pytest.mark.xdist_group("many-db-connections")
+
+
+@MANY_CONNECTIONS
 @pytest.mark.django_db(transaction=True)
 def test_concurrent_single_reservations_grant_exactly_the_limit() -> None:
     """50 threads x 10 attempts on one 200-slot phone: exactly 200 succeed, row says 200."""
@@ -262,6 +269,7 @@ def test_concurrent_single_reservations_grant_exactly_the_limit() -> None:
     assert QuotaUsage.objects.filter(phone=phone).count() == 1
 
 
+@MANY_CONNECTIONS
 @pytest.mark.django_db(transaction=True)
 def test_concurrent_bulk_and_single_reservations_never_exceed_the_limit() -> None:
     """reserve_many and reserve_new_contact racing over three phones stay within limits."""
