@@ -302,12 +302,13 @@ class _History:
         people = [user for user in (self.operator, self.admin) if user is not None]
         if not people:
             return
-        items = ReviewItem.objects.filter(
-            tenant=self.tenant,
-            lead__source=HISTORY_SOURCE,
-            status__in=[ReviewItem.Status.OPEN, ReviewItem.Status.ASSIGNED],
-        ).order_by("created_at", "pk")
-        items = list(items)
+        items = list(
+            ReviewItem.objects.filter(
+                tenant=self.tenant,
+                lead__source=HISTORY_SOURCE,
+                status__in=[ReviewItem.Status.OPEN, ReviewItem.Status.ASSIGNED],
+            ).order_by("created_at", "pk")
+        )
         # The queue shows a late item and one being worked on whatever the rolls give: the
         # oldest two of the last days (past their SLA by now).
         recent = [
