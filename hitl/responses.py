@@ -25,7 +25,9 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.db.models import Q
 
+from cerniq import reasons
 from cerniq.models import Tenant
+from hitl import reasons as why
 from hitl import sla
 from hitl.models import ReplyResponse, ReviewItem
 from outreach import optout
@@ -107,12 +109,14 @@ def handled(item: ReviewItem, user: User) -> ReplyResponse | None:
 # Replies that need nobody, as the triage decided (the inbound message's analysis): an
 # out-of-office answer, or a reply the AI answered itself. `not_awaiting` forgets them when
 # it happens; `rebuild` skips them.
-NEEDS_NOBODY = ("hitl.decision.out_of_office", "hitl.decision.auto_reply")
+NEEDS_NOBODY = frozenset(
+    {why.DECISION_OUT_OF_OFFICE, why.DECISION_OUT_OF_OFFICE_UNTIL, why.DECISION_AUTO_REPLY}
+)
 
 
 def needs_nobody(message: Message) -> bool:
-    decision = str((message.analysis or {}).get("decision") or "")
-    return decision.startswith(NEEDS_NOBODY)
+    parsed = reasons.parse(str((message.analysis or {}).get("decision") or ""))
+    return parsed is not None and parsed[0] in NEEDS_NOBODY
 
 
 def not_awaiting(message: Message) -> None:
