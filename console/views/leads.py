@@ -18,7 +18,7 @@ from cerniq import reasons
 from cerniq.params import parse_id, parse_ids, text_param
 from cerniq.tenancy import AuthenticatedHttpRequest, TenantScope, scope_for
 from console.views import lead_order
-from console.views.lead_rows import lead_rows
+from console.views.lead_rows import lead_rows_html
 from outreach import optout_manual, sequences, stages
 from outreach.lead_filters import filter_leads
 from outreach.models import (
@@ -245,7 +245,9 @@ def _context(request: AuthenticatedHttpRequest, scope: TenantScope) -> dict:
     without_sort.pop("sort", None)
     return {
         "page": page,
-        "rows": lead_rows(page.object_list, ContactPolicy.of(scope.tenant), EMAIL_PROBLEMS),
+        "rows_html": lead_rows_html(
+            page.object_list, ContactPolicy.of(scope.tenant), EMAIL_PROBLEMS
+        ),
         "sort": sort,
         "filters": {key: params.get(key, "") for key in FILTER_KEYS},
         "query_without_page": kept.urlencode(),

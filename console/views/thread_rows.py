@@ -15,12 +15,12 @@ from datetime import datetime
 from typing import Any
 
 from django.template.defaultfilters import filesizeformat, linebreaksbr
-from django.utils import dateformat, formats, timezone, translation
-from django.utils.html import conditional_escape
-from django.utils.safestring import SafeString, mark_safe
+from django.utils import dateformat, formats, timezone
+from django.utils.safestring import SafeString
 from django.utils.translation import gettext, gettext_noop
 
 from cerniq import reasons
+from console.rows import blocktranslate
 from console.views.lead_rows import pk_url
 from hitl.inbox_thread import Entry
 from outreach.models import Channel, Message, Stage, StageTransition
@@ -28,19 +28,6 @@ from outreach.models import Channel, Message, Stage, StageTransition
 FAILED = frozenset({Message.Status.FAILED, Message.Status.BOUNCED, Message.Status.DEAD_LETTER})
 WAITING = frozenset({Message.Status.QUEUED, Message.Status.SENDING})
 DELIVERED = frozenset({Message.Status.DELIVERED, Message.Status.READ})
-
-
-def blocktranslate(msgid: str, **values: str) -> SafeString:
-    """What `{% blocktranslate with name=value %}…{% endblocktranslate %}` prints: the
-    translation (not escaped) with the values escaped; the message id itself when the
-    translation does not fit the values (as the tag falls back). Callers mark `msgid` with
-    gettext_noop so that makemessages keeps it in the catalogue."""
-    escaped = {name: conditional_escape(value) for name, value in values.items()}
-    try:
-        return mark_safe(gettext(msgid) % escaped)  # noqa: S308 - the values are escaped
-    except (KeyError, ValueError):
-        with translation.override(None):
-            return mark_safe(gettext(msgid) % escaped)  # noqa: S308 - as above
 
 
 class _Reasons(dict):

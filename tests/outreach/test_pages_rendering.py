@@ -7,8 +7,10 @@ conversation render one row per item; a `{% translate %}`, `{% url %}`, `{% incl
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import cast
 
+import jinja2
 import pytest
 from django.template import NodeList, engines
 from django.template.base import VariableNode
@@ -16,12 +18,16 @@ from django.template.defaulttags import ForNode, URLNode, WithNode
 from django.template.loader_tags import IncludeNode
 from django.templatetags.i18n import BlockTranslateNode, TranslateNode
 from django.urls import reverse
+from django.utils import translation
+from django.utils.html import escape
 
-from console.views.lead_rows import lead_rows, pk_url
+from cerniq import reasons
+from console.rows import render_rows
+from console.views.lead_rows import lead_rows, lead_rows_html, pk_url
 from console.views.leads import EMAIL_PROBLEMS
-from outreach.models import Lead
+from outreach.models import Enrollment, Lead
 from outreach.readiness import ContactPolicy
-from tests.factories import make_lead
+from tests.factories import make_lead, make_sequence
 
 PER_ROW = (IncludeNode, URLNode, WithNode, TranslateNode)
 
@@ -46,7 +52,6 @@ def _per_row_tags(loop: ForNode) -> list:
 @pytest.mark.parametrize(
     ("template", "var"),
     [
-        ("outreach/_lead_row.html", "rows"),
         ("outreach/_dashboard_stats.html", "phones"),
         ("outreach/_dashboard_stats.html", "recent"),
     ],
@@ -56,22 +61,46 @@ def test_the_row_loops_have_no_translate_url_include_or_with(template, var):
     assert _per_row_tags(loop) == []
 
 
-def test_the_leads_list_includes_its_rows_once_outside_any_loop():
+def test_the_leads_page_prints_its_rows_from_the_compiled_rows_template():
+    """No loop over the rows in Django's engine: `rows_html` comes from console.rows."""
     page = _nodes("outreach/leads.html")
-    includes = [
-        node
-        for node in cast(list[IncludeNode], page.get_nodes_by_type(IncludeNode))
-        if node.template.token == '"outreach/_lead_row.html"'
-    ]
-    assert len(includes) == 1
-    for loop in cast(list[ForNode], page.get_nodes_by_type(ForNode)):
-        assert includes[0] not in _body(loop).get_nodes_by_type(IncludeNode)
+    assert _loops("outreach/leads.html", "rows") == []
+    printed = [v.filter_expression.token for v in page.get_nodes_by_type(VariableNode)]
+    assert "rows_html" in printed
 
 
-def test_the_stalled_line_is_the_only_translation_in_a_lead_row():
-    """A blocktranslate with a date stays (rare: stalled leads only), inside its `if`."""
-    (loop,) = _loops("outreach/_lead_row.html", "rows")
-    assert len(_body(loop).get_nodes_by_type(BlockTranslateNode)) == 1
+@pytest.mark.django_db
+def test_the_compiled_rows_escape_what_a_lead_holds(logged_in, tenant):
+    lead = make_lead(tenant, name='<b>Agro & "Co"</b>', contact_name="<i>Ion</i>")
+    html = logged_in.get(reverse("outreach:leads")).content.decode()
+    row = html.split(f'data-lead="{lead.pk}"')[1].split("</tr>")[0]
+    assert "&lt;b&gt;Agro &amp; &#34;Co&#34;&lt;/b&gt;" in row
+    assert "&lt;i&gt;Ion&lt;/i&gt;" in row
+    assert "<b>" not in row and "<i>" not in row
+
+
+def test_a_rows_template_refuses_a_field_the_view_did_not_give():
+    """StrictUndefined: a misspelt field is an error in the tests, not an empty cell."""
+    with pytest.raises(jinja2.UndefinedError):
+        render_rows("outreach/_lead_rows.jinja", rows=[{"pk": 1}], words={})
+
+
+@pytest.mark.django_db
+def test_a_stalled_lead_row_says_since_when_and_why(tenant):
+    lead = make_lead(tenant, phone="+40721000001")
+    Enrollment.objects.create(
+        tenant=tenant,
+        lead=lead,
+        sequence=make_sequence(tenant),
+        stalled_reason="dispatch.template_inactive",
+        stalled_since=datetime(2026, 3, 2, 23, 30, tzinfo=UTC),  # 3 March in Bucharest
+    )
+    found = list(Lead.objects.filter(pk=lead.pk))
+    with translation.override("ro"):
+        html = lead_rows_html(found, ContactPolicy.of(tenant), EMAIL_PROBLEMS)
+        reason = reasons.render("dispatch.template_inactive")
+    stalled = html.split("data-stalled>")[1].split("</div>")[0]
+    assert stalled == f"Blocat din 03.03.2026: {escape(reason)}"
 
 
 @pytest.mark.django_db
