@@ -18,6 +18,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils import formats, timezone
+from django.utils.safestring import SafeString
 from django.utils.text import Truncator
 from django.utils.translation import gettext
 from django.views.decorators.http import require_GET
@@ -25,8 +26,9 @@ from django.views.decorators.http import require_GET
 from cerniq.params import parse_id
 from cerniq.tenancy import AuthenticatedHttpRequest, TenantScope, scope_for
 from console.forms_inbox import NoteForm
+from console.rows import render_rows
 from console.views.lead_rows import pk_url
-from console.views.thread_rows import thread_rows
+from console.views.thread_rows import thread_html
 from hitl import inbox as conversations
 from hitl import inbox_state, inbox_thread
 from hitl.inbox import Cursor, InboxQuery
@@ -105,9 +107,11 @@ def _rows(page: conversations.Page, filters: str = "") -> list[dict[str, Any]]:
     return rows
 
 
-def rows_context(request: AuthenticatedHttpRequest, query: InboxQuery) -> dict[str, Any]:
+def rows_context(
+    request: AuthenticatedHttpRequest, query: InboxQuery, selected: int | None = None
+) -> dict[str, Any]:
     """One keyset page of the list's rows and its "Show more" link: all that the rows
-    template (`_rows.html`, a deeper page) prints."""
+    template (`_rows.html`, a deeper page) prints (`selected`: the open conversation)."""
     found = conversations.page(scope_for(request).tenant, request.user, query)
     more = None
     if found.next_cursor is not None:
@@ -116,17 +120,40 @@ def rows_context(request: AuthenticatedHttpRequest, query: InboxQuery) -> dict[s
             f"{urlencode(query.params(after=found.next_cursor.encode()))}"
         )
     filters = urlencode(query.params())
-    return {"query": query, "rows": _rows(found, filters), "more_url": more, "filters": filters}
+    return {
+        "query": query,
+        "rows_html": rows_html(_rows(found, filters), selected),
+        "more_url": more,
+        "filters": filters,
+        "selected": selected,
+    }
+
+
+def rows_html(rows: list[dict[str, Any]], selected: int | None) -> SafeString:
+    """The rows printed by the compiled rows template (console.rows); "" for none."""
+    words = {
+        "you": gettext("You"),
+        "unread": gettext("Unread"),
+        "new": gettext("new"),
+        "hot": gettext("Hot"),
+        "review": gettext("Needs review"),
+        "taken": gettext("Taken over"),
+        "closed": gettext("Closed"),
+    }
+    return render_rows("outreach/inbox/_rows.jinja", rows=rows, selected=selected, words=words)
 
 
 def list_context(
-    request: AuthenticatedHttpRequest, query: InboxQuery, stamp: str | None = None
+    request: AuthenticatedHttpRequest,
+    query: InboxQuery,
+    stamp: str | None = None,
+    selected: int | None = None,
 ) -> dict[str, Any]:
     """The list pane: its views with unread counts, the filters, one keyset page (`stamp`:
-    the list's version when the caller has it already)."""
+    the list's version when the caller has it already; `selected`: the open conversation)."""
     scope = scope_for(request)
     user = request.user
-    context = rows_context(request, query)
+    context = rows_context(request, query, selected)
     tenant_phones = list(
         scope.queryset(Phone).order_by("label", "number").values("pk", "label", "number")[:50]
     )
@@ -203,7 +230,7 @@ def thread_context(
     return {
         "lead": lead,
         "journey": getattr(lead, "journey", None),
-        "entries": thread_rows(found.entries),
+        "entries_html": thread_html(found.entries),
         "earlier_url": earlier_url,
         "thread_stamp": stamp or ("" if before else inbox_state.thread_stamp(lead)),
         # Where the poll keeps the thread from: set once "show earlier" has loaded more
@@ -227,8 +254,7 @@ def page_context(
     closed the conversation, None when open, as `inbox_state.mark_read` answers it; read
     here when not given)."""
     query = InboxQuery.from_params(request.GET)
-    context = list_context(request, query)
-    context["selected"] = lead.pk if lead else None
+    context = list_context(request, query, selected=lead.pk if lead else None)
     if lead is not None:
         context["list_poll_url"] += f"&sel={lead.pk}"
         context.update(thread_context(request, lead))
@@ -279,11 +305,11 @@ def list_partial(request: AuthenticatedHttpRequest) -> HttpResponse:
         stamp = inbox_state.list_stamp(scope_for(request).tenant, request.user)
         if request.GET.get("v") == stamp:
             return HttpResponse(status=204)
+    selected = parse_id(request.GET.get("sel"))
     if query.cursor is not None:  # "Show more": the rows alone, no counts or stamp
-        context = rows_context(request, query)
+        context = rows_context(request, query, selected)
     else:
-        context = list_context(request, query, stamp)
-    context["selected"] = parse_id(request.GET.get("sel"))
+        context = list_context(request, query, stamp, selected)
     template = "outreach/inbox/_rows.html" if query.cursor else LIST_TEMPLATE
     return render(request, template, context)
 

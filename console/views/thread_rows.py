@@ -20,7 +20,7 @@ from django.utils.safestring import SafeString
 from django.utils.translation import gettext, gettext_noop
 
 from cerniq import reasons
-from console.rows import blocktranslate
+from console.rows import blocktranslate, render_rows
 from console.views.lead_rows import pk_url
 from hitl.inbox_thread import Entry
 from outreach.models import Channel, Message, Stage, StageTransition
@@ -177,3 +177,16 @@ def thread_rows(entries: Iterable[Entry]) -> list[dict[str, Any]]:
         labels.moment(row, entry.at)
         rows.append(row)
     return rows
+
+
+def thread_html(entries: Iterable[Entry]) -> SafeString:
+    """The entries printed by the compiled rows template (console.rows); "" for none."""
+    words = {
+        "template": gettext("Template"),
+        "analysing": gettext("Being analysed…"),
+        "ai": gettext("AI reads it as"),
+        "happened": gettext("What happened"),
+        "note": gettext("Team note"),
+        "someone": gettext("someone"),
+    }
+    return render_rows("outreach/inbox/_entries.jinja", entries=thread_rows(entries), words=words)

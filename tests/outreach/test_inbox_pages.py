@@ -187,6 +187,18 @@ def _thread_queries(client, tenant, n: int) -> tuple[int, str]:
     return len(queries), html
 
 
+def test_the_thread_escapes_what_a_message_holds(logged_in, tenant, operator):
+    lead = conversation(tenant)
+    inbound(lead, body='<script>alert("x")</script>\nA doua linie', subject="<b>Ofertă</b>")
+    Note.objects.create(tenant=tenant, lead=lead, author=operator, body="<i>notă</i>")
+
+    html = logged_in.get(f"{INBOX}{lead.pk}/").content.decode()
+
+    assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;<br>A doua linie" in html
+    assert "&lt;b&gt;Ofertă&lt;/b&gt;" in html and "&lt;i&gt;notă&lt;/i&gt;" in html
+    assert "<script>alert" not in html and "<b>Ofertă" not in html
+
+
 def test_a_long_thread_costs_the_same_queries_and_shows_the_latest(logged_in, tenant):
     short, _html = _thread_queries(logged_in, tenant, 20)
     long, html = _thread_queries(logged_in, tenant, 200)
@@ -336,9 +348,20 @@ def test_another_tenants_conversation_is_not_found_on_any_inbox_url(
         assert "Charlie&#x27;s farm" not in html and "secret" not in html
 
 
-def test_the_list_rows_loop_has_no_translate_url_include_or_with():
-    """The rows are worked out in the view (docs/page-rendering.md): the loop only prints."""
-    from tests.outreach.test_pages_rendering import _loops, _per_row_tags
+def test_the_list_prints_its_rows_from_the_compiled_rows_template():
+    """The rows are worked out in the view and printed by _rows.jinja
+    (docs/page-rendering.md): no loop over them in Django's engine."""
+    from tests.outreach.test_pages_rendering import _loops
 
-    (loop,) = _loops("outreach/inbox/_rows.html", "rows")
-    assert _per_row_tags(loop) == []
+    assert _loops("outreach/inbox/_rows.html", "rows") == []
+
+
+def test_the_list_escapes_what_a_conversation_holds(logged_in, tenant):
+    lead = conversation(tenant, name="<b>Ferma</b> & fiii", contact_name="<i>Ion</i>")
+    inbound(lead, "<script>x()</script>")
+
+    html = logged_in.get(INBOX).content.decode()
+
+    assert "&lt;b&gt;Ferma&lt;/b&gt; &amp; fiii" in html and "&lt;i&gt;Ion&lt;/i&gt;" in html
+    assert "&lt;script&gt;x()&lt;/script&gt;" in html
+    assert "<b>Ferma" not in html and "<script>x()" not in html
