@@ -6,7 +6,7 @@ item: the fixed words (console.views.review.item_labels), the choice labels (a d
 reversed URL), the teammate options (once per distinct assignee), the resolve options, the
 readiness badges (the markup of `outreach/_readiness_badges.html`, once per distinct
 readiness of a channel), an item's actions (`hitl/_review_actions.html`, once per state).
-`hitl/_review_rows.html` then prints plain fields in one loop, with no include,
+`hitl/_review_rows.jinja` then prints plain fields in one loop, with no include,
 `{% translate %}` or `{% url %}` per item: rendering 25 items through a per-item include
 with model lookups, filters and translations cost ~60 ms of CPU a page.
 
@@ -34,6 +34,7 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.text import Truncator
 from django.utils.translation import gettext as _
 
+from console.rows import render_rows
 from console.views.lead_rows import DASH, badge_class, pk_url
 from hitl.models import ReviewItem
 from hitl.review_queue import QueueEntry, Sentiment, ThreadMessage
@@ -190,7 +191,7 @@ _PK, _DRAFT = "\x00pk\x00", "\x00draft\x00"
 
 
 class RowMaker:
-    """Turns a page's QueueEntry objects into the dicts `hitl/_review_rows.html` prints.
+    """Turns a page's QueueEntry objects into the dicts `hitl/_review_rows.jinja` prints.
     `context`: what the page's template needs besides the rows (the labels escaped once)."""
 
     def __init__(
@@ -359,3 +360,9 @@ class RowMaker:
 
     def rows(self, entries: Iterable[QueueEntry]) -> list[dict]:
         return [self.row(entry) for entry in entries]
+
+    def html(self, entries: Iterable[QueueEntry]) -> SafeString:
+        """The items printed by the compiled rows template (console.rows); "" for none."""
+        return render_rows(
+            "hitl/_review_rows.jinja", rows=self.rows(entries), labels=self.context["labels"]
+        )

@@ -396,26 +396,23 @@ def test_an_item_due_while_the_window_is_closed_says_when_not_zero(tenant):
 # --- the page's rows (console.views.review_rows, docs/page-rendering.md) -------------------
 
 
-def test_the_rows_loop_has_no_translate_url_include_or_with():
-    """An item's fields are worked out in the view; the template's loop only prints them,
-    and the page includes the rows template once, outside any loop."""
+def test_the_page_prints_its_items_from_the_compiled_rows_template():
+    """An item's fields are worked out in the view (RowMaker) and printed by
+    _review_rows.jinja: no loop over the items in Django's engine, on the page or in the
+    answer to an action."""
     from django.template import engines
+    from django.template.base import VariableNode
     from django.template.defaulttags import ForNode
-    from django.template.loader_tags import IncludeNode
 
-    from tests.outreach.test_pages_rendering import _body, _loops, _per_row_tags
-
-    (loop,) = _loops("hitl/_review_rows.html", "rows")
-    assert _per_row_tags(loop) == []
-    page = engines["django"].engine.get_template("hitl/review.html").nodelist
-    includes = [
-        node
-        for node in page.get_nodes_by_type(IncludeNode)
-        if node.template.token == '"hitl/_review_rows.html"'
-    ]
-    assert len(includes) == 1
-    for outer in page.get_nodes_by_type(ForNode):
-        assert includes[0] not in _body(outer).get_nodes_by_type(IncludeNode)
+    for name, printed in (
+        ("hitl/review.html", {"rows_html"}),
+        ("hitl/_review_answer.html", {"again_html", "following_html"}),
+    ):
+        page = engines["django"].engine.get_template(name).nodelist
+        tokens = {v.filter_expression.token for v in page.get_nodes_by_type(VariableNode)}
+        assert printed <= tokens
+        loops = [getattr(loop.sequence, "token", "") for loop in page.get_nodes_by_type(ForNode)]
+        assert not {"rows", "again", "following"} & set(loops)
 
 
 def test_each_items_actions_and_thread_are_its_own_and_escaped(web, tenant, operator):
