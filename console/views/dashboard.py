@@ -16,11 +16,14 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.safestring import SafeString
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 from django.views.decorators.http import require_GET
 
+from cerniq.templatetags.numbers import num
 from cerniq.tenancy import TenantScope, scope_for
+from console.rows import LocalDates, render_rows
 from console.views.lead_rows import pk_url
 from hitl.response_times import waiting_longest
 from hitl.review import review_stats
@@ -109,27 +112,34 @@ def phone_rows(scope: TenantScope, today: date, now: datetime) -> list[PhoneRow]
     return rows
 
 
-def quota_cells(rows: list[PhoneRow]) -> list[dict]:
-    """The quota grid's cells, ready to print (the template's loop only prints fields)."""
-    return [
+def quota_cells(rows: list[PhoneRow], today: date) -> SafeString:
+    """The quota grid's cells, printed by the compiled rows template (console.rows); the
+    next send on `today` (the tenant's date) as its time alone."""
+    last_sent = LocalDates("TIME_FORMAT")
+    cells = [
         {
             "number": row.phone.number,
             "colour": row.colour,
             "status_label": row.status_label,
             "used": row.used,
             "limit": row.limit,
+            "used_text": num(row.used),
+            "limit_text": num(row.limit),
             "percent": row.percent,
-            "last_sent_at": row.phone.last_sent_at,
-            "next_send": next_send(row.next_send),
+            "last_sent": last_sent(row.phone.last_sent_at) or "—",
+            "next_send": next_send(row.next_send, today),
         }
         for row in rows
     ]
+    words = {"last_send": _("Last send")}
+    return render_rows("outreach/_quota_cells.jinja", cells=cells, words=words)
 
 
-def activity_rows(recent: list[Message]) -> list[dict]:
-    """The recent activity's rows, ready to print: each distinct channel and status label
-    translated once, the inbox link reversed once."""
+def activity_rows(recent: list[Message]) -> SafeString:
+    """The recent activity's rows, printed by the compiled rows template: each distinct
+    channel and status label translated once, the inbox link reversed once."""
     inbox_url = pk_url("outreach:inbox_thread")
+    when = LocalDates("SHORT_DATETIME_FORMAT")
     labels: dict[str, str] = {}
 
     def label(text: str) -> str:  # a choice's label, in the reader's language
@@ -137,9 +147,9 @@ def activity_rows(recent: list[Message]) -> list[dict]:
             labels[text] = _(text)
         return labels[text]
 
-    return [
+    rows = [
         {
-            "created_at": m.created_at,
+            "when": when(m.created_at),
             "inbound": m.direction == Message.Direction.INBOUND,
             "channel": label(str(m.get_channel_display())),
             "lead": m.lead.name if m.lead else None,
@@ -151,6 +161,12 @@ def activity_rows(recent: list[Message]) -> list[dict]:
         }
         for m in recent
     ]
+    words = {
+        "inbound": _("Inbound"),
+        "outbound": _("Outbound"),
+        "open_in_inbox": _("Open in inbox"),
+    }
+    return render_rows("outreach/_recent_activity.jinja", rows=rows, words=words)
 
 
 def dashboard_context(request: HttpRequest) -> dict:
@@ -181,8 +197,8 @@ def dashboard_context(request: HttpRequest) -> dict:
         **message_stats(scope.tenant, today_start, week_start),
         "review": review_stats(scope.tenant, now),
         "reach": reach(scope.tenant),
-        "phones": quota_cells(phone_rows(scope, today, now)),
-        "recent": activity_rows(recent),
+        "phones_html": quota_cells(phone_rows(scope, today, now), today),
+        "recent_html": activity_rows(recent),
         # Replies waiting longest for a person (hitl.response_times): one query.
         "waiting_replies": waiting_longest(scope.tenant, now),
     }

@@ -12,6 +12,7 @@ from django.utils import translation
 from outreach.hours import Closure
 from outreach.next_send import Reason, next_send_at
 from outreach.next_send_text import banner_text, holiday_list, reason_text
+from outreach.templatetags.sending_window import next_send
 from tests.factories import make_lead, make_message, make_phone, make_tenant
 from whatsapp.models import Phone
 
@@ -116,6 +117,19 @@ def test_a_phone_resting_between_two_sends_waits_for_its_gap(tenant):
     assert (answer.reason, answer.at) == (Reason.PACING, now + timedelta(seconds=90))
     busy = make_phone(tenant, busy_until=now + timedelta(seconds=40))
     assert next_send_at(tenant, phone=busy, now=now).reason == Reason.SENDING
+
+
+def test_a_narrow_cell_shows_a_send_later_today_as_its_time_alone(tenant):
+    """The dashboard's quota cell: "14:31" for today, the whole moment for another day;
+    the tooltip keeps the whole moment and the reason."""
+    now = local(2026, 11, 25, 14, 30)  # a Wednesday, inside the window
+    phone = make_phone(tenant, next_send_at=now + timedelta(seconds=90))
+    answer = next_send_at(tenant, phone=phone, now=now)
+    with translation.override("en"):
+        today = next_send(answer, now.date())
+        other_day = next_send(answer, now.date() - timedelta(days=1))
+    assert today.endswith(">14:31</span>") and 'title="Wed 25 Nov 14:31 · ' in today
+    assert other_day.endswith(">Wed 25 Nov 14:31</span>")
 
 
 def test_a_gap_ending_after_closing_waits_for_the_next_opening_not_now(tenant):
