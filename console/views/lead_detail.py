@@ -15,9 +15,8 @@ from cerniq import reasons
 from cerniq.params import parse_id
 from cerniq.tenancy import AuthenticatedHttpRequest, TenantScope, scope_for
 from console.forms import RecordOptOutForm
-from console.views.lead_rows import pk_url
+from console.views.lead_timeline import timeline_html, timeline_items
 from hitl import takeover
-from hitl.analysis import analysis_of
 from hitl.review import ReviewError
 from outreach import optout_manual, sequences, stages
 from outreach.manual import SendRefused, send_manual
@@ -93,6 +92,7 @@ def page_context(
         "lead": lead,
         "journey": journey,
         "timeline": timeline,
+        "timeline_html": timeline_html(timeline),
         "message_count": message_count,
         "earlier_hidden": message_count - len(timeline),
         "history": history,
@@ -118,41 +118,6 @@ def page_context(
         # What the operator typed before a refused send: shown again, never lost.
         "draft": request.session.pop(_draft_key(lead), None) or {},
     }
-
-
-def timeline_items(latest: list[Message]) -> list[dict]:
-    """The conversation's rows, ready to print: labels and classes worked out here (each
-    distinct label once), so the template's loop prints fields instead of calling
-    get_FOO_display, filters and `{% translate %}` per message."""
-    channels = {value: str(label) for value, label in Channel.choices}
-    statuses = {value: str(label) for value, label in Message.Status.choices}
-    file_url = pk_url("outreach:attachment")
-    items = []
-    for m in latest:
-        version = m.template_version
-        items.append(
-            {
-                "message": m,  # for the origin line (outreach/_message_origin.html)
-                "pk": m.pk,
-                "created_at": m.created_at,
-                "inbound": m.direction == Message.Direction.INBOUND,
-                "channel": channels.get(m.channel, m.channel),
-                "status": statuses.get(m.status, m.status),
-                "status_css": f"s-{m.status.lower()}",
-                "phone": (m.phone.number if m.phone else "") or "—",
-                "template": f"{version.template.name} v{version.version}" if version else "",
-                "variant": (m.variant_hash or "")[:8],
-                "subject": m.subject,
-                "body": m.body,
-                "attachments": [
-                    {"filename": a.filename, "size": a.size, "url": file_url(a.pk)}
-                    for a in m.attachments.all()
-                ],
-                "error": m.error,
-                "analysis": analysis_of(m),
-            }
-        )
-    return items
 
 
 def history_rows(transitions) -> list[dict]:

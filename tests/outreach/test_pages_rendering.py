@@ -22,10 +22,11 @@ from django.utils.html import escape
 from cerniq import reasons
 from console.rows import render_rows
 from console.views.lead_rows import lead_rows, lead_rows_html, pk_url
+from console.views.lead_timeline import timeline_html, timeline_items
 from console.views.leads import EMAIL_PROBLEMS
-from outreach.models import Enrollment, Lead
+from outreach.models import Enrollment, Lead, Message
 from outreach.readiness import ContactPolicy
-from tests.factories import make_lead, make_sequence
+from tests.factories import make_lead, make_message, make_sequence
 
 
 def _nodes(name: str) -> NodeList:
@@ -44,6 +45,7 @@ def _loops(name: str, var: str) -> list[ForNode]:
         ("outreach/_dashboard_stats.html", {"phones_html", "recent_html"}, {"phones", "recent"}),
         ("outreach/inbox/_entries.html", {"entries_html"}, {"entries"}),
         ("outreach/inbox/_rows.html", {"rows_html"}, {"rows"}),
+        ("outreach/_lead_timeline.html", {"timeline_html"}, {"timeline"}),
     ],
 )
 def test_the_long_loops_are_printed_from_compiled_rows_templates(template, printed, gone):
@@ -107,3 +109,22 @@ def test_row_links_are_the_named_urls(tenant):
     assert pk_url("outreach:inbox_thread")(lead.pk) == reverse(
         "outreach:inbox_thread", args=[lead.pk]
     )
+
+
+@pytest.mark.django_db
+def test_the_lead_timeline_prints_the_ai_reading_as_the_language_writes_numbers(tenant):
+    """As `{{ value }}` printed it: 0,85 in Romanian, 0.85 in English; the decision as words."""
+    lead = make_lead(tenant)
+    message = make_message(
+        lead,
+        direction=Message.Direction.INBOUND,
+        status=Message.Status.RECEIVED,
+        idempotency_key=None,
+        body="<b>Da</b>\nsunați-mă",
+        analysis={"triage": {"intent": "interested", "confidence": 0.85, "sentiment": 40}},
+    )
+    for language, confidence in (("ro", "0,85"), ("en", "0.85")):
+        with translation.override(language):
+            html = timeline_html(timeline_items([message]))
+        assert f"{confidence}\n" in html.split("data-analysis>")[1]
+    assert "&lt;b&gt;Da&lt;/b&gt;<br>sunați-mă" in html
