@@ -109,6 +109,8 @@ TEMPLATES = [
             ],
             # `{{ x|reason }}` renders a stored reason code in the reader's language.
             "builtins": ["cerniq.templatetags.reasons", "cerniq.templatetags.numbers"],
+            # `{% load chrome %}`: the top bar (console is not an installed app)
+            "libraries": {"chrome": "console.templatetags.chrome"},
         },
     },
     {
