@@ -24,6 +24,7 @@ from django.utils.translation import gettext
 from django.views.decorators.http import require_GET
 
 from cerniq.params import parse_id
+from cerniq.templatetags.numbers import num
 from cerniq.tenancy import AuthenticatedHttpRequest, TenantScope, scope_for
 from console.forms_inbox import NoteForm
 from console.rows import render_rows
@@ -170,7 +171,8 @@ def list_context(
         {
             "key": key,
             "label": label,
-            "count": counts.get(f"view:{key}"),
+            "count": (count := counts.get(f"view:{key}")),
+            "count_text": num(count),
             "url": link(view=None if key == "all" else key),
             "active": query.view == key,
         }
@@ -180,7 +182,8 @@ def list_context(
         {
             "key": key,
             "label": label,
-            "count": counts[f"channel:{key}"],
+            "count": (count := counts[f"channel:{key}"]),
+            "count_text": num(count),
             "url": link(channel=None if query.channel == key else key),
             "active": query.channel == key,
         }
@@ -188,19 +191,31 @@ def list_context(
     ]
     phones = [
         {
-            "phone": phone,
-            "count": by_phone.get(phone["pk"], 0),
+            "pk": phone["pk"],
+            "number": phone["number"],
+            "name": phone["label"] or phone["number"],
+            "count": (count := by_phone.get(phone["pk"], 0)),
+            "count_text": num(count),
             "url": link(phone=None if query.phone == phone["pk"] else phone["pk"]),
             "active": query.phone == phone["pk"],
         }
         for phone in tenant_phones
     ]
+    chosen = next((p["name"] for p in phones if p["active"]), "")
+    facets = render_rows(
+        "outreach/inbox/_facets.jinja",
+        views=views,
+        channels=channels,
+        phones=phones,
+        phone_filter=bool(query.phone),
+        # the phones' summary: the chosen phone, or what the list offers
+        phone_summary=chosen or ("" if query.phone else gettext("By phone")),
+        words={"views": gettext("Views"), "unread": gettext("unread")},
+    )
     filters = context["filters"]
     return {
         **context,
-        "views": views,
-        "channels": channels,
-        "phones": phones,
+        "facets_html": facets,
         "list_poll_url": f"{reverse('outreach:inbox_list')}?{filters}",
         "list_stamp": stamp or inbox_state.list_stamp(scope.tenant, user),
         "clear_url": link(view=query.view if query.view != "all" else None, q=None),

@@ -69,6 +69,23 @@ def test_the_list_shows_conversations_with_their_marks(logged_in, tenant):
     assert rows(hot_only) == [hot.pk]
 
 
+def test_more_than_three_phones_fold_into_one_facet_that_names_the_chosen_one(logged_in, tenant):
+    phones = [make_phone(tenant, number=f"+4074000020{n}", label=f"Nr {n}") for n in range(4)]
+    lead = conversation(tenant, name="Ferma Patru")
+    Journey.objects.filter(lead=lead).update(assigned_phone=phones[2])
+    inbound(lead, "Da")
+
+    folded = logged_in.get(INBOX).content.decode()
+    assert '<details class="facet-phones">' in folded and "☎ By phone</summary>" in folded
+    chip = folded.split(f'data-phone="{phones[2].pk}"')[1].split("</a>")[0]
+    assert '<span class="unread-count">1</span>' in chip
+
+    chosen = logged_in.get(INBOX, {"phone": phones[2].pk}).content.decode()
+    assert '<details class="facet-phones" open>' in chosen
+    assert '<summary class="facet is-active">☎ Nr 2</summary>' in chosen
+    assert rows(chosen) == [lead.pk]
+
+
 def test_a_deep_page_costs_what_the_first_does(logged_in, tenant, operator):
     for n in range(inbox.PAGE_SIZE * 2 + 3):
         lead = make_lead(tenant, name=f"Ferma {n:03d}")

@@ -45,6 +45,7 @@ def _loops(name: str, var: str) -> list[ForNode]:
         ("outreach/_dashboard_stats.html", {"phones_html", "recent_html"}, {"phones", "recent"}),
         ("outreach/inbox/_entries.html", {"entries_html"}, {"entries"}),
         ("outreach/inbox/_rows.html", {"rows_html"}, {"rows"}),
+        ("outreach/inbox/_list.html", {"facets_html"}, {"views", "channels", "phones"}),
         ("outreach/_lead_timeline.html", {"timeline_html"}, {"timeline"}),
     ],
 )
