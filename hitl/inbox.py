@@ -141,6 +141,12 @@ def closed_q() -> Q:
     )
 
 
+def is_closed(closed_at: datetime | None, last_reply_at: datetime | None) -> bool:
+    """`closed_q` for one conversation already loaded: closed by the user and no reply
+    since (a later reply reopens it)."""
+    return closed_at is not None and (last_reply_at is None or last_reply_at <= closed_at)
+
+
 def needs_review_q() -> Q:
     """The journey's review flag: set while the lead has an open review item (hitl.review
     keeps it so), and by whatever else asks a person to look."""

@@ -93,7 +93,7 @@ def _rows(page: conversations.Page, filters: str = "") -> list[dict[str, Any]]:
             "hot": row.last_intent in HOT_INTENTS,
             "review": row.requires_human_review,
             "taken": bool(row.taken_over_by_id),
-            "closed": row.closed_at is not None and (replied is None or replied <= row.closed_at),
+            "closed": conversations.is_closed(row.closed_at, replied),
         }
         if last is not None:
             channel = last["channel"]
@@ -289,8 +289,7 @@ def _closed_at(request: AuthenticatedHttpRequest, lead: Lead) -> datetime | None
 
 def _is_closed(lead: Lead, closed_at: datetime | None) -> bool:
     journey = getattr(lead, "journey", None)
-    replied = journey.last_reply_at if journey else None
-    return bool(closed_at and (replied is None or replied <= closed_at))
+    return conversations.is_closed(closed_at, journey.last_reply_at if journey else None)
 
 
 @login_required

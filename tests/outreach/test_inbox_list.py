@@ -222,3 +222,22 @@ def test_unknown_filter_values_are_ignored(tenant, operator):
     query = InboxQuery.from_params({"view": "nope", "channel": "fax", "phone": "x", "q": " a "})
     assert (query.view, query.channel, query.phone, query.q) == ("all", "", None, "a")
     assert Lead.objects.count() == 0
+
+
+@pytest.mark.parametrize(
+    ("closed_hours_ago", "replied_hours_ago", "closed"),
+    [
+        (None, 1, False),  # never closed
+        (2, None, True),  # closed, no reply ever
+        (2, 3, True),  # closed after the latest reply
+        (2, 2, True),  # closed at the reply's moment
+        (2, 1, False),  # a reply since: open again
+    ],
+)
+def test_a_conversation_is_closed_until_a_reply_comes_after_the_close(
+    closed_hours_ago, replied_hours_ago, closed
+):
+    def ago(hours):
+        return None if hours is None else NOW - timedelta(hours=hours)
+
+    assert inbox.is_closed(ago(closed_hours_ago), ago(replied_hours_ago)) is closed
