@@ -162,8 +162,8 @@ class _Counted:
     def __iter__(self):
         return iter(self.ids)
 
-    def __getitem__(self, window: slice) -> list[int]:
-        return list(self.ids[window])
+    def __getitem__(self, window: slice):
+        return self.ids[window]  # lazy, as the queryset's own slice: read only if used
 
 
 def _ids(scope: TenantScope, params, sort: str, order: list):
