@@ -1,5 +1,7 @@
 """`{% topbar %}`: the top bar of every operator page (console.topbar)."""
 
+from typing import Any, cast
+
 from django import template
 from django.utils.safestring import SafeString
 
@@ -10,4 +12,4 @@ register = template.Library()
 
 @register.simple_tag(takes_context=True)
 def topbar(context: template.Context) -> SafeString:
-    return render_topbar(context.flatten())
+    return render_topbar(cast(dict[str, Any], context.flatten()))

@@ -171,8 +171,8 @@ def list_context(
         {
             "key": key,
             "label": label,
-            "count": (count := counts.get(f"view:{key}")),
-            "count_text": num(count),
+            "count": (in_view := counts.get(f"view:{key}")),
+            "count_text": num(in_view),
             "url": link(view=None if key == "all" else key),
             "active": query.view == key,
         }
@@ -182,8 +182,8 @@ def list_context(
         {
             "key": key,
             "label": label,
-            "count": (count := counts[f"channel:{key}"]),
-            "count_text": num(count),
+            "count": (in_channel := counts[f"channel:{key}"]),
+            "count_text": num(in_channel),
             "url": link(channel=None if query.channel == key else key),
             "active": query.channel == key,
         }
@@ -194,8 +194,8 @@ def list_context(
             "pk": phone["pk"],
             "number": phone["number"],
             "name": phone["label"] or phone["number"],
-            "count": (count := by_phone.get(phone["pk"], 0)),
-            "count_text": num(count),
+            "count": (on_phone := by_phone.get(phone["pk"]) or 0),
+            "count_text": num(on_phone),
             "url": link(phone=None if query.phone == phone["pk"] else phone["pk"]),
             "active": query.phone == phone["pk"],
         }
