@@ -15,7 +15,7 @@ from django.middleware.csrf import get_token
 from django.urls import reverse
 from django.utils import translation
 from django.utils.safestring import SafeString
-from django.utils.translation import gettext, gettext_noop, ngettext
+from django.utils.translation import gettext, gettext_noop, ngettext_lazy
 
 from cerniq.templatetags.numbers import num
 from console.rows import render_rows
@@ -51,6 +51,11 @@ def _value(found: object) -> Any:
     return found() if callable(found) else found
 
 
+def _counted(phrase: Any, n: int) -> str:
+    """A plural phrase for `n`, as `{% blocktranslate count counter=n %}` prints it."""
+    return phrase % {"counter": n}
+
+
 def topbar(context: Mapping[str, Any]) -> SafeString:
     """The bar for the page's context (the request, the user, `console.context_processors`)."""
     request = context["request"]
@@ -83,20 +88,24 @@ def topbar(context: Mapping[str, Any]) -> SafeString:
         values.update(
             inbox_unread=unread,
             inbox_unread_text=num(unread),
-            inbox_title=ngettext(
-                "%(counter)s conversation with an unread reply",
-                "%(counter)s conversations with an unread reply",
+            inbox_title=_counted(
+                ngettext_lazy(
+                    "%(counter)s conversation with an unread reply",
+                    "%(counter)s conversations with an unread reply",
+                    "counter",
+                ),
                 unread,
-            )
-            % {"counter": unread},
+            ),
             alerts=alerts,
             alerts_text=num(alerts),
-            alerts_title=ngettext(
-                "%(counter)s open alert nobody acknowledged",
-                "%(counter)s open alerts nobody acknowledged",
+            alerts_title=_counted(
+                ngettext_lazy(
+                    "%(counter)s open alert nobody acknowledged",
+                    "%(counter)s open alerts nobody acknowledged",
+                    "counter",
+                ),
                 alerts,
-            )
-            % {"counter": alerts},
+            ),
         )
     user = context.get("user") or getattr(request, "user", None)
     current = translation.get_language()
