@@ -74,6 +74,12 @@ CONVERTED = [
     "hitl/replies.py",
     "cerniq/alert_messages.py",
     "console/views/plan.py",
+    "console/rows.py",
+    "console/views/lead_rows.py",
+    "console/views/lead_timeline.py",
+    "console/views/thread_rows.py",
+    "console/views/inbox.py",
+    "console/views/dashboard.py",
 ]
 
 
