@@ -118,3 +118,28 @@ def test_suppressing_twice_keeps_one_row(tenant):
     assert suppress(tenant, email="Office@Ferma.ro", reason="unsubscribe")
     assert not suppress(tenant, email="office@ferma.ro", reason="unsubscribe")
     assert Suppression.objects.get().email == "office@ferma.ro"
+
+
+@pytest.mark.django_db
+def test_a_page_asks_for_its_phones_and_emails_in_one_query(tenant, other_tenant):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from outreach.suppression import suppressed
+
+    suppress(tenant, phone="+40744000001", reason="stop")
+    suppress(tenant, email="Stop@Ferma.ro", reason="stop")
+    suppress(other_tenant, phone="+40744000002", reason="stop")  # not this tenant's
+    with CaptureQueriesContext(connection) as ctx:
+        found = suppressed(
+            tenant,
+            phones=["+40744000001", "+40744000002", ""],
+            emails=["stop@ferma.ro", "ok@ferma.ro", ""],
+        )
+    assert found == ({"+40744000001"}, {"stop@ferma.ro"})
+    assert len(ctx.captured_queries) == 1
+    assert suppressed(tenant, emails=["STOP@ferma.ro"]) == (set(), {"stop@ferma.ro"})
+    assert suppressed(tenant, phones=["+40744000001"]) == ({"+40744000001"}, set())
+    with CaptureQueriesContext(connection) as ctx:
+        assert suppressed(tenant) == (set(), set())
+    assert ctx.captured_queries == []
