@@ -114,9 +114,8 @@ def suppressed(
     emails = {_email(e) for e in emails if e}
     if not phones and not emails:
         return set(), set()
-    matching = Q(phone__in=phones) if phones else Q()
-    if emails:
-        matching = (matching | Q(email__in=emails)) if phones else Q(email__in=emails)
-    rows = Suppression.objects.filter(matching, tenant_id=tenant_id).values_list("phone", "email")
-    found = list(rows)
+    matching = Q(phone__in=phones) | Q(email__in=emails)  # an empty side matches nothing
+    found = list(
+        Suppression.objects.filter(matching, tenant_id=tenant_id).values_list("phone", "email")
+    )
     return {p for p, _ in found if p in phones}, {e for _, e in found if e in emails}

@@ -23,7 +23,7 @@ from django.views.decorators.http import require_GET
 
 from cerniq.templatetags.numbers import num
 from cerniq.tenancy import TenantScope, scope_for
-from console.rows import LocalDates, render_rows
+from console.rows import Dates, render_rows
 from console.views.lead_rows import pk_url
 from hitl.response_times import waiting_longest
 from hitl.review import review_stats
@@ -115,7 +115,7 @@ def phone_rows(scope: TenantScope, today: date, now: datetime) -> list[PhoneRow]
 def quota_cells(rows: list[PhoneRow], today: date) -> SafeString:
     """The quota grid's cells, printed by the compiled rows template (console.rows); the
     next send on `today` (the tenant's date) as its time alone."""
-    last_sent = LocalDates("TIME_FORMAT")
+    dates = Dates()
     cells = [
         {
             "number": row.phone.number,
@@ -126,7 +126,7 @@ def quota_cells(rows: list[PhoneRow], today: date) -> SafeString:
             "used_text": num(row.used),
             "limit_text": num(row.limit),
             "percent": row.percent,
-            "last_sent": last_sent(row.phone.last_sent_at) or "—",
+            "last_sent": dates.format(row.phone.last_sent_at, "TIME_FORMAT") or "—",
             "next_send": next_send(row.next_send, today),
         }
         for row in rows
@@ -139,7 +139,7 @@ def activity_rows(recent: list[Message]) -> SafeString:
     """The recent activity's rows, printed by the compiled rows template: each distinct
     channel and status label translated once, the inbox link reversed once."""
     inbox_url = pk_url("outreach:inbox_thread")
-    when = LocalDates("SHORT_DATETIME_FORMAT")
+    dates = Dates()
     labels: dict[str, str] = {}
 
     def label(text: str) -> str:  # a choice's label, in the reader's language
@@ -149,7 +149,7 @@ def activity_rows(recent: list[Message]) -> SafeString:
 
     rows = [
         {
-            "when": when(m.created_at),
+            "when": dates.short_datetime(m.created_at),
             "inbound": m.direction == Message.Direction.INBOUND,
             "channel": label(str(m.get_channel_display())),
             "lead": m.lead.name if m.lead else None,

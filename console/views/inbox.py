@@ -17,7 +17,6 @@ from django.contrib.auth.views import redirect_to_login
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
-from django.utils import formats, timezone
 from django.utils.safestring import SafeString
 from django.utils.text import Truncator
 from django.utils.translation import gettext
@@ -27,7 +26,7 @@ from cerniq.params import parse_id
 from cerniq.templatetags.numbers import num
 from cerniq.tenancy import AuthenticatedHttpRequest, TenantScope, scope_for
 from console.forms_inbox import NoteForm
-from console.rows import render_rows
+from console.rows import Dates, render_rows
 from console.views.lead_rows import pk_url
 from console.views.thread_rows import thread_html
 from hitl import inbox as conversations
@@ -75,6 +74,7 @@ def _rows(page: conversations.Page, filters: str = "") -> list[dict[str, Any]]:
     thread_url = pk_url("outreach:inbox_thread")
     suffix = f"?{filters}" if filters else ""
     email = gettext("Email")
+    dates = Dates()
     rows = []
     for row in page.rows:
         replied = row.last_reply_at
@@ -84,10 +84,9 @@ def _rows(page: conversations.Page, filters: str = "") -> list[dict[str, Any]]:
             "url": f"{thread_url(row.pk)}{suffix}",
             "name": row.name,
             "contact_name": row.contact_name,
-            # What `activity|date:'c'` and `activity|date:"SHORT_DATETIME_FORMAT"` printed
-            # (the date filter formats the local time; "c" is its ISO 8601 form).
-            "activity_iso": (local := timezone.localtime(row.activity)).isoformat(),
-            "activity_short": formats.date_format(local, "SHORT_DATETIME_FORMAT"),
+            # What `activity|date:'c'` and `activity|date:"SHORT_DATETIME_FORMAT"` printed.
+            "activity_iso": dates.iso(row.activity),
+            "activity_short": dates.short_datetime(row.activity),
             "last": last is not None,
             "unread": bool(replied and (row.read_at is None or row.read_at < replied)),
             "hot": row.last_intent in HOT_INTENTS,

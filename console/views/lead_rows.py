@@ -17,7 +17,7 @@ from django.utils.safestring import SafeString
 from django.utils.translation import gettext, gettext_noop
 
 from cerniq import reasons
-from console.rows import LocalDates, blocktranslate, render_rows
+from console.rows import Dates, blocktranslate, render_rows
 from outreach.models import Enrollment, Journey, Lead, Priority, Stage
 from outreach.readiness import ChannelReadiness, ContactPolicy, Readiness, State, readiness_many
 
@@ -81,7 +81,7 @@ def lead_rows(
     email_labels = {value: str(label) for value, label in Lead.EmailStatus.choices}
     lead_url, inbox_url = pk_url("outreach:lead"), pk_url("outreach:inbox_thread")
     badges = _Badges()
-    moment, day = LocalDates("SHORT_DATETIME_FORMAT"), LocalDates("SHORT_DATE_FORMAT")
+    dates = Dates()
     rows = []
     for lead in leads:
         try:
@@ -107,7 +107,7 @@ def lead_rows(
             "contactable": "true" if readiness and readiness.contactable else "false",
             "whatsapp": badges(readiness.whatsapp) if readiness else None,
             "email_ready": badges(readiness.email) if readiness else None,
-            "stalled": _stalled_line(stalled.get(lead.pk), day),
+            "stalled": _stalled_line(stalled.get(lead.pk), dates),
             "journey": journey is not None,
             "stage": "",
             "opted_out": False,
@@ -121,7 +121,7 @@ def lead_rows(
             row["stage"] = stage_labels.get(journey.stage, journey.stage)
             row["opted_out"] = journey.whatsapp_opted_out or journey.email_opted_out
             row["assigned_phone"] = (phone.number if phone else "") or DASH
-            row["last_contact"] = moment(journey.last_contact_at) or DASH
+            row["last_contact"] = dates.short_datetime(journey.last_contact_at) or DASH
             if journey.requires_human_review:
                 row["priority"] = priority_labels.get(journey.review_priority, "")
                 row["priority_css"] = f"prio-{journey.review_priority.lower()}"
@@ -129,12 +129,13 @@ def lead_rows(
     return rows
 
 
-def _stalled_line(enrollment: Enrollment | None, day: LocalDates) -> SafeString | str:
-    """ "Stalled since <day>: <reason>" for a lead whose sequence waits on something."""
+def _stalled_line(enrollment: Enrollment | None, dates: Dates) -> SafeString | str:
+    """The line "Stalled since <day>: <reason>" for a lead whose sequence waits on something."""
     if enrollment is None:
         return ""
     since = blocktranslate(
-        gettext_noop("Stalled since %(since)s"), since=day(enrollment.stalled_since)
+        gettext_noop("Stalled since %(since)s"),
+        since=dates.format(enrollment.stalled_since, "SHORT_DATE_FORMAT"),
     )
     return since + ": " + conditional_escape(reasons.render(enrollment.stalled_reason))
 

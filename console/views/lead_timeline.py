@@ -17,7 +17,7 @@ from django.utils.safestring import SafeString
 from django.utils.translation import gettext, gettext_noop
 
 from cerniq import reasons
-from console.rows import LocalDates, blocktranslate, render_rows
+from console.rows import Dates, blocktranslate, render_rows
 from console.views.lead_rows import pk_url
 from hitl.analysis import analysis_of
 from outreach.models import Channel, Message
@@ -66,14 +66,14 @@ def timeline_items(latest: list[Message]) -> list[dict]:
     channels = {value: str(label) for value, label in Channel.choices}
     statuses = {value: str(label) for value, label in Message.Status.choices}
     file_url, analysing_url = pk_url("outreach:attachment"), pk_url("hitl:analysing_one")
-    when = LocalDates("SHORT_DATETIME_FORMAT")
+    dates = Dates()
     items = []
     for m in latest:
         version = m.template_version
         items.append(
             {
                 "pk": m.pk,
-                "when": when(m.created_at),
+                "when": dates.short_datetime(m.created_at),
                 "inbound": m.direction == Message.Direction.INBOUND,
                 "origin": origin(m),
                 "channel": channels.get(m.channel, m.channel),

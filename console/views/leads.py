@@ -125,9 +125,14 @@ class _WithJourneyFirst:
     """
 
     def __init__(
-        self, leads: QuerySet[Lead], order: list, descending: bool, with_journey=None
+        self,
+        leads: QuerySet[Lead],
+        order: list,
+        descending: bool,
+        with_journey=None,
+        total: int | None = None,
     ) -> None:
-        self.total = leads.count
+        self.total = leads.count if total is None else lambda: total
         ids = leads.values_list("pk", flat=True)
         if with_journey is None:
             with_journey = ids.filter(journey__isnull=False).order_by(*order)
@@ -175,10 +180,7 @@ def _ids(scope: TenantScope, params, sort: str, order: list):
         whole = filter_leads(base, params) is base  # no filter: the tenant's whole list
         fast = {"stage": lead_order.by_stage, "phone": lead_order.ByPhone}.get(key)
         journeys = fast(scope.tenant.pk, descending) if whole and fast else None
-        found = _WithJourneyFirst(leads, order, descending, with_journey=journeys)
-        if total is not None:
-            found.total = lambda: total
-        return found
+        return _WithJourneyFirst(leads, order, descending, with_journey=journeys, total=total)
     ids = leads.order_by(*order).values_list("pk", flat=True)
     return ids if total is None else _Counted(ids, total)
 

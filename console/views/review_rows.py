@@ -20,21 +20,18 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
-from datetime import datetime
 from html import escape
 
 from django.contrib.auth.models import User
 from django.template.defaultfilters import linebreaksbr
 from django.template.loader import get_template
 from django.urls import reverse
-from django.utils import dateformat, timezone
-from django.utils.formats import get_format
 from django.utils.html import conditional_escape, format_html, format_html_join
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.text import Truncator
 from django.utils.translation import gettext as _
 
-from console.rows import render_rows
+from console.rows import Dates, render_rows
 from console.views.lead_rows import DASH, badge_class, pk_url
 from hitl.models import ReviewItem
 from hitl.review_queue import QueueEntry, Sentiment, ThreadMessage
@@ -42,43 +39,6 @@ from outreach.models import Channel, Journey, Message, Stage
 from outreach.readiness import EMAIL, WHATSAPP, ChannelReadiness, Readiness
 
 BODY_CHARS = 240  # an earlier message of the thread is cut to this (`|truncatechars:240`)
-
-
-class Dates:
-    """`{{ moment|date:'c' }}` and `{{ moment|date:"SHORT_DATETIME_FORMAT" }}` for the many
-    moments of a page: the time zone and the locale's formats looked up once, each format
-    split into its parts once (Django's own `DateFormat.format` splits it for every date,
-    ~25 µs a date, and a page has 175)."""
-
-    def __init__(self) -> None:
-        self.tz = timezone.get_current_timezone()
-        self.short = self._parts(get_format("SHORT_DATETIME_FORMAT"))
-        self.long = self._parts(get_format("DATETIME_FORMAT"))
-
-    @staticmethod
-    def _parts(format_string: str) -> list[tuple[bool, str]]:
-        """As `Formatter.format` reads a format: (is a format character, the piece)."""
-        return [
-            (True, piece) if i % 2 else (False, dateformat.re_escaped.sub(r"\1", piece))
-            for i, piece in enumerate(dateformat.re_formatchars.split(format_string))
-            if i % 2 or piece
-        ]
-
-    def local(self, moment: datetime) -> datetime:
-        return moment.astimezone(self.tz) if timezone.is_aware(moment) else moment
-
-    def iso(self, moment: datetime | None) -> str:
-        return "" if moment is None else self.local(moment).isoformat()
-
-    def _format(self, moment: datetime, parts: list[tuple[bool, str]]) -> str:
-        formatter = dateformat.DateFormat(self.local(moment))
-        return "".join(str(getattr(formatter, piece)()) if char else piece for char, piece in parts)
-
-    def short_datetime(self, moment: datetime) -> str:
-        return self._format(moment, self.short)
-
-    def datetime(self, moment: datetime) -> str:
-        return self._format(moment, self.long)
 
 
 def truncated(text: str, length: int = BODY_CHARS) -> str:

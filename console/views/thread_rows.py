@@ -15,12 +15,11 @@ from datetime import datetime
 from typing import Any
 
 from django.template.defaultfilters import filesizeformat, linebreaksbr
-from django.utils import dateformat, formats, timezone
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext, gettext_noop
 
 from cerniq import reasons
-from console.rows import blocktranslate, render_rows
+from console.rows import Dates, blocktranslate, render_rows
 from console.views.lead_rows import pk_url
 from hitl.inbox_thread import Entry
 from outreach.models import Channel, Message, Stage, StageTransition
@@ -52,14 +51,13 @@ class _Labels:
         self.came_from = gettext("From")
         self.reasons = _Reasons()
         self.tones: dict[str, SafeString] = {}
-        self.moment_format = formats.get_format("SHORT_DATETIME_FORMAT")
+        self.dates = Dates()
         self.file_url = pk_url("outreach:attachment")
 
     def moment(self, row: dict[str, Any], at: datetime) -> None:
         """The entry's time as `|date:'c'` and `|date:"SHORT_DATETIME_FORMAT"` print it."""
-        local = timezone.localtime(at)
-        row["at_iso"] = local.isoformat()
-        row["at_text"] = dateformat.format(local, self.moment_format)
+        row["at_iso"] = self.dates.iso(at)
+        row["at_text"] = self.dates.short_datetime(at)
 
     def tone(self, tone: str) -> SafeString:
         found = self.tones.get(tone)
