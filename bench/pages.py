@@ -675,10 +675,19 @@ def top_up_thread(lead_id: int, size: int = THREAD_SIZE) -> None:
         )
 
 
+# The requests htmx makes carry its headers: a conversation opened from the inbox's list (a
+# click, j/k) asks for the conversation pane alone (console.views.inbox.wants_pane).
+PANE_HEADERS = {"HX-Request": "true", "HX-Target": "inbox-main"}
+THREAD_PANE = f"thread {THREAD_SIZE} msgs (from the list)"
+CASE_HEADERS: dict[str, dict[str, str]] = {THREAD_PANE: PANE_HEADERS}
+
+
 def inbox_cases(tenant, busiest: int) -> list[tuple[str, str]]:
     """The inbox: the list (default, hot, needs review, a channel), a page ~20 pages deep
     (the cursor followed there), the 10-second poll with a stale stamp (it re-renders the
-    list; an unchanged stamp answers 204), and a thread of 200 messages."""
+    list; an unchanged stamp answers 204), and a thread of 200 messages: opened from the
+    list (the pane alone, as the browser asks for it) and opened by its address (the
+    page; its list is then the browser's next request, the "inbox list poll" case)."""
     from django.contrib.auth import get_user_model
 
     from hitl import inbox
@@ -700,11 +709,14 @@ def inbox_cases(tenant, busiest: int) -> list[tuple[str, str]]:
         ("inbox channel=email", "/outreach/inbox/?channel=email"),
         ("inbox deep page (p21)", f"/outreach/inbox/list/?after={deep}"),
         ("inbox list poll", "/outreach/inbox/list/?v=stale"),
-        (f"thread {THREAD_SIZE} msgs", f"/outreach/inbox/{busiest}/"),
+        (THREAD_PANE, f"/outreach/inbox/{busiest}/"),
+        (f"thread {THREAD_SIZE} msgs (its address)", f"/outreach/inbox/{busiest}/"),
     ]
 
 
-def measure(client, url: str, requests: int, warmup: int) -> dict:
+def measure(
+    client, url: str, requests: int, warmup: int, headers: dict[str, str] | None = None
+) -> dict:
     from django.db import connection, reset_queries
     from django.test.utils import CaptureQueriesContext
 
@@ -713,7 +725,7 @@ def measure(client, url: str, requests: int, warmup: int) -> dict:
         reset_queries()  # the query log keeps 9,000: a long run would overflow the capture
         with CaptureQueriesContext(connection) as ctx:
             t0, c0 = time.perf_counter(), time.process_time()
-            response = client.get(url, secure=True)
+            response = client.get(url, secure=True, headers=headers)
             elapsed = (time.perf_counter() - t0) * 1000
             used = (time.process_time() - c0) * 1000
         assert response.status_code == 200, (url, response.status_code)
@@ -761,7 +773,7 @@ def measure_in_rounds(client, chosen, requests: int, rounds: int, warmup: int) -
     for round_ in range(rounds):
         share = requests // rounds + (1 if round_ < requests % rounds else 0)
         for label, url in chosen:
-            found = measure(client, url, share, warmup)
+            found = measure(client, url, share, warmup, CASE_HEADERS.get(label))
             *samples, slowest = pooled[label]
             for into, more in zip(samples, found["samples"], strict=True):
                 into.extend(more)
@@ -861,8 +873,8 @@ def main() -> int:
     )
     # Every page once, then the collector as a worker's is after its first 1,000 requests
     # (cerniq.gc_policy): its one-off settles are a process's warm-up, not a page's cost.
-    for _, url in chosen:
-        client.get(url, secure=True)
+    for label, url in chosen:
+        client.get(url, secure=True, headers=CASE_HEADERS.get(label))
     gc_policy.as_after_warm_up()
     rows = measure_in_rounds(client, chosen, args.requests, args.rounds, args.warmup)
     header = (

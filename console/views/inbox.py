@@ -37,8 +37,22 @@ from outreach.models import Channel, Lead, Message
 from whatsapp.models import Phone
 
 LIST_TEMPLATE = "outreach/inbox/_list.html"
+PANE_TEMPLATE = "outreach/inbox/_pane.html"
 PREVIEW = 90  # characters of the latest message a row shows
 THREAD_TEMPLATE = "outreach/inbox/_thread.html"
+# The conversation pane's id: a list link (or j/k) asks for this pane alone, with htmx.
+PANE = "inbox-main"
+
+
+def wants_pane(request: HttpRequest) -> bool:
+    """An htmx request from the list for the conversation pane alone: the list stays on
+    screen as it is (a history restore asks for the whole page)."""
+    headers = request.headers
+    return (
+        headers.get("HX-Request") == "true"
+        and headers.get("HX-Target") == PANE
+        and headers.get("HX-History-Restore-Request") != "true"
+    )
 
 
 def poll_login_required(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
@@ -143,6 +157,37 @@ def rows_html(rows: list[dict[str, Any]], selected: int | None) -> SafeString:
     return render_rows("outreach/inbox/_rows.jinja", rows=rows, selected=selected, words=words)
 
 
+def _linker(query: InboxQuery) -> Callable[..., str]:
+    """The inbox's URL for this query with `changes` (None drops a key)."""
+    base = reverse("outreach:inbox")
+
+    def link(**changes: Any) -> str:
+        found = urlencode(query.params(**changes))
+        return f"{base}?{found}" if found else base
+
+    return link
+
+
+def _list_url(filters: str) -> str:
+    return (
+        f"{reverse('outreach:inbox_list')}?{filters}" if filters else reverse("outreach:inbox_list")
+    )
+
+
+def deferred_list_context(query: InboxQuery, selected: int) -> dict[str, Any]:
+    """The list pane of a page opened on a thread, left for the browser to load (htmx, on
+    load) once the thread is on screen: the page costs the thread alone. No query."""
+    filters = urlencode(query.params())
+    return {
+        "query": query,
+        "filters": filters,
+        "selected": selected,
+        "list_deferred": True,
+        "list_poll_url": _list_url(filters),
+        "clear_url": _linker(query)(view=query.view if query.view != "all" else None, q=None),
+    }
+
+
 def list_context(
     request: AuthenticatedHttpRequest,
     query: InboxQuery,
@@ -160,12 +205,7 @@ def list_context(
     counts, by_phone = conversations.unread_summary(
         scope.tenant, user, [p["pk"] for p in tenant_phones]
     )
-    base = reverse("outreach:inbox")
-
-    def link(**changes: Any) -> str:
-        found = urlencode(query.params(**changes))
-        return f"{base}?{found}" if found else base
-
+    link = _linker(query)
     views = [
         {
             "key": key,
@@ -215,7 +255,7 @@ def list_context(
     return {
         **context,
         "facets_html": facets,
-        "list_poll_url": f"{reverse('outreach:inbox_list')}?{filters}",
+        "list_poll_url": _list_url(filters),
         "list_stamp": stamp or inbox_state.list_stamp(scope.tenant, user),
         "clear_url": link(view=query.view if query.view != "all" else None, q=None),
         # The navigation's badge (console.context_processors) is the open view's count:
@@ -264,18 +304,19 @@ def page_context(
     note_form: NoteForm | None = None,
     closed_at: datetime | None = _UNKNOWN,
 ) -> dict[str, Any]:
-    """The whole page: the list and, with `lead`, its thread (`closed_at`: when the user
-    closed the conversation, None when open, as `inbox_state.mark_read` answers it; read
-    here when not given)."""
+    """The whole page: the list, or with `lead` its thread and the list left for the
+    browser to load (`deferred_list_context`) (`closed_at`: when the user closed the
+    conversation, None when open, as `inbox_state.mark_read` answers it; read here when
+    not given)."""
     query = InboxQuery.from_params(request.GET)
-    context = list_context(request, query, selected=lead.pk if lead else None)
-    if lead is not None:
-        context["list_poll_url"] += f"&sel={lead.pk}"
-        context.update(thread_context(request, lead))
-        context["note_form"] = note_form or NoteForm()
-        if closed_at is _UNKNOWN:
-            closed_at = _closed_at(request, lead)
-        context["closed"] = _is_closed(lead, closed_at)
+    if lead is None:
+        return list_context(request, query)
+    context = deferred_list_context(query, lead.pk)
+    context.update(thread_context(request, lead))
+    context["note_form"] = note_form or NoteForm()
+    if closed_at is _UNKNOWN:
+        closed_at = _closed_at(request, lead)
+    context["closed"] = _is_closed(lead, closed_at)
     return context
 
 
@@ -300,11 +341,13 @@ def inbox(request: AuthenticatedHttpRequest) -> HttpResponse:
 @login_required
 @require_GET
 def thread(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
+    """The page opened on a conversation; asked from the list (`wants_pane`), the
+    conversation pane alone (the list on screen stays as it is)."""
     lead = _lead(scope_for(request), pk)
     closed_at = inbox_state.mark_read(lead, request.user)  # before the list: its row is read
-    return render(
-        request, "outreach/inbox/inbox.html", page_context(request, lead, closed_at=closed_at)
-    )
+    context = page_context(request, lead, closed_at=closed_at)
+    template = PANE_TEMPLATE if wants_pane(request) else "outreach/inbox/inbox.html"
+    return render(request, template, context)
 
 
 @poll_login_required

@@ -173,7 +173,8 @@
      a browser may have left an empty one there (autofill), which the CSP refuses. */
   document.addEventListener("htmx:beforeSwap", function (event) {
     var target = event.detail && event.detail.target;
-    if (!target || !target.matches || !target.matches("[data-composer]")) return;
+    if (!target || !target.matches) return;
+    if (!target.matches("[data-composer]") && !target.querySelector("[data-composer]")) return;
     Array.prototype.forEach.call(target.querySelectorAll("[style]"), function (el) {
       el.removeAttribute("style");
     });
@@ -182,9 +183,13 @@
   function initAll() {
     Array.prototype.forEach.call(document.querySelectorAll("[data-composer]"), init);
   }
+  // A composer swapped in: after a send (the form itself) or in a conversation opened
+  // from the inbox's list (inside the new pane).
   document.addEventListener("htmx:load", function (event) {
     var el = event.detail && event.detail.elt;
-    if (el && el.matches && el.matches("[data-composer]")) init(el);
+    if (!el || !el.matches) return;
+    if (el.matches("[data-composer]")) init(el);
+    else Array.prototype.forEach.call(el.querySelectorAll("[data-composer]"), init);
   });
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", initAll);
   else initAll();

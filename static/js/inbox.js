@@ -1,6 +1,8 @@
-/* The inbox (docs/inbox.md): keyboard shortcuts and the thread's scroll.
+/* The inbox (docs/inbox.md): keyboard shortcuts, the conversation pane and the thread's scroll.
    j/k next/previous conversation, r the reply box, e close, ? the shortcuts.
-   Keys typed in a text box are the operator's text, never shortcuts. */
+   Keys typed in a text box are the operator's text, never shortcuts.
+   A conversation opened from the list (a click, j/k) replaces the pane beside the list
+   (htmx, hx-boost on the list): the list stays where it was and shows the new selection. */
 (function () {
   "use strict";
   var inbox = document.getElementById("inbox");
@@ -21,7 +23,7 @@
     var i = currentIndex(all);
     var next = i < 0 ? (step > 0 ? 0 : all.length - 1) : i + step;
     if (next < 0 || next >= all.length) return;
-    window.location.assign(all[next].href);
+    all[next].click();  // htmx opens it in the pane (a plain link without htmx)
   }
   function closeConversation() {
     var form = document.getElementById("close-form");
@@ -93,6 +95,58 @@
     vals.since = mark.dataset.threadSince;
     box.setAttribute("hx-vals", JSON.stringify(vals));
   });
+  // A conversation opened in the pane: the list marks it selected and read, its poll
+  // keeps that selection, and on a tablet the pane takes the screen.
+  function opened(lead) {
+    inbox.classList.add("inbox--thread");
+    inbox.setAttribute("data-selected", lead);
+    Array.prototype.forEach.call(document.querySelectorAll("#inbox-list .conv"), function (row) {
+      var on = row.getAttribute("data-conversation") === lead;
+      var link = row.querySelector(".conv-link");
+      row.classList.toggle("is-selected", on);
+      if (link) {
+        if (on) link.setAttribute("aria-current", "true");
+        else link.removeAttribute("aria-current");
+      }
+      if (on && row.hasAttribute("data-unread")) {
+        row.classList.remove("is-unread");
+        row.removeAttribute("data-unread");
+        var dot = row.querySelector(".unread-dot");
+        if (dot) dot.remove();
+      }
+    });
+    var poll = document.querySelector("#inbox-list [data-list-poll]");
+    if (poll) {
+      var vals = JSON.parse(poll.getAttribute("hx-vals") || "{}");
+      vals.sel = lead;
+      poll.setAttribute("hx-vals", JSON.stringify(vals));
+    }
+  }
+  document.body.addEventListener("htmx:afterSwap", function (event) {
+    var target = event.detail.target;
+    if (!target || target.id !== "inbox-main") return;
+    var head = target.querySelector("[data-lead]");
+    if (head) opened(head.getAttribute("data-lead"));
+    toBottom();
+  });
+  // The language switch comes back to the conversation open now, not to the page first
+  // loaded.
+  document.body.addEventListener("htmx:pushedIntoHistory", function (event) {
+    Array.prototype.forEach.call(document.querySelectorAll("[data-next-here]"), function (input) {
+      input.value = event.detail.path;
+    });
+  });
+  // The list of a page opened on a thread comes after the thread: say so when it cannot.
+  function listFailed(event) {
+    var elt = event.detail.elt;
+    if (!elt || elt.id !== "inbox-list" || !elt.hasAttribute("data-list-loading")) return;
+    var note = elt.querySelector(".inbox-loading");
+    if (note) note.textContent = elt.getAttribute("data-list-failed") || "";
+    elt.removeAttribute("aria-busy");
+  }
+  document.body.addEventListener("htmx:responseError", listFailed);
+  document.body.addEventListener("htmx:sendError", listFailed);
+
   toBottom();
   var selected = document.querySelector("#inbox-list .conv-link[aria-current=true]");
   if (selected) selected.scrollIntoView({block: "nearest"});

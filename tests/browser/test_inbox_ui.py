@@ -157,19 +157,28 @@ def test_the_inbox_lists_filters_opens_and_moves_with_j_and_k(live_server, brows
     page.locator("[data-view=all]").click()
     page.wait_for_url("**/outreach/inbox/")
 
+    # A conversation opens in the pane beside the list: the list is not loaded again.
+    page.evaluate("document.getElementById('inbox-list').dataset.kept = 'yes'")
+    refused = []  # what the page's CSP refused (an inline style carried by htmx's settling)
+    page.on("console", lambda m: refused.append(m.text) if "Security Policy" in m.text else None)
     page.locator(".conv-link").first.click()
-    page.wait_for_url(f"**/outreach/inbox/{leads[0].pk}/")
-    assert page.get_by_text("Cât costă analiza pentru 120 ha?").is_visible()
+    page.locator(f".thread-head[data-lead='{leads[0].pk}']").wait_for()
+    assert page.url.endswith(f"/outreach/inbox/{leads[0].pk}/")
+    assert page.locator("#inbox-list[data-kept=yes]").count() == 1
+    assert page.locator(f"[data-conversation='{leads[0].pk}'] [aria-current=true]").count() == 1
+    assert "Ferma Verde" in page.title()
     assert page.get_by_text("Asks for a price").is_visible()
     assert page.get_by_text("mailbox full").is_visible()
     page.screenshot(path=str(SHOTS / "inbox-thread-en.png"))
 
-    page.keyboard.press("j")
-    page.wait_for_url(f"**/outreach/inbox/{leads[1].pk}/")
-    page.keyboard.press("j")
-    page.wait_for_url(f"**/outreach/inbox/{leads[2].pk}/")
-    page.keyboard.press("k")
-    page.wait_for_url(f"**/outreach/inbox/{leads[1].pk}/")
+    for key, lead in (("j", leads[1]), ("j", leads[2]), ("k", leads[1])):
+        page.keyboard.press(key)
+        page.locator(f".thread-head[data-lead='{lead.pk}']").wait_for()
+        assert page.url.endswith(f"/outreach/inbox/{lead.pk}/")
+    assert page.locator("#inbox-list[data-kept=yes]").count() == 1
+    assert page.locator(".conv-link[aria-current=true]").count() == 1
+    assert refused == []
+    assert page.locator(f"[data-conversation='{leads[1].pk}'] [aria-current=true]").count() == 1
     # Typing is text, not shortcuts.
     page.keyboard.press("r")
     assert page.evaluate("document.activeElement.id") == "composer-text"
@@ -182,8 +191,12 @@ def test_the_inbox_lists_filters_opens_and_moves_with_j_and_k(live_server, brows
     page.keyboard.press("Escape")
 
     page.get_by_role("button", name="Română").click()
-    page.wait_for_load_state()
+    # The language switch comes back to the conversation open now.
+    page.wait_for_url(f"**/outreach/inbox/{leads[1].pk}/")
     page.goto(f"{live_server.url}/outreach/inbox/{leads[0].pk}/")
+    # Opened on a thread, the page shows it first and the list comes after it.
+    page.locator("#inbox-list[data-stamp]").wait_for()
+    assert page.locator(f"[data-conversation='{leads[0].pk}'] [aria-current=true]").count() == 1
     page.screenshot(path=str(SHOTS / "inbox-thread-ro.png"))
     overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
     assert overflow <= 0
@@ -193,7 +206,7 @@ def test_the_inbox_lists_filters_opens_and_moves_with_j_and_k(live_server, brows
     page.screenshot(path=str(SHOTS / "inbox-list-tablet-ro.png"))
     assert page.locator(".inbox-main").is_hidden()
     page.locator(".conv-link").first.click()
-    page.wait_for_url(f"**/outreach/inbox/{leads[0].pk}/")
+    page.locator(f".thread-head[data-lead='{leads[0].pk}']").wait_for()
     assert page.locator(".inbox-side").is_hidden()
     assert page.locator(".thread-back").is_visible()
     page.screenshot(path=str(SHOTS / "inbox-thread-tablet-ro.png"))
@@ -202,10 +215,13 @@ def test_the_inbox_lists_filters_opens_and_moves_with_j_and_k(live_server, brows
 
     page.get_by_role("button", name="English").click()
     page.wait_for_load_state()
+    page.locator("#inbox-list[data-stamp]").wait_for(state="attached")
     page.screenshot(path=str(SHOTS / "inbox-thread-tablet-en.png"))
     page.set_viewport_size(LAPTOP)
     page.keyboard.press("e")  # close: on to the next conversation
     page.wait_for_url(f"**/outreach/inbox/{leads[1].pk}/")
+    page.locator("#inbox-list[data-stamp]").wait_for(state="attached")
+    assert page.locator(f"[data-conversation='{leads[1].pk}']").count() == 1
     assert page.locator(f"[data-conversation='{leads[0].pk}']").count() == 0
 
 

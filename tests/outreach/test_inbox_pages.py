@@ -124,6 +124,75 @@ def test_the_list_poll_answers_204_until_something_changes(logged_in, tenant, op
 # --- the thread ---------------------------------------------------------------------
 
 
+PANE_HEADERS = {"HX-Request": "true", "HX-Target": "inbox-main"}
+
+
+def test_a_page_opened_on_a_thread_leaves_the_list_to_the_browser(logged_in, tenant, operator):
+    lead = conversation(tenant, name="Ferma Deschisă")
+    other = conversation(tenant, name="Ferma Alta")
+    inbound(lead)
+
+    with CaptureQueriesContext(connection) as queries:
+        html = logged_in.get(f"{INBOX}{lead.pk}/?view=hot&q=ferma").content.decode()
+
+    # The thread is there; the list is not (none of its rows, counts or stamp).
+    assert 'class="thread-head" data-lead="' in html and "Ferma Deschisă" in html
+    assert rows(html) == [] and "data-count=" not in html
+    listing = ("my_state", "SUM(CASE")  # the list's page and its unread counts
+    assert not any(part in q["sql"] for q in queries.captured_queries for part in listing)
+    loader = html.split('id="inbox-list"')[1].split(">")[0]
+    assert 'hx-trigger="load"' in loader and f'"sel": "{lead.pk}"' in loader
+    assert "/outreach/inbox/list/?view=hot&amp;q=ferma" in loader
+    assert "could not be loaded" in html  # what the loader says when the list fails
+    # What the loader asks for: the list with the same filters, the open one selected (and
+    # read: the page read it before the list was asked for).
+    listed = logged_in.get("/outreach/inbox/list/", {"sel": lead.pk}).content.decode()
+    assert rows(listed) == [lead.pk, other.pk]
+    first = listed.split('data-conversation="')[1].split("</li>")[0]
+    assert 'aria-current="true"' in first and "data-unread" not in first
+    assert f'"sel": "{lead.pk}"' in listed  # the poll keeps the selection
+
+
+def test_a_conversation_opened_from_the_list_is_the_pane_alone(logged_in, tenant, operator):
+    lead = conversation(tenant, name="Ferma <Pane>")
+    inbound(lead, "Da, vă rog")
+
+    with CaptureQueriesContext(connection) as pane_queries:
+        pane = logged_in.get(f"{INBOX}{lead.pk}/", headers=PANE_HEADERS)
+    html = pane.content.decode()
+
+    assert pane.status_code == 200
+    assert html.startswith("<title>Ferma &lt;Pane&gt; · Inbox · Cerniq</title>")
+    assert "Da, vă rog" in html and 'id="composer-text"' in html and "inbox-note" in html
+    assert "<html" not in html and 'id="inbox-list"' not in html and "data-nav=" not in html
+    assert ConversationState.objects.get(user=operator, lead=lead).last_read_at == NOW
+    with CaptureQueriesContext(connection) as page_queries:
+        logged_in.get(f"{INBOX}{lead.pk}/")
+    assert len(pane_queries) < len(page_queries)  # no top bar badges
+    # Going back in the browser's history asks for the whole page.
+    restore = logged_in.get(
+        f"{INBOX}{lead.pk}/", headers={**PANE_HEADERS, "HX-History-Restore-Request": "true"}
+    ).content.decode()
+    assert "<html" in restore and 'id="inbox-list"' in restore
+    # Another target (or none) is the whole page too.
+    whole = logged_in.get(f"{INBOX}{lead.pk}/", headers={"HX-Request": "true"}).content.decode()
+    assert "<html" in whole
+
+
+def test_the_list_links_open_in_the_pane_and_the_poll_does_not_ride_along(logged_in, tenant):
+    conversation(tenant)
+    html = logged_in.get(INBOX).content.decode()
+    listing = html.split('id="inbox-list"')[1]
+    conv_list = listing.split('<ol class="conv-list"')[1].split(">")[0]
+    assert 'hx-boost="true"' in conv_list and 'hx-target="#inbox-main"' in conv_list
+    # The poll's values sit on its own element, outside the rows: a row's link carries
+    # none of them into the conversation's URL.
+    poll = listing.split("data-list-poll")[1].split(">")[0]
+    assert 'hx-trigger="every 10s"' in poll and '"v": "' in poll
+    assert "hx-vals" not in listing.split("data-list-poll")[0]
+    assert 'id="inbox-main"' in html
+
+
 def test_the_thread_is_a_chat_with_stages_and_notes_in_time_order(logged_in, tenant, operator):
     phone = make_phone(tenant, label="Vânzări 1")
     lead = make_lead(tenant, name="Ferma Chat")
