@@ -107,10 +107,21 @@ def _sort(params) -> tuple[str, list]:
     key = raw.removeprefix("-")
     if key not in SORTS:
         raw, key = DEFAULT_SORT, DEFAULT_SORT
-    field = F(SORTS[key])
+    path = SORTS[key]
+    field = F(path)
+    # "NULLS LAST" only where a NULL can be: a column of a NOT NULL lead field with it
+    # would not match its index's order, and PostgreSQL would sort every lead for a page
+    # (a descending created_at sort, page 900: 30 ms instead of an index walk).
+    nulls_last = True if _nullable(path) else None
     if raw.startswith("-"):
-        return raw, [field.desc(nulls_last=True), F("pk").desc()]
-    return raw, [field.asc(nulls_last=True), F("pk").asc()]
+        return raw, [field.desc(nulls_last=nulls_last), F("pk").desc()]
+    return raw, [field.asc(nulls_last=nulls_last), F("pk").asc()]
+
+
+def _nullable(path: str) -> bool:
+    """Whether the sort column can be NULL: a nullable lead field, or any column of a
+    joined row (a lead without a journey has none)."""
+    return "__" in path or Lead._meta.get_field(path).null
 
 
 class _WithJourneyFirst:

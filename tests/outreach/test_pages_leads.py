@@ -540,6 +540,29 @@ def test_a_lead_without_journey_is_listed_and_shown(logged_in, tenant):
     assert logged_in.post(f"/outreach/leads/{lead.pk}/pause/").status_code == 404
 
 
+def test_a_sort_by_a_lead_column_that_is_never_null_is_the_indexs_own_order(logged_in, tenant):
+    """ "NULLS LAST" on a descending NOT NULL column does not match its index: PostgreSQL
+    then sorts every lead of the tenant for one page. Only columns that can be NULL (a
+    joined journey's) say it."""
+    leads = [make_lead(tenant, name=f"Ferma {n}") for n in range(3)]
+    for n, lead in enumerate(leads):
+        Lead.objects.filter(pk=lead.pk).update(created_at=timezone.now() - timedelta(days=n))
+
+    for sort in ("-created", "created", "-name", "-cui", "-county", "-contact"):
+        with CaptureQueriesContext(connection) as queries:
+            response = logged_in.get(LIST + f"?sort={sort}")
+        assert response.status_code == 200
+        ordered = [q["sql"] for q in queries.captured_queries if "ORDER BY" in q["sql"]]
+        assert ordered and not any("NULLS LAST" in sql for sql in ordered), sort
+    html = logged_in.get(LIST + "?sort=-created").content.decode()
+    assert [int(part.split('"')[0]) for part in html.split('data-lead="')[1:]] == [
+        lead.pk for lead in leads
+    ]
+    with CaptureQueriesContext(connection) as queries:
+        logged_in.get(LIST + "?sort=-last_contact")
+    assert any("NULLS LAST" in q["sql"] for q in queries.captured_queries)
+
+
 @pytest.mark.parametrize("fetch_all_ids", [0, 2000], ids=["sliced", "all-ids"])
 def test_sorting_by_a_journey_column_pages_leads_without_one_last(
     logged_in, tenant, monkeypatch, fetch_all_ids
