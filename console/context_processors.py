@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, cast
 
+from django.db import connection
 from django.http import HttpRequest
 
 from cerniq.models import Alert, Tenant
@@ -15,36 +16,47 @@ if TYPE_CHECKING:
     from django.contrib.auth.models import User
 
 
-def _open_alert_count(scope: TenantScope) -> Callable[[], int]:
-    """The top bar's badge: the tenant's open alerts nobody acknowledged. One COUNT, run
-    only by a template that shows it (partials rendered for htmx do not)."""
-    counted: list[int] = []
+class _Badges:
+    """The top bar's two numbers: the tenant's open alerts nobody acknowledged, and the open
+    conversations with a reply this user has not read (hitl.inbox.unread_total). Asked
+    for together, one query for both; run only by a template that shows them (partials
+    rendered for htmx do not). A page that knows the unread count already (the inbox's
+    own list) asks for the alerts alone."""
 
-    def count() -> int:
-        if not counted:
-            counted.append(
-                scope.queryset(Alert)
-                .filter(resolved_at__isnull=True, acknowledged_at__isnull=True)
-                .count()
-            )
-        return counted[0]
+    def __init__(self, request: HttpRequest, scope: TenantScope) -> None:
+        self.user = cast("User", request.user)
+        self.scope = scope
+        self.found: dict[str, int] = {}
 
-    return count
+    def unread(self) -> int:
+        if "unread" not in self.found:
+            self._read(with_unread=True)
+        return self.found["unread"]
 
+    def alerts(self) -> int:
+        if "alerts" not in self.found:
+            self._read(with_unread=False)
+        return self.found["alerts"]
 
-def _inbox_unread(request: HttpRequest, scope: TenantScope) -> Callable[[], int]:
-    """The navigation's inbox badge: open conversations with a reply this user has not
-    read (hitl.inbox.unread_total). One COUNT, only when a template shows it."""
-    counted: list[int] = []
+    def _read(self, *, with_unread: bool) -> None:
+        from hitl.inbox import capped, unread_total_sql
 
-    def count() -> int:
-        if not counted:
-            from hitl.inbox import unread_total
-
-            counted.append(unread_total(scope.tenant, cast("User", request.user)))
-        return counted[0]
-
-    return count
+        alerts = (
+            f"SELECT COUNT(*) FROM {Alert._meta.db_table} WHERE tenant_id = %s"  # noqa: S608
+            " AND resolved_at IS NULL AND acknowledged_at IS NULL"
+        )
+        params: list[object] = [self.scope.tenant.pk]
+        sql = f"SELECT ({alerts})"
+        if with_unread:
+            unread, more = unread_total_sql(self.scope.tenant, self.user)
+            sql += f", ({unread})"
+            params += more
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            row = cursor.fetchone()
+        self.found["alerts"] = row[0]
+        if with_unread:
+            self.found["unread"] = capped(row[1])
 
 
 def _closed_window(tenant: Tenant) -> Callable[[], NextSend | None]:
@@ -74,10 +86,11 @@ def tenant(request: HttpRequest) -> dict[str, object]:
         scope = scope_for(request)
     except NoTenant:
         return {"current_tenant": None, "open_alert_count": 0}
+    badges = _Badges(request, scope)
     return {
         "current_tenant": scope.tenant,
-        "open_alert_count": _open_alert_count(scope),
-        "inbox_unread": _inbox_unread(request, scope),
+        "open_alert_count": badges.alerts,
+        "inbox_unread": badges.unread,
         "is_tenant_admin": scope.is_admin,
         "closed_window": _closed_window(scope.tenant),
     }

@@ -525,14 +525,21 @@ def unread_by_phone(tenant: Tenant, user: User, phone_ids: list[int]) -> dict[in
     return unread_summary(tenant, user, phone_ids)[1]
 
 
+def unread_total_sql(tenant: Tenant, user: User) -> tuple[str, list[Any]]:
+    """`unread_total`'s query (SQL and parameters), for a caller that asks it together with
+    other numbers (the top bar's badges, console.context_processors)."""
+    q = _Sql().add("SELECT COUNT(*) FROM (SELECT 1 AS one")
+    _unread_from(q, user, tenant, "j", "s")
+    q.add(" LIMIT %s) capped", COUNT_CAP)
+    return q.text, q.params
+
+
 def unread_total(tenant: Tenant, user: User) -> Capped:
     """The navigation's badge: open conversations with a reply the user has not read,
     capped. One query over journeys alone (the partial index of replied journeys), which
     stops at COUNT_CAP rows."""
-    q = _Sql().add("SELECT COUNT(*) FROM (SELECT 1 AS one")
-    _unread_from(q, user, tenant, "j", "s")
-    q.add(" LIMIT %s) capped", COUNT_CAP)
+    sql, params = unread_total_sql(tenant, user)
     with connection.cursor() as cursor:
-        cursor.execute(q.text, q.params)
+        cursor.execute(sql, params)
         (n,) = cursor.fetchone()
     return capped(n)

@@ -58,3 +58,39 @@ def test_without_a_workspace_there_is_nothing_to_navigate(client):
     top = bar(client.get("/outreach/leads/", HTTP_ACCEPT_LANGUAGE="en").content.decode())
     assert 'class="nav"' not in top and "alerts-link" not in top
     assert "Log out" in top
+
+
+def test_both_badges_cost_one_query_and_count_what_they_say(client, tenant, operator):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from outreach.models import Journey, Message
+    from tests.factories import make_lead, make_message
+
+    raise_alert(tenant, Alert.Kind.PHONE_OFFLINE, "phone:+40740000101", "Offline.")
+    acknowledged = raise_alert(tenant, Alert.Kind.PHONE_OFFLINE, "phone:+40740000102", "Off.")
+    Alert.objects.filter(pk=acknowledged.pk).update(acknowledged_at=acknowledged.first_seen_at)
+    for n in range(3):
+        lead = make_lead(tenant, name=f"Ferma {n}")
+        reply = make_message(
+            lead,
+            direction=Message.Direction.INBOUND,
+            status=Message.Status.RECEIVED,
+            idempotency_key=None,
+        )
+        Journey.objects.filter(lead=lead).update(last_reply_at=reply.created_at)
+    client.force_login(operator)
+
+    with CaptureQueriesContext(connection) as queries:
+        html = client.get("/outreach/leads/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+
+    top = bar(html)
+    assert 'data-open-alerts="1"' in top and 'data-inbox-unread="3"' in top
+    badges = [q["sql"] for q in queries.captured_queries if "cerniq_alert" in q["sql"]]
+    assert len(badges) == 1 and "hitl_conversationstate" in badges[0]
+    # The inbox knows its unread count already: the bar asks for the alerts alone.
+    with CaptureQueriesContext(connection) as queries:
+        inbox = bar(client.get("/outreach/inbox/", HTTP_ACCEPT_LANGUAGE="en").content.decode())
+    assert 'data-open-alerts="1"' in inbox and 'data-inbox-unread="3"' in inbox
+    badges = [q["sql"] for q in queries.captured_queries if "cerniq_alert" in q["sql"]]
+    assert len(badges) == 1 and "hitl_conversationstate" not in badges[0]
