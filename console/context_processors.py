@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from django.db import connection
 from django.http import HttpRequest
@@ -45,7 +45,7 @@ class _Badges:
             f"SELECT COUNT(*) FROM {Alert._meta.db_table} WHERE tenant_id = %s"  # noqa: S608
             " AND resolved_at IS NULL AND acknowledged_at IS NULL"
         )
-        params: list[object] = [self.scope.tenant.pk]
+        params: list[Any] = [self.scope.tenant.pk]
         sql = f"SELECT ({alerts})"
         if with_unread:
             unread, more = unread_total_sql(self.scope.tenant, self.user)

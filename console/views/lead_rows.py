@@ -10,7 +10,9 @@ through Django's engine still ~12 ms, through the compiled rows template (consol
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime
 
+from django.db.models import OuterRef, QuerySet, Subquery
 from django.urls import reverse
 from django.utils.html import conditional_escape
 from django.utils.safestring import SafeString
@@ -58,24 +60,25 @@ class _Badges:
         return found
 
 
-def _stalled(leads: list[Lead]) -> dict[int, Enrollment]:
-    return {
-        e.lead_id: e
-        for e in Enrollment.objects.filter(
-            lead_id__in=[lead.pk for lead in leads],
-            status=Enrollment.Status.ACTIVE,
-            stalled_since__isnull=False,
-        )
-    }
+def with_stalled(leads: QuerySet[Lead]) -> QuerySet[Lead]:
+    """The leads with the stall of their active sequence, if any (`stalled_since`,
+    `stalled_reason`, NULL when none): read with the rows (the partial index of stalled
+    enrollments, `enrollment_stalled_idx`), not by a query of their own."""
+    stalled = Enrollment.objects.filter(
+        lead=OuterRef("pk"), status=Enrollment.Status.ACTIVE, stalled_since__isnull=False
+    ).order_by("-stalled_since", "-pk")
+    return leads.annotate(
+        stalled_since=Subquery(stalled.values("stalled_since")[:1]),
+        stalled_reason=Subquery(stalled.values("stalled_reason")[:1]),
+    )
 
 
 def lead_rows(
     leads: list[Lead], policy: ContactPolicy, email_problems: tuple[str, ...]
 ) -> list[dict]:
-    """One dict per lead with what its row shows (readiness and stalled enrollments read
-    in two or three queries for the page)."""
+    """One dict per lead (read `with_stalled`) with what its row shows (readiness: one
+    query for the page, the suppression list)."""
     ready = readiness_many(leads, policy=policy)
-    stalled = _stalled(leads)
     stage_labels = {value: str(label) for value, label in Stage.choices}
     priority_labels = {value: str(label) for value, label in Priority.choices}
     email_labels = {value: str(label) for value, label in Lead.EmailStatus.choices}
@@ -107,7 +110,12 @@ def lead_rows(
             "contactable": "true" if readiness and readiness.contactable else "false",
             "whatsapp": badges(readiness.whatsapp) if readiness else None,
             "email_ready": badges(readiness.email) if readiness else None,
-            "stalled": _stalled_line(stalled.get(lead.pk), dates),
+            # Annotated by with_stalled.
+            "stalled": _stalled_line(
+                lead.stalled_since,  # type: ignore[attr-defined]
+                lead.stalled_reason,  # type: ignore[attr-defined]
+                dates,
+            ),
             "journey": journey is not None,
             "stage": "",
             "opted_out": False,
@@ -129,15 +137,14 @@ def lead_rows(
     return rows
 
 
-def _stalled_line(enrollment: Enrollment | None, dates: Dates) -> SafeString | str:
+def _stalled_line(since: datetime | None, reason: str | None, dates: Dates) -> SafeString | str:
     """The line "Stalled since <day>: <reason>" for a lead whose sequence waits on something."""
-    if enrollment is None:
+    if since is None:
         return ""
-    since = blocktranslate(
-        gettext_noop("Stalled since %(since)s"),
-        since=dates.format(enrollment.stalled_since, "SHORT_DATE_FORMAT"),
+    line = blocktranslate(
+        gettext_noop("Stalled since %(since)s"), since=dates.format(since, "SHORT_DATE_FORMAT")
     )
-    return since + ": " + conditional_escape(reasons.render(enrollment.stalled_reason))
+    return line + ": " + conditional_escape(reasons.render(reason or ""))
 
 
 def lead_rows_html(

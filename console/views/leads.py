@@ -7,8 +7,10 @@ import secrets
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
+from django.db import models
 from django.db.models import F, QuerySet
 from django.http import HttpResponse, QueryDict
+from django.middleware.csrf import get_token
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
@@ -18,16 +20,14 @@ from cerniq import reasons
 from cerniq.params import parse_id, parse_ids, text_param
 from cerniq.tenancy import AuthenticatedHttpRequest, TenantScope, scope_for
 from console.views import lead_order
-from console.views.lead_rows import lead_rows_html
+from console.views.lead_controls import bulk_html, filters_html, sort_head_html
+from console.views.lead_rows import lead_rows_html, with_stalled
 from outreach import optout_manual, sequences, stages
 from outreach.lead_filters import count_from_journeys, filter_leads
 from outreach.models import (
-    Channel,
     Journey,
     Lead,
-    OptOutRecord,
     Sequence,
-    Stage,
 )
 from outreach.readiness import ContactPolicy
 from outreach.reasons import STAGE_PAUSED_BY_OPERATOR, STAGE_RESUMED_BY_OPERATOR
@@ -121,7 +121,10 @@ def _sort(params) -> tuple[str, list]:
 def _nullable(path: str) -> bool:
     """Whether the sort column can be NULL: a nullable lead field, or any column of a
     joined row (a lead without a journey has none)."""
-    return "__" in path or Lead._meta.get_field(path).null
+    if "__" in path:
+        return True
+    field = Lead._meta.get_field(path)
+    return not isinstance(field, models.Field) or field.null
 
 
 class _WithJourneyFirst:
@@ -214,7 +217,7 @@ def _page(scope: TenantScope, params, sort: str, order: list):
     else:
         pks = list(page.object_list)
     rows = scope.queryset(Lead).select_related("journey", "journey__assigned_phone")
-    found = rows.only(*ROW_FIELDS).in_bulk(pks) if pks else {}
+    found = with_stalled(rows.only(*ROW_FIELDS)).in_bulk(pks) if pks else {}
     page.object_list = [found[pk] for pk in pks if pk in found]
     return page
 
@@ -277,34 +280,25 @@ def _context(request: AuthenticatedHttpRequest, scope: TenantScope) -> dict:
     kept.pop("page", None)
     without_sort = kept.copy()
     without_sort.pop("sort", None)
+    # The filters' and the bulk actions' options: plain values, no model instances.
+    sequences = list(scope.queryset(Sequence).order_by("name").values("pk", "name"))
     return {
         "page": page,
         "rows_html": lead_rows_html(
             page.object_list, ContactPolicy.of(scope.tenant), EMAIL_PROBLEMS
         ),
         "sort": sort,
-        "filters": {key: params.get(key, "") for key in FILTER_KEYS},
+        "filters_html": filters_html(
+            {key: params.get(key, "") for key in FILTER_KEYS},
+            phones=scope.queryset(Phone).order_by("number").values("pk", "number"),
+            sequences=sequences,
+            sort=sort,
+            csrf_token=get_token(request),
+        ),
+        "bulk_html": bulk_html(sequences),
+        "sort_head_html": sort_head_html(sort, without_sort.urlencode()),
         "query_without_page": kept.urlencode(),
-        "query_without_sort": without_sort.urlencode(),
         "return_query": links.urlencode(),
-        "stages": Stage.choices,
-        "email_statuses": Lead.EmailStatus.choices,
-        "channels": Channel.choices,
-        "phones": list(scope.queryset(Phone).order_by("number").only("pk", "number", "label")),
-        "sequences": list(scope.queryset(Sequence).order_by("name").only("pk", "name")),
-        "opt_out_places": OptOutRecord.AskedOn.choices,
-        "sort_columns": [
-            ("name", _("Company")),
-            ("cui", _("CUI")),
-            ("county", _("County")),
-            ("contact", _("Contact")),
-            (None, _("Phone")),
-            ("stage", _("Stage")),
-            ("phone", _("Assigned phone")),
-            ("last_contact", _("Last contact")),
-            (None, _("Can we reach them?")),
-            (None, _("Needs review")),
-        ],
     }
 
 

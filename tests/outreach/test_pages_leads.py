@@ -732,3 +732,74 @@ def test_a_stopped_enrollment_says_why_in_the_readers_language(operator, tenant,
     client.cookies["django_language"] = language
     page = client.get(f"/outreach/leads/{lead.pk}/").content.decode()
     assert f"({shown})" in page
+
+
+def test_a_stalled_sequence_is_read_with_the_rows(logged_in, tenant):
+    """The "Stalled since" line comes with the page's rows, not from a query of its own."""
+    stalled, fine = make_lead(tenant, name="Ferma Blocată"), make_lead(tenant, name="Ferma Bună")
+    sequence = make_sequence(tenant)
+    Enrollment.objects.create(
+        tenant=tenant,
+        lead=stalled,
+        sequence=sequence,
+        stalled_reason="dispatch.template_inactive",
+        stalled_since=timezone.now() - timedelta(days=1),
+    )
+    Enrollment.objects.create(tenant=tenant, lead=fine, sequence=sequence)
+
+    with CaptureQueriesContext(connection) as queries:
+        html = logged_in.get(LIST).content.decode()
+
+    rows = {
+        int(part.split('"')[0]): part.split("</tr>")[0] for part in html.split('data-lead="')[1:]
+    }
+    assert "data-stalled" in rows[stalled.pk] and "data-stalled" not in rows[fine.pk]
+    assert not any(
+        q["sql"].startswith('SELECT "outreach_enrollment"') for q in queries.captured_queries
+    )
+
+
+def test_the_filter_form_keeps_what_was_chosen_and_the_headers_sort_both_ways(logged_in, tenant):
+    phone = make_phone(tenant, number="+40740000777")
+    sequence = make_sequence(tenant, name="<b>Toamnă</b> & iarnă")
+    make_lead(tenant, name="Ferma Unu", county="Olt")
+
+    html = logged_in.get(
+        LIST + f"?stage=COLD&phone={phone.pk}&sequence=none&review=1&opted_out=email"
+        "&email_status=valid&contactable=false&stalled=true&county=Olt&sort=-name",
+        HTTP_ACCEPT_LANGUAGE="en",
+    ).content.decode()
+
+    form = html.split('<form class="block filters"')[1].split("</form>")[0]
+    selects = re.findall(r'<select name="(\w+)"[^>]*>(.*?)</select>', form, re.S)
+    chosen = {
+        name: found[0]
+        for name, options in selects
+        if (found := re.findall(r'<option value="([^"]*)" selected', options))
+    }
+    assert chosen == {
+        "stage": "COLD",
+        "phone": str(phone.pk),
+        "sequence": "none",
+        "review": "1",
+        "opted_out": "email",
+        "email_status": "valid",
+        "contactable": "false",
+        "stalled": "true",
+    }
+    assert 'name="county" value="Olt"' in form and 'name="sort" value="-name"' in form
+    assert 'name="csrfmiddlewaretoken"' in form
+    assert "&lt;b&gt;Toamnă&lt;/b&gt; &amp; iarnă" in form and "<b>Toamnă" not in html
+    listed = logged_in.get(LIST + "?county=Olt&sort=-name", HTTP_ACCEPT_LANGUAGE="en")
+    head = listed.content.decode().split("<thead>")[1].split("</thead>")[0]
+    # Sorted by name descending: the name column reverses it; another column sorts by itself.
+    assert re.search(r'href="\?[^"]*sort=name">Company ▼</a>', head)
+    assert re.search(r'href="\?[^"]*county=Olt[^"]*&amp;sort=last_contact">Last contact</a>', head)
+    assert "sort=-name&amp;sort" not in head  # the current sort is not kept twice
+    bulk = html.split('id="bulk"')[1].split("</details>")[0]
+    assert f'<option value="{sequence.pk}">&lt;b&gt;Toamnă' in bulk
+    assert '<option value="all" selected>' in bulk
+
+    romanian = logged_in.get(LIST, HTTP_ACCEPT_LANGUAGE="ro").content.decode()
+    assert ">Orice etapă</option>" in romanian
+    assert "Any stage" not in romanian and "With the selected leads" not in romanian

@@ -21,7 +21,7 @@ from django.utils.html import escape
 
 from cerniq import reasons
 from console.rows import render_rows
-from console.views.lead_rows import lead_rows, lead_rows_html, pk_url
+from console.views.lead_rows import lead_rows, lead_rows_html, pk_url, with_stalled
 from console.views.lead_timeline import timeline_html, timeline_items
 from console.views.leads import EMAIL_PROBLEMS
 from outreach.models import Enrollment, Lead, Message
@@ -85,7 +85,7 @@ def test_a_stalled_lead_row_says_since_when_and_why(tenant):
         stalled_reason="dispatch.template_inactive",
         stalled_since=datetime(2026, 3, 2, 23, 30, tzinfo=UTC),  # 3 March in Bucharest
     )
-    found = list(Lead.objects.filter(pk=lead.pk))
+    found = list(with_stalled(Lead.objects.filter(pk=lead.pk)))
     with translation.override("ro"):
         html = lead_rows_html(found, ContactPolicy.of(tenant), EMAIL_PROBLEMS)
         reason = reasons.render("dispatch.template_inactive")
@@ -96,7 +96,8 @@ def test_a_stalled_lead_row_says_since_when_and_why(tenant):
 @pytest.mark.django_db
 def test_leads_with_the_same_readiness_share_one_translated_badge(tenant):
     leads = [make_lead(tenant, phone=f"+4072100000{i}", email=f"a{i}@example.ro") for i in range(3)]
-    found = list(Lead.objects.filter(pk__in=[lead.pk for lead in leads]).order_by("pk"))
+    found = list(with_stalled(Lead.objects.filter(pk__in=[lead.pk for lead in leads])))
+    found.sort(key=lambda lead: lead.pk)
     rows = lead_rows(found, ContactPolicy.of(tenant), EMAIL_PROBLEMS)
     assert rows[0]["whatsapp"] is rows[1]["whatsapp"] is rows[2]["whatsapp"]
     assert rows[0]["whatsapp"]["title"].startswith("WhatsApp: ")
