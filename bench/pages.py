@@ -106,7 +106,8 @@ def fill_tenant(slug: str, name: str, leads: int, messages: int, *, phones: int,
     from django.db import connection, transaction
 
     from cerniq.models import Tenant
-    from outreach.models import Channel, Sequence
+    from hitl import reply_intent
+    from outreach.models import Channel, Journey, Sequence
     from whatsapp.models import Phone
 
     t0 = time.perf_counter()
@@ -138,6 +139,8 @@ def fill_tenant(slug: str, name: str, leads: int, messages: int, *, phones: int,
             print(f"  {slug}: journeys, enrollments in {time.perf_counter() - t1:.1f} s")
             t1 = time.perf_counter()
             sql_messages(cursor, tenant.pk, messages, seed)
+            # The journeys' copy of their latest reply's intent, as the reply path keeps it.
+            reply_intent.refresh(Journey.objects.filter(tenant=tenant, last_reply_at__isnull=False))
             print(f"  {slug}: {messages:,} messages in {time.perf_counter() - t1:.1f} s")
             t1 = time.perf_counter()
             sql_review_and_quota(cursor, tenant.pk, seed)

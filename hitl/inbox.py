@@ -32,7 +32,6 @@ from django.db.models import (
     QuerySet,
     Subquery,
 )
-from django.db.models.fields.json import KT
 from django.db.models.functions import Coalesce, Greatest
 from django.utils.dateparse import parse_datetime
 from django.utils.translation import gettext_lazy as _
@@ -100,18 +99,6 @@ def _listed(tenant: Tenant, user: User) -> QuerySet[Lead]:
     )
 
 
-def _latest_intent() -> Subquery:
-    """The intent of the lead's latest reply (NULL before its triage, or without one)."""
-    # Correlated on the journey's lead id (the lead's id): the "Hot" view's test then runs
-    # on the journeys its walk meets, before their leads are read.
-    latest_reply = Message.objects.filter(
-        lead=OuterRef("journey__lead_id"), direction=Message.Direction.INBOUND
-    ).order_by("-created_at", "-pk")
-    return Subquery(
-        latest_reply.annotate(intent=KT("analysis__triage__intent")).values("intent")[:1]
-    )
-
-
 def _open_items() -> QuerySet[ReviewItem]:
     # Correlated on the journey's lead id, as `_latest_intent`.
     return ReviewItem.objects.filter(lead=OuterRef("journey__lead_id"), status__in=OPEN_STATUSES)
@@ -119,8 +106,8 @@ def _open_items() -> QuerySet[ReviewItem]:
 
 def conversations(tenant: Tenant, user: User) -> QuerySet[Lead]:
     """The tenant's conversations, as `_listed` with the intent of the lead's latest reply
-    (`last_intent`) too: what `view_q` and `channel_q` filter."""
-    return _listed(tenant, user).annotate(last_intent=_latest_intent())
+    (`last_intent`, the journey's copy: hitl.reply_intent) too: what `view_q` filters."""
+    return _listed(tenant, user).annotate(last_intent=F("journey__last_reply_intent"))
 
 
 def unread_q() -> Q:
@@ -360,8 +347,9 @@ def capped(value: int | None) -> Capped:
 # and every condition of a view that is a journey column is tested in one pass over the
 # user's unread conversations, read from the partial index of replied journeys
 # (`journey_replied_idx`). The review items a view needs are two small uncorrelated
-# subqueries (a hash each). Only "Hot" and the channels need the message log: those are
-# counted as before, stopping at COUNT_CAP rows.
+# subqueries (a hash each). "Hot" is a journey column too (the latest reply's intent, kept
+# by hitl.reply_intent). Only the channels need the message log: those are counted as
+# before, stopping at COUNT_CAP rows.
 
 _J = Journey._meta.db_table
 _S = ConversationState._meta.db_table
@@ -406,14 +394,6 @@ def _unread_from(q: _Sql, user: User, tenant: Tenant, j: str, s: str) -> None:
     )
 
 
-def _intent_sql(column: str) -> str:
-    """The triage's intent in a message's `analysis`, as text (what
-    KT("analysis__triage__intent") reads)."""
-    if connection.vendor == "postgresql":
-        return f"({column} #>> '{{triage,intent}}')"
-    return f"json_extract({column}, '$.triage.intent')"
-
-
 def _capped(q: _Sql, user: User, tenant: Tenant, condition: Callable[[_Sql], None]) -> None:
     """A scalar subquery: how many of the user's unread conversations (journey `u`) meet
     `condition`, stopping at COUNT_CAP rows."""
@@ -429,16 +409,6 @@ def _review_items(q: _Sql, tenant: Tenant, assignee: str) -> None:
     q.add(f"SELECT r.lead_id FROM {_R} r WHERE r.tenant_id = %s AND r.status IN (", tenant.pk)  # noqa: S608
     q.add(q.values(OPEN_STATUSES))
     q.add(f") AND r.assignee_id {assignee}")
-
-
-def _latest_reply_is_hot(q: _Sql) -> None:
-    q.add(
-        f"(SELECT {_intent_sql('m.analysis')} FROM {_M} m"  # noqa: S608
-        " WHERE m.direction = %s AND m.lead_id = u.lead_id"
-        " ORDER BY m.created_at DESC, m.id DESC LIMIT 1) IN (",
-        Message.Direction.INBOUND.value,
-    )
-    q.add(q.values(sorted(HOT_INTENTS)) + ")")
 
 
 def _used(channel: str) -> Callable[[_Sql], None]:
@@ -465,9 +435,10 @@ def _summary(tenant: Tenant, user: User) -> _Sql:
     _review_items(q, tenant, "IS NOT NULL")
     q.add(") THEN 1 ELSE 0 END),")
     q.add(" SUM(CASE WHEN j.taken_over_by_id = %s THEN 1 ELSE 0 END),", user.pk)
-    q.add(" SUM(CASE WHEN j.requires_human_review THEN 1 ELSE 0 END), ")
-    _capped(q, user, tenant, _latest_reply_is_hot)
-    q.add(", ")
+    q.add(" SUM(CASE WHEN j.requires_human_review THEN 1 ELSE 0 END),")
+    # Hot: the latest reply's intent, the journey's copy (hitl.reply_intent).
+    q.add(" SUM(CASE WHEN j.last_reply_intent IN (")
+    q.add(q.values(sorted(HOT_INTENTS)) + ") THEN 1 ELSE 0 END), ")
     _capped(q, user, tenant, _used("whatsapp"))
     q.add(", ")
     _capped(q, user, tenant, _used("email"))
@@ -486,17 +457,17 @@ def unread_summary(
     with connection.cursor() as cursor:
         cursor.execute(q.text, q.params)
         found = cursor.fetchall()
-    sums = [0] * 5  # all, mine, unassigned, taken, review
-    from_log = (0, 0, 0)  # hot, whatsapp, email: the same on every row
+    sums = [0] * 6  # all, mine, unassigned, taken, review, hot
+    from_log = (0, 0)  # whatsapp, email: the same on every row
     phones: dict[int, int] = {}
     for phone, *counted in found:
-        for i, n in enumerate(counted[:5]):
+        for i, n in enumerate(counted[:6]):
             sums[i] += n or 0
         if phone is not None:
             phones[phone] = counted[0]
-        from_log = tuple(counted[5:])
-    total, mine, unassigned, taken, review = sums
-    hot, whatsapp, email = from_log
+        from_log = tuple(counted[6:])
+    total, mine, unassigned, taken, review, hot = sums
+    whatsapp, email = from_log
     counts = {
         "view:all": capped(total),
         "view:unread": capped(total),

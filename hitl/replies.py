@@ -36,6 +36,7 @@ from cerniq.formats import stored_moment
 from cerniq.models import Tenant
 from cerniq.outbound.events import emit
 from hitl import reasons as why
+from hitl import reply_intent
 from hitl.metrics import observe_triage
 from hitl.routing import complains, declines
 from outreach import optout, stages
@@ -127,8 +128,9 @@ def process_reply(lead: Lead, message: Message) -> str:
     with transaction.atomic():
         opted_out = optout.is_opt_out(message.body)
         held: dict = {}
-        # Every reply, a "stop" too: the inbox lists and orders conversations by it.
-        Journey.objects.filter(lead=lead).update(last_reply_at=timezone.now())
+        # Every reply, a "stop" too: the inbox lists and orders conversations by it. Its
+        # intent is not known before its triage (hitl.reply_intent).
+        Journey.objects.filter(lead=lead).update(last_reply_at=timezone.now(), last_reply_intent="")
         if opted_out:
             decision = _honour_opt_out(lead, message)
         else:
@@ -333,9 +335,14 @@ def _jsonable(result) -> dict:
 
 
 def _remember(message: Message, result, decision: str, **extra: object) -> None:
-    Message.objects.filter(pk=message.pk).update(
-        analysis={"triage": _jsonable(result), "decision": decision, **extra}
-    )
+    _store_triage(message, result, {"decision": decision, **extra})
+
+
+def _store_triage(message: Message, result, more: dict) -> None:
+    """The reply's triage kept on the message, and its intent on the journey while it is
+    the lead's latest reply (hitl.reply_intent)."""
+    Message.objects.filter(pk=message.pk).update(analysis={"triage": _jsonable(result), **more})
+    reply_intent.triaged(message, result.intent)
 
 
 def is_complaint(result) -> bool:
@@ -368,9 +375,7 @@ def _complaint_check(lead: Lead, message: Message, result) -> str:
     if is_complaint(result):
         _complaint_review(lead, message, result)
         decision = reasons.code(why.DECISION_OPT_OUT_COMPLAINT)
-    Message.objects.filter(pk=message.pk).update(
-        analysis={"triage": _jsonable(result), "decision": decision}
-    )
+    _store_triage(message, result, {"decision": decision})
     return decision
 
 

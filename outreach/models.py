@@ -164,6 +164,9 @@ class Journey(models.Model):
     first_contact_at = models.DateTimeField(null=True, blank=True)
     last_contact_at = models.DateTimeField(null=True, blank=True)
     last_reply_at = models.DateTimeField(null=True, blank=True)
+    # The triage's intent of the lead's latest reply, "" until it is triaged (or when it
+    # has none): kept by hitl.reply_intent, read by the inbox's "Hot" view and counts.
+    last_reply_intent = models.CharField(max_length=40, blank=True, default="")
     reply_count = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -210,7 +213,10 @@ class Journey(models.Model):
             # `include` is PostgreSQL's, SQLite indexes the two fields).
             models.Index(
                 fields=["tenant", "last_reply_at"],
-                include=["lead", "assigned_phone", "requires_human_review", "taken_over_by"],
+                include=[
+                    *("lead", "assigned_phone", "requires_human_review", "taken_over_by"),
+                    "last_reply_intent",
+                ],
                 condition=Q(last_reply_at__isnull=False),
                 name="journey_replied_idx",
             ),

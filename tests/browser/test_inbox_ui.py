@@ -13,6 +13,7 @@ import pytest
 from django.db import connections
 from django.utils import timezone
 
+from hitl import reply_intent
 from hitl.models import Note, ReviewItem
 from outreach.models import Channel, Journey, Message
 from tests.factories import make_lead, make_message, make_phone, make_tenant, make_user
@@ -92,7 +93,7 @@ def _world():
             body=f"Bună ziua, {contact}! Vă scriu despre analiza de sol pentru {name}.",
         )
         if reply:
-            make_message(
+            answer = make_message(
                 lead,
                 phone=phone,
                 direction=Message.Direction.INBOUND,
@@ -108,6 +109,7 @@ def _world():
                     "decision": "",
                 },
             )
+            reply_intent.triaged(answer, intent)  # as the reply path keeps it
             Journey.objects.filter(lead=lead).update(last_reply_at=now - timedelta(minutes=10 + n))
         leads.append(lead)
     first = leads[0]

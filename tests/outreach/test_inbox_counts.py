@@ -10,7 +10,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from hitl import inbox, inbox_state
+from hitl import inbox, inbox_state, reply_intent
 from hitl.inbox import InboxQuery
 from hitl.models import ConversationState, ReviewItem
 from outreach.models import Channel, Journey, Message
@@ -21,7 +21,8 @@ pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("inbox_moment")]
 
 
 def inbound(lead, intent: str, channel=Channel.WHATSAPP):
-    return make_message(
+    """A triaged reply, its intent kept on the journey as the reply path keeps it."""
+    message = make_message(
         lead,
         channel=channel,
         direction=Message.Direction.INBOUND,
@@ -30,6 +31,8 @@ def inbound(lead, intent: str, channel=Channel.WHATSAPP):
         body="Răspuns",
         analysis={"triage": {"intent": intent}},
     )
+    reply_intent.triaged(message, intent)
+    return message
 
 
 def world(tenant, operator, colleague, phones, start: int, n: int) -> None:

@@ -9,7 +9,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from hitl import inbox, inbox_state
+from hitl import inbox, inbox_state, reply_intent
 from hitl.inbox import InboxQuery
 from hitl.models import ReviewItem
 from outreach.models import Channel, Journey, Lead, Message
@@ -25,7 +25,7 @@ def conversation(tenant, *, replied_minutes_ago=None, intent="", channel=Channel
     make_message(found, channel=channel, status=Message.Status.SENT)
     fields = {"last_contact_at": NOW - timedelta(hours=1)}
     if replied_minutes_ago is not None:
-        make_message(
+        reply = make_message(
             found,
             channel=channel,
             direction=Message.Direction.INBOUND,
@@ -34,6 +34,7 @@ def conversation(tenant, *, replied_minutes_ago=None, intent="", channel=Channel
             body="Cât costă?",
             analysis={"triage": {"intent": intent or "question", "sentiment": 60}},
         )
+        reply_intent.triaged(reply, intent or "question")  # as the reply path keeps it
         fields["last_reply_at"] = NOW - timedelta(minutes=replied_minutes_ago)
     Journey.objects.filter(lead=found).update(**fields)
     return found

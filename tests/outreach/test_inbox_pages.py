@@ -12,7 +12,7 @@ import time_machine
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from hitl import inbox, inbox_state
+from hitl import inbox, inbox_state, reply_intent
 from hitl.models import ConversationState, Note
 from outreach import stages
 from outreach.models import Channel, Journey, Lead, Message, MessageAttachment, Stage
@@ -32,6 +32,9 @@ def inbound(lead, body="Da, trimiteți oferta.", **kw):
         **kw,
     )
     Journey.objects.filter(lead=lead).update(last_reply_at=message.created_at)
+    intent = ((message.analysis or {}).get("triage") or {}).get("intent")
+    if intent:
+        reply_intent.triaged(message, intent)  # as the reply path keeps it
     return message
 
 
