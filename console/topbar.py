@@ -56,6 +56,21 @@ def _counted(phrase: Any, n: int) -> str:
     return phrase % {"counter": n}
 
 
+def inbox_badge(unread: int, *, oob: bool = False) -> SafeString:
+    """The Inbox link's badge: how many open conversations have a reply the user has not
+    read. `oob`: for the inbox's list poll, which replaces the bar's badge out of band (a
+    conversation opened beside the list was read)."""
+    title = _counted(
+        ngettext_lazy(
+            "%(counter)s conversation with an unread reply",
+            "%(counter)s conversations with an unread reply",
+            "counter",
+        ),
+        unread,
+    )
+    return render_rows("_inbox_badge.jinja", unread=unread, text=num(unread), title=title, oob=oob)
+
+
 def topbar(context: Mapping[str, Any]) -> SafeString:
     """The bar for the page's context (the request, the user, `console.context_processors`)."""
     request = context["request"]
@@ -86,16 +101,7 @@ def topbar(context: Mapping[str, Any]) -> SafeString:
         unread = _value(context.get("inbox_unread")) or 0
         alerts = _value(context.get("open_alert_count")) or 0
         values.update(
-            inbox_unread=unread,
-            inbox_unread_text=num(unread),
-            inbox_title=_counted(
-                ngettext_lazy(
-                    "%(counter)s conversation with an unread reply",
-                    "%(counter)s conversations with an unread reply",
-                    "counter",
-                ),
-                unread,
-            ),
+            inbox_badge=inbox_badge(unread),
             alerts=alerts,
             alerts_text=num(alerts),
             alerts_title=_counted(

@@ -27,6 +27,7 @@ from cerniq.templatetags.numbers import num
 from cerniq.tenancy import AuthenticatedHttpRequest, TenantScope, scope_for
 from console.forms_inbox import NoteForm
 from console.rows import Dates, render_rows
+from console.topbar import inbox_badge
 from console.views.lead_rows import pk_url
 from console.views.thread_rows import thread_html
 from hitl import inbox as conversations
@@ -366,6 +367,9 @@ def list_partial(request: AuthenticatedHttpRequest) -> HttpResponse:
         context = rows_context(request, query, selected)
     else:
         context = list_context(request, query, stamp, selected)
+        # The bar's badge follows the list's count (a conversation opened beside the list
+        # was read meanwhile).
+        context["badge_oob_html"] = inbox_badge(context["inbox_unread"], oob=True)
     template = "outreach/inbox/_rows.html" if query.cursor else LIST_TEMPLATE
     return render(request, template, context)
 

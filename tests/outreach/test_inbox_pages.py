@@ -182,6 +182,28 @@ def test_a_conversation_opened_from_the_list_is_the_pane_alone(logged_in, tenant
     assert "<html" in whole
 
 
+def test_the_list_poll_brings_the_bars_badge_along(logged_in, tenant, operator):
+    """A conversation opened beside the list is read without reloading the page: the list's
+    next poll replaces the bar's badge (out of band) with the count it shows."""
+    first, second = conversation(tenant, name="Ferma 1"), conversation(tenant, name="Ferma 2")
+    inbound(first)
+    inbound(second)
+    page = logged_in.get(INBOX).content.decode()
+    assert page.count('id="nav-inbox-badge"') == 1  # the bar's, not a second one in the list
+    assert 'data-inbox-unread="2"' in page
+
+    logged_in.get(f"{INBOX}{first.pk}/", headers=PANE_HEADERS)  # read beside the list
+    polled = logged_in.get("/outreach/inbox/list/", {"v": "stale", "sel": first.pk})
+    badge = (
+        polled.content.decode().split('<span id="nav-inbox-badge"')[1].split("</span></span>")[0]
+    )
+    assert 'hx-swap-oob="true"' in badge and 'data-inbox-unread="1"' in badge
+
+    logged_in.get(f"{INBOX}{second.pk}/", headers=PANE_HEADERS)
+    polled = logged_in.get("/outreach/inbox/list/", {"v": "stale"}).content.decode()
+    assert '<span id="nav-inbox-badge" hx-swap-oob="true"></span>' in polled  # none left
+
+
 def test_the_list_links_open_in_the_pane_and_the_poll_does_not_ride_along(logged_in, tenant):
     conversation(tenant)
     html = logged_in.get(INBOX).content.decode()
