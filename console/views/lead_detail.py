@@ -75,6 +75,8 @@ def page_context(
     latest = (
         conversation.select_related("phone", "template_version__template", "sent_by")
         .prefetch_related("attachments")
+        # The provider payloads: never shown here, and the largest columns a message has.
+        .defer("raw_request", "raw_response", "retries")
         .order_by("-created_at", "-pk")
     )
     if not show_all:
