@@ -331,6 +331,23 @@ class _History:
             if item.pk == in_progress or (is_recent and roll > 0.72) or done >= self.now:
                 continue  # assigned, still being worked on
             self.resolve(item, user, done)
+        self.one_in_progress(recent, people)
+
+    def one_in_progress(self, recent: list[int], people: list[User]) -> None:
+        """Whatever the rolls gave (and resolving another item of the same lead can close
+        the chosen one), the queue shows an item being worked on: when none of the last
+        days' items is assigned, the newest still open is taken."""
+        last_days = ReviewItem.objects.filter(pk__in=recent)
+        if last_days.filter(status=ReviewItem.Status.ASSIGNED).exists():
+            return
+        item = (
+            last_days.filter(status=ReviewItem.Status.OPEN).order_by("-created_at", "-pk").first()
+        )
+        if item is None:
+            return
+        taken = min(self.later(item.created_at, 0.2, 4), self.now - timedelta(minutes=5))
+        with replayed_clock(taken):
+            review.assign(item, self.rng.choice(people))
 
     def resolve(self, item: ReviewItem, user: User, at: datetime) -> None:
         if item.ai_draft.strip() and self.rng.random() < 0.6 and self.answer(item, user, at):
