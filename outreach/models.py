@@ -166,7 +166,8 @@ class Journey(models.Model):
     last_reply_at = models.DateTimeField(null=True, blank=True)
     # The triage's intent of the lead's latest reply, "" until it is triaged (or when it
     # has none): kept by hitl.reply_intent, read by the inbox's "Hot" view and counts.
-    last_reply_intent = models.CharField(max_length=40, blank=True, default="")
+    # `db_default` too: a row inserted by SQL that does not name it (a bulk fill) gets "".
+    last_reply_intent = models.CharField(max_length=40, blank=True, default="", db_default="")
     reply_count = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)

@@ -32,7 +32,7 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name="journey",
             name="last_reply_intent",
-            field=models.CharField(blank=True, default="", max_length=40),
+            field=models.CharField(blank=True, db_default="", default="", max_length=40),
         ),
         migrations.RunPython(fill, migrations.RunPython.noop),
         # The unread counts read the replied journeys' index alone: the copy goes in it.
