@@ -12,10 +12,10 @@ import pytest
 
 from hitl import inbox, replies, reply_intent, triage_jobs
 from hitl.inbox import InboxQuery
-from hitl.replies import process_reply
 from hitl.routing import HOT_INTENTS
 from outreach.models import Journey, Lead, Message
-from tests.factories import make_message, make_user
+from tests.factories import make_user
+from tests.hitl.test_triage_jobs import replied
 
 pytestmark = pytest.mark.django_db
 
@@ -26,18 +26,6 @@ DECLINES = "Nu mulțumesc, nu suntem interesați."
 @pytest.fixture(autouse=True)
 def ai_budget_of_its_own(monkeypatch):
     monkeypatch.setattr(replies, "AI_LIMIT_KEY", f"ai-test-{uuid.uuid4()}-{{tenant_id}}")
-
-
-def stored(lead: Lead, text: str) -> Message:
-    message = make_message(
-        lead,
-        direction=Message.Direction.INBOUND,
-        status=Message.Status.RECEIVED,
-        idempotency_key=None,
-        body=text,
-    )
-    process_reply(lead, message)
-    return message
 
 
 def copy(lead: Lead) -> str:
@@ -62,7 +50,7 @@ def intent_of(message: Message) -> str:
 def test_the_copy_follows_the_latest_reply_whatever_order_the_triages_finish(world, clock):
     lead = world["leads"][0]
 
-    first = stored(lead, ASKS_PRICE)
+    first = replied(lead, ASKS_PRICE)
     assert copy(lead) == "" == from_the_log(lead)  # being analysed
     triage_jobs.run(first.pk)
     assert intent_of(first) in HOT_INTENTS  # the case is about a hot reply
@@ -71,10 +59,10 @@ def test_the_copy_follows_the_latest_reply_whatever_order_the_triages_finish(wor
     # A newer reply: not known until its triage, and an older triage finishing after it
     # does not take its place.
     clock.shift(timedelta(minutes=5))
-    second = stored(lead, DECLINES)
+    second = replied(lead, DECLINES)
     assert copy(lead) == "" == from_the_log(lead)
     clock.shift(timedelta(minutes=5))
-    third = stored(lead, ASKS_PRICE)
+    third = replied(lead, ASKS_PRICE)
     triage_jobs.run(third.pk)
     triage_jobs.run(second.pk)  # finishes last, but is not the latest reply
     assert intent_of(second) not in HOT_INTENTS
@@ -89,11 +77,11 @@ def test_the_copy_follows_the_latest_reply_whatever_order_the_triages_finish(wor
 def test_hot_view_and_count_read_the_copy(world, clock):
     operator = make_user(world["leads"][0].tenant)
     hot, cold = world["leads"]
-    triage_jobs.run(stored(hot, ASKS_PRICE).pk)
+    triage_jobs.run(replied(hot, ASKS_PRICE).pk)
     clock.shift(timedelta(minutes=1))
-    triage_jobs.run(stored(cold, ASKS_PRICE).pk)
+    triage_jobs.run(replied(cold, ASKS_PRICE).pk)
     clock.shift(timedelta(minutes=1))
-    triage_jobs.run(stored(cold, DECLINES).pk)  # its latest reply declines: not hot now
+    triage_jobs.run(replied(cold, DECLINES).pk)  # its latest reply declines: not hot now
 
     tenant = hot.tenant
     shown = [row.pk for row in inbox.page(tenant, operator, InboxQuery(view="hot")).rows]
