@@ -287,7 +287,6 @@ def _context(request: AuthenticatedHttpRequest, scope: TenantScope) -> dict:
         "rows_html": lead_rows_html(
             page.object_list, ContactPolicy.of(scope.tenant), EMAIL_PROBLEMS
         ),
-        "sort": sort,
         "filters_html": filters_html(
             {key: params.get(key, "") for key in FILTER_KEYS},
             phones=scope.queryset(Phone).order_by("number").values("pk", "number"),
