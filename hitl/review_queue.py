@@ -60,7 +60,7 @@ ITEM_COLUMNS = (
         "id tenant lead message kind reason priority status sla_due_at sla_breached_at"
         " assignee sentiment_score intent ai_analysis ai_draft",
     ),
-    *_columns("lead__", "id tenant name contact_name phone phone_reachable email email_status"),
+    *_columns("lead__", "id tenant name cui contact_name phone phone_reachable email email_status"),
     *_columns(
         "lead__journey__",
         "id tenant lead stage current_sequence sequence_step taken_over_by"

@@ -43,7 +43,6 @@ from outreach.models import (
     TemplateVersion,
 )
 from outreach.reasons import STAGE_PAUSED_IN_ADMIN, STAGE_RESUMED_IN_ADMIN
-from outreach.suppression import flag_journeys
 
 SKIPPED_SHOWN = 20  # reasons listed in the "skipped" message; the rest are counted
 
@@ -564,25 +563,27 @@ class ImportJobAdmin(admin.ModelAdmin):
 
 @admin.register(Suppression)
 class SuppressionAdmin(admin.ModelAdmin):
-    """Addresses that asked us to stop. Adding one here opts the leads carrying it out too."""
+    """Do-not-contact entries (phones, addresses, domains, companies). People manage them on
+    the list's page; here they are read, and one added here is a person's entry like any."""
 
-    list_display = ("__str__", "tenant", "reason_shown", "created_at")
+    list_display = ("__str__", "tenant", "source", "reason_shown", "created_by", "created_at")
     reason_shown = reason_column("reason", "reason")
-    list_select_related = ("tenant",)
-    list_filter = ("tenant",)
-    search_fields = ("phone", "email", "reason")
-    readonly_fields = ("source_message", "created_at")
+    list_select_related = ("tenant", "created_by")
+    list_filter = ("tenant", "source")
+    search_fields = ("phone", "email", "domain", "cui", "reason")
+    readonly_fields = ("source", "source_message", "created_by", "created_at")
 
     def save_model(self, request: HttpRequest, obj: Suppression, form: Any, change: bool) -> None:
+        obj.source = Suppression.Source.MANUAL
+        obj.created_by = request.user
         super().save_model(request, obj, form, change)
-        flag_journeys(obj.tenant_id, phones=[obj.phone], emails=[obj.email])
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False  # an address is listed or not; a new reason is a new row
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        # Taking an address off the list is lifting an opt-out: on the lead page, with a
-        # reason, audited (outreach.optout_manual.lift_opt_out), never a silent delete here.
+        # Taking an entry off the list asks for a reason and is audited: on the list's page
+        # (outreach.suppression_list.remove_entry) or, for an opt-out, on the lead's page.
         return False
 
 

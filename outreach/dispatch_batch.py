@@ -16,7 +16,7 @@ from outreach.models import (
     TemplateVersion,
 )
 from outreach.readiness import ContactPolicy
-from outreach.suppression import suppressed
+from outreach.suppression import listed_for_leads
 from whatsapp import quota
 from whatsapp.models import Phone
 
@@ -53,9 +53,7 @@ class Batch:
             self.versions[version.template_id].append(version)
         self.policy = ContactPolicy.of(tenant)
         leads = [j.lead for j in journeys]
-        self.suppressed_phones, self.suppressed_emails = suppressed(
-            tenant, phones=[lead.phone for lead in leads], emails=[lead.email for lead in leads]
-        )
+        self.listed = listed_for_leads(tenant, leads)  # the suppression list's entries
         # Enrollments dispatch could not move on, with the reason (Enrollment.stalled_*).
         self.stalls: list[tuple[Enrollment, str]] = []
         self.phones = list(Phone.objects.usable().filter(tenant=tenant).order_by("pk"))

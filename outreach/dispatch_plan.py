@@ -111,10 +111,7 @@ def _plan_one(
         lead,
         journey,
         policy=batch.policy,
-        suppressed=(
-            lead.phone in batch.suppressed_phones,
-            lead.email.strip().lower() in batch.suppressed_emails,
-        ),
+        listed=batch.listed.for_lead(lead),
     )
     choice = choose_channel(ready, journey, step.channel)
     if choice.channel is None:

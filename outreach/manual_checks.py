@@ -16,7 +16,6 @@ from zoneinfo import ZoneInfo
 
 from django.contrib.auth.models import User
 from django.db import connection
-from django.db.models import Q
 from django.utils import timezone
 from django.utils.functional import Promise
 from django.utils.translation import gettext as _
@@ -27,11 +26,11 @@ from cerniq.formats import shown
 from cerniq.models import Tenant
 from cerniq.tenancy import display_name
 from outreach import reasons as codes
-from outreach.models import SENT_STATUSES, Channel, Journey, Lead, Message, Suppression
+from outreach.models import SENT_STATUSES, Channel, Journey, Lead, Message
 from outreach.next_send import Reason, next_send_at
 from outreach.next_send_text import closure_text, moment
 from outreach.readiness import ContactPolicy, State, readiness
-from outreach.suppression import is_suppressed
+from outreach.suppression import Kind, LeadListed, lead_listed
 from whatsapp import quota
 from whatsapp.allocation import choose_phone
 from whatsapp.models import Phone
@@ -87,10 +86,10 @@ def whatsapp_refusal(
     user: User | None,
     *,
     allow_opted_out: bool = False,
-    suppressed: bool | None = None,
+    listed: LeadListed | None = None,
 ) -> str:
     """Why nothing may go to the lead on WhatsApp now (its phone's quota aside).
-    `suppressed`: whether the lead's phone is on the suppression list, when the caller has
+    `listed`: which of the lead's addresses the suppression list names, when the caller has
     read it already (None: looked up here)."""
     if journey.whatsapp_opted_out and not allow_opted_out:
         return _("This lead opted out of WhatsApp; nothing can be sent to it there.")
@@ -98,17 +97,16 @@ def whatsapp_refusal(
         return why
     if not lead.phone:
         return _("This lead has no phone number.")
-    if suppressed is None and not allow_opted_out:
-        suppressed = is_suppressed(lead.tenant_id, phone=lead.phone)
-    if not allow_opted_out and suppressed:
-        return _("This phone number asked us to stop; nothing can be sent to it.")
-    return ""
+    if allow_opted_out:
+        return ""
+    kind = (listed if listed is not None else lead_listed(lead)).whatsapp_kind
+    return _LISTED_REFUSALS[kind]() if kind else ""
 
 
 def email_refusal(
-    lead: Lead, journey: Journey, user: User | None, *, suppressed: bool | None = None
+    lead: Lead, journey: Journey, user: User | None, *, listed: LeadListed | None = None
 ) -> str:
-    """Why no email may go to the lead now (`suppressed`: as for `whatsapp_refusal`)."""
+    """Why no email may go to the lead now (`listed`: as for `whatsapp_refusal`)."""
     if journey.email_opted_out:
         return _("This lead opted out of email; nothing can be sent to it there.")
     if why := takeover_refusal(journey, user):
@@ -117,11 +115,21 @@ def email_refusal(
         return _("This lead has no email address.")
     if lead.email_status in UNSENDABLE_EMAIL:
         return str(UNSENDABLE_EMAIL[lead.email_status])
-    if suppressed is None:
-        suppressed = is_suppressed(lead.tenant_id, email=lead.email)
-    if suppressed:
-        return _("This address asked us to stop; nothing can be sent to it.")
-    return ""
+    kind = (listed if listed is not None else lead_listed(lead)).email_kind
+    return _LISTED_REFUSALS[kind]() if kind else ""
+
+
+# What a manual send is told when the suppression list names the lead, by the entry's kind.
+_LISTED_REFUSALS = {
+    Kind.PHONE: lambda: _("This phone number asked us to stop; nothing can be sent to it."),
+    Kind.EMAIL: lambda: _("This address asked us to stop; nothing can be sent to it."),
+    Kind.DOMAIN: lambda: _(
+        "This address's domain is on the do-not-contact list; nothing can be sent to it."
+    ),
+    Kind.CUI: lambda: _(
+        "This lead's company (CUI) is on the do-not-contact list; nothing can be sent to it."
+    ),
+}
 
 
 def _chat_phones(lead: Lead):
@@ -265,23 +273,6 @@ def _journey(lead: Lead, known: Journey | None = None) -> Journey:
     return found or Journey(lead=lead, tenant=lead.tenant)
 
 
-def suppressed(lead: Lead) -> tuple[bool, bool]:
-    """Whether the lead's phone and its email are on the suppression list: one query."""
-    phone, email = lead.phone, (lead.email or "").strip().lower()
-    wanted = Q(phone=phone) if phone else Q()
-    if email:
-        wanted |= Q(email=email)
-    if not wanted:
-        return False, False
-    rows = list(
-        Suppression.objects.filter(wanted, tenant_id=lead.tenant_id).values_list("phone", "email")
-    )
-    return (
-        bool(phone) and any(p == phone for p, _e in rows),
-        bool(email) and any(e == email for _p, e in rows),
-    )
-
-
 def channel_answers(
     lead: Lead,
     user: User | None,
@@ -295,25 +286,25 @@ def channel_answers(
     person writes: see `window_notice`.) `journey`: the lead's, when the page has read it
     with the lead; `known`: the lead's `latest`."""
     journey = _journey(lead, journey)
-    phone_suppressed, email_suppressed = suppressed(lead)
+    listed = lead_listed(lead)
     ready = readiness(
         lead,
         journey if journey.pk is not None else None,
         policy=ContactPolicy.of(lead.tenant),
-        suppressed=(phone_suppressed, email_suppressed),
+        listed=listed,
     )
     found = []
     for channel, label, refusal, ready_on in (
         (
             Channel.WHATSAPP,
             _("WhatsApp"),
-            whatsapp_refusal(lead, journey, user, suppressed=phone_suppressed),
+            whatsapp_refusal(lead, journey, user, listed=listed),
             ready.whatsapp,
         ),
         (
             Channel.EMAIL_WARM,
             _("Email"),
-            email_refusal(lead, journey, user, suppressed=email_suppressed),
+            email_refusal(lead, journey, user, listed=listed),
             ready.email,
         ),
     ):

@@ -849,18 +849,51 @@ class ImportJob(models.Model):
 
 
 class Suppression(models.Model):
-    """A phone number or email address that asked us to stop, whoever it belongs to.
+    """A do-not-contact entry: a phone number, an email address, a whole email domain or a
+    company (CUI), whoever carries it.
 
-    Journey flags stop one lead; this stops the address itself: a "stop" from someone who
-    is not a lead, a lead deleted and imported again, two leads sharing a number. Import,
-    dispatch, manual sends and the send path all honour it (outreach.suppression)."""
+    Journey flags stop one lead; this stops the address or company itself: a "stop" from
+    someone who is not a lead, a lead deleted and imported again, two leads sharing a
+    number, a company that asked to hear from nobody. Readiness (and so dispatch and the
+    pages), manual sends and the send path honour all four kinds (outreach.suppression);
+    people manage the list on its page, over the API and by CSV (outreach.suppression_list).
+    Exactly one of the four address fields is set."""
+
+    class Kind(models.TextChoices):
+        PHONE = "phone", _("Phone number")
+        EMAIL = "email", _("Email address")
+        DOMAIN = "domain", _("Email domain")
+        CUI = "cui", _("Company (CUI)")
+
+    class Source(models.TextChoices):
+        OPT_OUT = "opt_out", _("Opt-out")
+        UNSUBSCRIBE = "unsubscribe", _("Unsubscribe")
+        BOUNCE = "bounce", _("Hard bounce")
+        COMPLAINT = "complaint", _("Spam complaint")
+        MANUAL = "manual", _("Added by a person")
+        IMPORT = "import", _("CSV import")
+        API = "api", _("API")
+
+    # Entries a person added may be taken off by a person (with a reason, audited); the
+    # others record what the recipient did and are lifted on the lead's page only.
+    REMOVABLE_SOURCES = frozenset({Source.MANUAL, Source.IMPORT, Source.API})
 
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="suppressions")
     phone = models.CharField(max_length=16, blank=True, help_text="E.164")
     email = models.EmailField(blank=True)
+    domain = models.CharField(max_length=253, blank=True, help_text="lowercase, without @")
+    cui = models.CharField("CUI", max_length=12, blank=True, help_text="digits")
     reason = models.CharField(max_length=255)
+    source = models.CharField(max_length=16, choices=Source.choices, default=Source.OPT_OUT)
     source_message = models.ForeignKey(
         Message, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
     )
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -868,11 +901,19 @@ class Suppression(models.Model):
         ordering = ["-created_at"]
         constraints = [
             models.CheckConstraint(
-                condition=(Q(phone="") & ~Q(email="")) | (~Q(phone="") & Q(email="")),
+                condition=(
+                    (~Q(phone="") & Q(email="") & Q(domain="") & Q(cui=""))
+                    | (Q(phone="") & ~Q(email="") & Q(domain="") & Q(cui=""))
+                    | (Q(phone="") & Q(email="") & ~Q(domain="") & Q(cui=""))
+                    | (Q(phone="") & Q(email="") & Q(domain="") & ~Q(cui=""))
+                ),
                 name="suppression_one_address",
             ),
             models.CheckConstraint(
                 condition=Q(phone="") | Q(phone__regex=E164_REGEX), name="suppression_phone_e164"
+            ),
+            models.CheckConstraint(
+                condition=Q(cui="") | Q(cui__regex=r"^[0-9]{2,10}$"), name="suppression_cui_digits"
             ),
             models.UniqueConstraint(
                 fields=["tenant", "phone"], condition=~Q(phone=""), name="suppression_unique_phone"
@@ -880,14 +921,65 @@ class Suppression(models.Model):
             models.UniqueConstraint(
                 fields=["tenant", "email"], condition=~Q(email=""), name="suppression_unique_email"
             ),
+            models.UniqueConstraint(
+                fields=["tenant", "domain"],
+                condition=~Q(domain=""),
+                name="suppression_unique_domain",
+            ),
+            models.UniqueConstraint(
+                fields=["tenant", "cui"], condition=~Q(cui=""), name="suppression_unique_cui"
+            ),
         ]
 
     def __str__(self) -> str:
-        return self.phone or self.email
+        return self.value
 
     def save(self, *args, **kwargs) -> None:
         self.email = self.email.strip().lower()  # compared lowercased everywhere
+        self.domain = self.domain.strip().lower()
         super().save(*args, **kwargs)
+
+    @property
+    def kind(self) -> str:
+        for kind in self.Kind:
+            if getattr(self, kind.value):
+                return kind.value
+        return ""
+
+    @property
+    def value(self) -> str:
+        return self.phone or self.email or self.domain or self.cui
+
+    @property
+    def removable(self) -> bool:
+        return self.source in self.REMOVABLE_SOURCES
+
+
+class SuppressionRemoval(models.Model):
+    """Audit row: a person took a do-not-contact entry off the list, and why (the only
+    writer: outreach.suppression_list.remove_entry). What the entry was is copied here, as
+    the entry itself is gone."""
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
+    kind = models.CharField(max_length=8, choices=Suppression.Kind.choices)
+    value = models.CharField(max_length=254)
+    entry_reason = models.CharField(max_length=255)
+    entry_source = models.CharField(max_length=16, choices=Suppression.Source.choices)
+    entry_created_at = models.DateTimeField()
+    reason = models.TextField()
+    by_user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.CheckConstraint(condition=~Q(reason=""), name="suppressionremoval_has_reason"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.value} taken off the list by {self.by_user_id}"
 
 
 class OptOutLift(models.Model):

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, TypedDict
 
 from django.db import models
 from django.db.models import Case, Exists, OuterRef, Q, QuerySet, Value, When
-from django.db.models.functions import Lower
+from django.db.models.functions import Lower, StrIndex, Substr
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
@@ -35,7 +35,7 @@ from cerniq.models import Tenant
 from outreach import reasons as codes
 from outreach import stages
 from outreach.models import Journey, Lead, Suppression
-from outreach.suppression import suppressed as find_suppressed
+from outreach.suppression import LeadListed, listed_for_leads
 
 if TYPE_CHECKING:
     from django_stubs_ext import WithAnnotations
@@ -148,8 +148,7 @@ class _Facts:
     email_opted_out: bool
     stage: str
     taken_over: bool
-    phone_suppressed: bool
-    email_suppressed: bool
+    listed: LeadListed  # which of its addresses the suppression list names
 
 
 @dataclass(frozen=True)
@@ -172,9 +171,32 @@ def _email_suppressed_sql() -> Q:
     return ~Q(email="") & Q(Exists(listed))
 
 
+def _domain_suppressed_sql() -> Q:
+    # What follows the @ (outreach.suppression.email_domain), in SQL on both databases.
+    domain = Substr(Lower(OuterRef("email")), StrIndex(OuterRef("email"), Value("@")) + 1)
+    listed = Suppression.objects.exclude(domain="").filter(
+        tenant_id=OuterRef("tenant_id"), domain=domain
+    )
+    return ~Q(email="") & Q(Exists(listed))
+
+
+def _company_suppressed_sql() -> Q:
+    listed = Suppression.objects.exclude(cui="").filter(
+        tenant_id=OuterRef("tenant_id"), cui=OuterRef("cui")
+    )
+    return ~Q(cui="") & Q(Exists(listed))
+
+
 # A lead-level condition blocks both channels; it comes after the channel's own opt-out and
-# suppression (those are permanent and say more), before the address checks.
+# suppression (those are permanent and say more), before the address checks. A listed
+# company comes first of them: it is the company's own wish, whatever the lead's stage.
 _LEAD_LEVEL = (
+    _Rule(
+        codes.COMPANY_SUPPRESSED,
+        State.BLOCKED,
+        lambda f: f.listed.cui,
+        _company_suppressed_sql,
+    ),
     _Rule(
         codes.STAGE_CLOSED,
         State.BLOCKED,
@@ -199,7 +221,7 @@ _WHATSAPP = (
     _Rule(
         codes.SUPPRESSED,
         State.BLOCKED,
-        lambda f: bool(f.phone) and f.phone_suppressed,
+        lambda f: f.listed.phone,
         _phone_suppressed_sql,
     ),
     *_LEAD_LEVEL,
@@ -243,8 +265,14 @@ _EMAIL = (
     _Rule(
         codes.SUPPRESSED,
         State.BLOCKED,
-        lambda f: bool(f.email) and f.email_suppressed,
+        lambda f: f.listed.email,
         _email_suppressed_sql,
+    ),
+    _Rule(
+        codes.DOMAIN_SUPPRESSED,
+        State.BLOCKED,
+        lambda f: f.listed.domain,
+        _domain_suppressed_sql,
     ),
     *_LEAD_LEVEL,
     _Rule(codes.NO_EMAIL, State.BLOCKED, lambda f: not f.email, lambda: Q(email="")),
@@ -261,7 +289,7 @@ _EMAIL = (
 _RULES = {WHATSAPP: _WHATSAPP, EMAIL: _EMAIL}
 
 
-def _facts(lead: Lead, journey: Journey | None, phone_sup: bool, email_sup: bool) -> _Facts:
+def _facts(lead: Lead, journey: Journey | None, listed: LeadListed) -> _Facts:
     return _Facts(
         phone=lead.phone,
         phone_reachable=lead.phone_reachable,
@@ -271,8 +299,7 @@ def _facts(lead: Lead, journey: Journey | None, phone_sup: bool, email_sup: bool
         email_opted_out=bool(journey and journey.email_opted_out),
         stage=journey.stage if journey else "",
         taken_over=bool(journey and journey.taken_over_by_id),
-        phone_suppressed=phone_sup,
-        email_suppressed=email_sup,
+        listed=listed,
     )
 
 
@@ -300,16 +327,15 @@ def readiness(
     journey: Journey | None = None,
     *,
     policy: ContactPolicy,
-    suppressed: tuple[bool, bool] | None = None,
+    listed: LeadListed | None = None,
 ) -> Readiness:
-    """The lead's readiness on each channel. `journey` defaults to the lead's own;
-    `suppressed` (phone listed, email listed) is looked up when not given (two queries at
-    most; `readiness_many` looks up a whole page at once)."""
+    """The lead's readiness on each channel. `journey` defaults to the lead's own; `listed`
+    (which of its addresses the suppression list names) is looked up when not given (one
+    query; `readiness_many` looks up a whole page at once)."""
     journey = journey if journey is not None else _journey_of(lead)
-    if suppressed is None:
-        phones, emails = find_suppressed(lead.tenant_id, phones=[lead.phone], emails=[lead.email])
-        suppressed = (lead.phone in phones, lead.email.strip().lower() in emails)
-    facts = _facts(lead, journey, *suppressed)
+    if listed is None:
+        listed = listed_for_leads(lead.tenant_id, [lead]).for_lead(lead)
+    facts = _facts(lead, journey, listed)
     return Readiness(_channel(WHATSAPP, facts, policy), _channel(EMAIL, facts, policy))
 
 
@@ -319,25 +345,14 @@ def readiness_many(leads: Iterable[Lead], *, policy: ContactPolicy) -> dict[int,
     leads = list(leads)
     if not leads:
         return {}
-    phones, emails = find_suppressed(
-        leads[0].tenant_id,
-        phones=[lead.phone for lead in leads],
-        emails=[lead.email for lead in leads],
-    )
-    return {
-        lead.pk: readiness(
-            lead,
-            policy=policy,
-            suppressed=(lead.phone in phones, lead.email.strip().lower() in emails),
-        )
-        for lead in leads
-    }
+    found = listed_for_leads(leads[0].tenant_id, leads)
+    return {lead.pk: readiness(lead, policy=policy, listed=found.for_lead(lead)) for lead in leads}
 
 
 def email_readiness(lead: Lead, journey: Journey | None, tenant: Tenant) -> ChannelReadiness:
     """The email channel alone, for the send path (suppression is checked there already,
     against the message's own address)."""
-    facts = _facts(lead, journey, False, False)
+    facts = _facts(lead, journey, LeadListed())
     return _channel(EMAIL, facts, ContactPolicy.of(tenant))
 
 

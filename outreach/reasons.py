@@ -14,6 +14,12 @@ from whatsapp.models import Phone
 # scans them next to the channel's name ("Email: bounced").
 OPTED_OUT = reasons.define("readiness.opted_out", _("opted out"))
 SUPPRESSED = reasons.define("readiness.suppressed", _("on the do-not-contact list"))
+DOMAIN_SUPPRESSED = reasons.define(
+    "readiness.domain_suppressed", _("its email domain is on the do-not-contact list")
+)
+COMPANY_SUPPRESSED = reasons.define(
+    "readiness.company_suppressed", _("its company (CUI) is on the do-not-contact list")
+)
 STAGE_CLOSED = reasons.define("readiness.stage_closed", _("the lead is %(stage)s"), stage=Stage)
 TAKEN_OVER = reasons.define("readiness.taken_over", _("taken over by a colleague"))
 NO_PHONE = reasons.define("readiness.no_phone", _("no phone number"))
@@ -155,6 +161,9 @@ NOT_SENT_OPTED_OUT = reasons.define(
 )
 NOT_SENT_SUPPRESSED = reasons.define(
     "send.suppressed", _("The recipient's address is on the suppression list")
+)
+NOT_SENT_COMPANY_SUPPRESSED = reasons.define(
+    "send.company_suppressed", _("The lead's company (CUI) is on the do-not-contact list")
 )
 NOT_SENT_TAKEN_OVER = reasons.define("send.taken_over", _("The lead is taken over by an operator"))
 NOT_SENT_UNDER_REVIEW = reasons.define("send.under_review", _("The lead is under human review"))

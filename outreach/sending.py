@@ -43,7 +43,7 @@ from outreach import automation, sequences, stages
 from outreach import reasons as codes
 from outreach.hours import SendingWindow
 from outreach.metrics import count_message
-from outreach.models import Enrollment, Journey, Message
+from outreach.models import Enrollment, Journey, Message, Suppression
 from outreach.recording import record_sent
 from outreach.sequences import cancel_message, is_opt_out_confirmation
 from outreach.transports import Transport, recipient_id, transport_for
@@ -143,7 +143,9 @@ def why_not_send(message: Message, transport: Transport | None = None) -> str:
     confirmation = is_opt_out_confirmation(message)
     if transport.opted_out(journey) and not confirmation:
         return reasons.code(codes.NOT_SENT_OPTED_OUT, channel=message.channel)
-    if not confirmation and transport.suppressed(message):
+    if not confirmation and (kind := transport.suppressed(message)):
+        if kind == Suppression.Kind.CUI:
+            return reasons.code(codes.NOT_SENT_COMPANY_SUPPRESSED)
         return reasons.code(codes.NOT_SENT_SUPPRESSED)
     if message.is_manual:
         return transport.blocker(message, journey)

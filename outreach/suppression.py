@@ -1,25 +1,38 @@
-"""The suppression list: addresses that asked us to stop, honoured on every path.
+"""The suppression list: phones, addresses, email domains and companies that must not be
+contacted, honoured on every path.
 
-A WhatsApp stop suppresses the phone number, an email unsubscribe the address. Import
-marks a lead whose address is suppressed as opted out of that channel; dispatch, manual
-sends and the send path refuse to use a suppressed address (an opt-out confirmation
-excepted). Emails are compared lowercased.
+A WhatsApp stop suppresses the phone number, an email unsubscribe the address; people add
+numbers, addresses, whole domains and companies (CUI) by hand, by CSV or over the API
+(outreach.suppression_list). Readiness reads the list live, so dispatch, the pages and the
+import report follow it; manual sends and the send path check it again before a send. An
+opt-out also flags the lead's journey (outreach.optout): an entry a person added does not,
+so taking it off the list makes the leads it blocked reachable again. Emails and domains
+are compared lowercased.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 
 from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
 from cerniq.models import Tenant
-from outreach.models import Channel, Journey, Message, Suppression
+from outreach.models import Channel, Journey, Lead, Message, Suppression
+
+Kind = Suppression.Kind
 
 
 def _email(value: str) -> str:
     return (value or "").strip().lower()
+
+
+def email_domain(email: str) -> str:
+    """The domain part of an address, lowercased ("" without one)."""
+    _, at, domain = _email(email).partition("@")
+    return domain if at else ""
 
 
 def suppress(
@@ -29,8 +42,10 @@ def suppress(
     email: str = "",
     reason: str,
     message: Message | None = None,
+    source: str = Suppression.Source.OPT_OUT,
 ) -> bool:
-    """Add the address (once); True when it was new."""
+    """A recipient asked us to stop (or their address is dead): list the address (once) and
+    opt the leads carrying it out of that channel. True when the entry is new."""
     tenant_id = tenant if isinstance(tenant, int) else tenant.pk
     fields = {"phone": phone} if phone else {"email": _email(email)}
     if not (phone or email):
@@ -40,7 +55,7 @@ def suppress(
             _, created = Suppression.objects.get_or_create(
                 tenant_id=tenant_id,
                 **fields,
-                defaults={"reason": reason[:255], "source_message": message},
+                defaults={"reason": reason[:255], "source_message": message, "source": source},
             )
     except IntegrityError:  # a concurrent stop for the same address won the insert
         created = False
@@ -76,18 +91,23 @@ def flag_journeys(
 
 
 def flag_imported(tenant_id: int, lead_ids: Iterable[int]) -> int:
-    """After an import: leads whose phone or email is suppressed are opted out of it."""
+    """After an import: leads whose phone or email asked us to stop are opted out of that
+    channel, as if they had asked again. (Domain and company entries need no flag: readiness
+    reads them live.)"""
     lead_ids = list(lead_ids)
-    if not lead_ids or not Suppression.objects.filter(tenant_id=tenant_id).exists():
+    listed = Suppression.objects.filter(tenant_id=tenant_id, source__in=_RECIPIENT_SOURCES)
+    if not lead_ids or not listed.exists():
         return 0
-    phones = Suppression.objects.filter(tenant_id=tenant_id).exclude(phone="")
-    emails = Suppression.objects.filter(tenant_id=tenant_id).exclude(email="")
     return flag_journeys(
         tenant_id,
-        phones=phones.values_list("phone", flat=True),
-        emails=emails.values_list("email", flat=True),
+        phones=listed.exclude(phone="").values_list("phone", flat=True),
+        emails=listed.exclude(email="").values_list("email", flat=True),
         lead_ids=lead_ids,
     )
+
+
+# What the recipient did (as opposed to what a person added): only these flag journeys.
+_RECIPIENT_SOURCES = sorted(set(Suppression.Source) - Suppression.REMOVABLE_SOURCES)
 
 
 def channel_address(channel: str, *, phone: str, email: str) -> dict[str, str]:
@@ -95,27 +115,96 @@ def channel_address(channel: str, *, phone: str, email: str) -> dict[str, str]:
     return {"phone": phone} if channel == Channel.WHATSAPP else {"email": _email(email)}
 
 
-def is_suppressed(tenant: Tenant | int, *, phone: str = "", email: str = "") -> bool:
-    tenant_id = tenant if isinstance(tenant, int) else tenant.pk
-    if phone:
-        return Suppression.objects.filter(tenant_id=tenant_id, phone=phone).exists()
-    if email:
-        return Suppression.objects.filter(tenant_id=tenant_id, email=_email(email)).exists()
-    return False
+@dataclass(frozen=True)
+class LeadListed:
+    """Which of a lead's addresses the list names."""
+
+    phone: bool = False
+    email: bool = False
+    domain: bool = False
+    cui: bool = False
+
+    @property
+    def whatsapp_kind(self) -> str:
+        """The entry that closes WhatsApp ("" when none): the number, else the company."""
+        return Kind.PHONE if self.phone else Kind.CUI if self.cui else ""
+
+    @property
+    def email_kind(self) -> str:
+        """The entry that closes email ("" when none): the address, its domain, the company."""
+        if self.email:
+            return Kind.EMAIL
+        return Kind.DOMAIN if self.domain else Kind.CUI if self.cui else ""
 
 
-def suppressed(
-    tenant: Tenant | int, *, phones: Iterable[str] = (), emails: Iterable[str] = ()
-) -> tuple[set[str], set[str]]:
-    """Which of these phones and emails are suppressed: (phones, emails), one query at most
-    (a list page asks for its fifty leads' phones and emails at once)."""
+@dataclass(frozen=True)
+class Listed:
+    """The entries naming some leads' addresses, read in one query."""
+
+    phones: set[str] = field(default_factory=set)
+    emails: set[str] = field(default_factory=set)
+    domains: set[str] = field(default_factory=set)
+    cuis: set[str] = field(default_factory=set)
+
+    def of(self, *, phone: str = "", email: str = "", cui: str = "") -> LeadListed:
+        return LeadListed(
+            phone=bool(phone) and phone in self.phones,
+            email=bool(email) and _email(email) in self.emails,
+            domain=bool(email) and email_domain(email) in self.domains,
+            cui=bool(cui) and cui in self.cuis,
+        )
+
+    def for_lead(self, lead: Lead) -> LeadListed:
+        return self.of(phone=lead.phone, email=lead.email, cui=lead.cui)
+
+
+def listed(
+    tenant: Tenant | int,
+    *,
+    phones: Iterable[str] = (),
+    emails: Iterable[str] = (),
+    cuis: Iterable[str] = (),
+) -> Listed:
+    """Which of these phones, emails (and their domains) and CUIs the list names: one query
+    at most (a list page asks for its fifty leads at once)."""
     tenant_id = tenant if isinstance(tenant, int) else tenant.pk
     phones = {p for p in phones if p}
     emails = {_email(e) for e in emails if e}
-    if not phones and not emails:
-        return set(), set()
-    matching = Q(phone__in=phones) | Q(email__in=emails)  # an empty side matches nothing
-    found = list(
-        Suppression.objects.filter(matching, tenant_id=tenant_id).values_list("phone", "email")
+    domains = {d for d in map(email_domain, emails) if d}
+    cuis = {c for c in cuis if c}
+    if not (phones or emails or cuis):
+        return Listed()
+    matching = Q(phone__in=phones) | Q(email__in=emails) | Q(domain__in=domains) | Q(cui__in=cuis)
+    found = Listed()
+    rows = Suppression.objects.filter(matching, tenant_id=tenant_id)
+    for phone, email, domain, cui in rows.values_list("phone", "email", "domain", "cui"):
+        for value, into in (
+            (phone, found.phones),
+            (email, found.emails),
+            (domain, found.domains),
+            (cui, found.cuis),
+        ):
+            if value:
+                into.add(value)
+    return found
+
+
+def listed_for_leads(tenant: Tenant | int, leads: Iterable[Lead]) -> Listed:
+    leads = list(leads)
+    return listed(
+        tenant,
+        phones=[lead.phone for lead in leads],
+        emails=[lead.email for lead in leads],
+        cuis=[lead.cui for lead in leads],
     )
-    return {p for p, _ in found if p in phones}, {e for _, e in found if e in emails}
+
+
+def lead_listed(lead: Lead) -> LeadListed:
+    """One lead's entries (one query)."""
+    return listed_for_leads(lead.tenant_id, [lead]).for_lead(lead)
+
+
+def is_suppressed(tenant: Tenant | int, *, phone: str = "", email: str = "", cui: str = "") -> bool:
+    """The list names this phone, or this email or its domain, or this company."""
+    found = listed(tenant, phones=[phone], emails=[email], cuis=[cui])
+    return any(vars(found.of(phone=phone, email=email, cui=cui)).values())

@@ -25,7 +25,7 @@ from outreach.models import Channel, Journey, Lead, Message, Stage
 from outreach.readiness import email_readiness
 from outreach.replanning import take_phone_offline
 from outreach.sequences import is_opt_out_confirmation
-from outreach.suppression import channel_address, is_suppressed
+from outreach.suppression import channel_address, listed
 from whatsapp import reasons as phone_reasons
 from whatsapp.backends import WhatsAppBackend
 from whatsapp.models import Phone
@@ -85,12 +85,22 @@ class Transport:
         """What else stops this send now ("" when nothing does)."""
         return ""
 
-    def suppressed(self, message: Message) -> bool:
-        """The recipient's address is on the tenant's suppression list."""
+    def suppressed(self, message: Message) -> str:
+        """The kind of the suppression-list entry naming the recipient's address (an
+        email's domain too) or the lead's company; "" when none does."""
+        lead = message.lead if message.lead_id else None
+        cui = lead.cui if lead else ""
         address = channel_address(
             self.channel, phone=message.counterpart, email=message.counterpart
         )
-        return is_suppressed(message.tenant_id, **address)
+        found = listed(
+            message.tenant_id,
+            phones=[address.get("phone", "")],
+            emails=[address.get("email", "")],
+            cuis=[cui],
+        )
+        names = found.of(**address, cui=cui)
+        return names.whatsapp_kind if self.channel == Channel.WHATSAPP else names.email_kind
 
     def acquire(self, message: Message, now: datetime) -> datetime | None:
         """Take what a send holds; None when taken, else when to try again."""

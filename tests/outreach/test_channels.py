@@ -8,6 +8,7 @@ from cerniq import reasons
 from outreach.channels import choose_channel
 from outreach.models import Journey, Lead
 from outreach.readiness import ContactPolicy, readiness
+from outreach.suppression import LeadListed
 
 VALID = Lead.EmailStatus.VALID
 
@@ -100,7 +101,7 @@ NOT_WA = "instead of the step's channel: "
 def test_seed_rules(lead_kw, journey_kw, step, channel, reason, fallback):
     journey = Journey(**{"stage": "COLD", **journey_kw})
     ready = readiness(
-        lead(**lead_kw), journey, policy=ContactPolicy(email_unchecked=False), suppressed=(0, 0)
+        lead(**lead_kw), journey, policy=ContactPolicy(email_unchecked=False), listed=LeadListed()
     )
     choice = choose_channel(ready, journey, step)
     assert (choice.channel, reasons.render(choice.reason), choice.fallback) == (
@@ -125,7 +126,7 @@ def test_unchecked_numbers_and_addresses_follow_the_tenant_policy(policy, step, 
     channel, else none (with both reasons)."""
     journey = Journey(stage="COLD")
     unchecked = lead(phone_reachable=None, email_status="unknown")
-    ready = readiness(unchecked, journey, policy=policy, suppressed=(0, 0))
+    ready = readiness(unchecked, journey, policy=policy, listed=LeadListed())
     choice = choose_channel(ready, journey, step)
     assert choice.channel == channel
     if channel is None:

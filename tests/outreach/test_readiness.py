@@ -25,7 +25,9 @@ ON = ContactPolicy()
 OFF = ContactPolicy(whatsapp_unchecked=False, email_unchecked=False)
 
 PHONES = ("", "+40721000001", "+40721000002")
-EMAILS = ("", "ana@ferma.ro", "ion@agro.ro")
+EMAILS = ("", "ana@ferma.ro", "ion@agro.ro", "Dan@Ferma.RO")
+DOMAINS = ("ferma.ro", "agro.ro")
+CUIS = ("", "22732040", "14399840")
 
 lead_states = st.fixed_dictionaries(
     {
@@ -33,6 +35,7 @@ lead_states = st.fixed_dictionaries(
         "phone_reachable": st.sampled_from([None, True, False]),
         "email": st.sampled_from(EMAILS),
         "email_status": st.sampled_from(Lead.EmailStatus.values),
+        "cui": st.sampled_from(CUIS),
         "journey": st.booleans(),
         "whatsapp_opted_out": st.booleans(),
         "email_opted_out": st.booleans(),
@@ -50,6 +53,10 @@ def _make(tenant, state: dict, holder) -> Lead:
         phone_reachable=state["phone_reachable"],
         email=state["email"],
         email_status=state["email_status"],
+        # A CUI is one lead's per tenant (until companies hold several contacts).
+        cui=""
+        if Lead.objects.filter(tenant=tenant, cui=state["cui"]).exclude(cui="").exists()
+        else state["cui"],
     )
     if state["journey"]:
         Journey.objects.create(
@@ -73,11 +80,13 @@ def _make(tenant, state: dict, holder) -> Lead:
     states=st.lists(lead_states, min_size=1, max_size=10),
     policy=st.tuples(st.booleans(), st.booleans()),
     phones_listed=st.sets(st.sampled_from(PHONES[1:])),
-    emails_listed=st.sets(st.sampled_from(EMAILS[1:])),
+    emails_listed=st.sets(st.sampled_from(EMAILS[1:3])),
+    domains_listed=st.sets(st.sampled_from(DOMAINS)),
+    cuis_listed=st.sets(st.sampled_from(CUIS[1:])),
     listed_elsewhere=st.booleans(),
 )
 def test_the_python_and_sql_forms_agree(
-    states, policy, phones_listed, emails_listed, listed_elsewhere
+    states, policy, phones_listed, emails_listed, domains_listed, cuis_listed, listed_elsewhere
 ):
     with transaction.atomic():
         tenant = make_tenant(
@@ -89,10 +98,18 @@ def test_the_python_and_sql_forms_agree(
         for email in emails_listed:
             # Stored lowercased; a lead's address in capitals is still the same address.
             Suppression.objects.create(tenant=tenant, email=email.upper(), reason="stop")
+        for domain in domains_listed:
+            Suppression.objects.create(tenant=tenant, domain=domain, reason="no one there")
+        for cui in cuis_listed:
+            Suppression.objects.create(tenant=tenant, cui=cui, reason="the company asked")
         if listed_elsewhere:  # another tenant's list never blocks this tenant's leads
             other = make_tenant()
             for phone in PHONES[1:]:
                 Suppression.objects.create(tenant=other, phone=phone, reason="stop")
+            for domain in DOMAINS:
+                Suppression.objects.create(tenant=other, domain=domain, reason="stop")
+            for cui in CUIS[1:]:
+                Suppression.objects.create(tenant=other, cui=cui, reason="stop")
         leads = [_make(tenant, state, holder) for state in states]
         python = readiness_many(
             Lead.objects.filter(tenant=tenant).select_related("journey"),

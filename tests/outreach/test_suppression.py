@@ -121,25 +121,33 @@ def test_suppressing_twice_keeps_one_row(tenant):
 
 
 @pytest.mark.django_db
-def test_a_page_asks_for_its_phones_and_emails_in_one_query(tenant, other_tenant):
+def test_a_page_asks_for_its_phones_emails_domains_and_companies_in_one_query(tenant, other_tenant):
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    from outreach.suppression import suppressed
+    from outreach.suppression import Listed, listed
+    from outreach.suppression_list import add_entry
 
     suppress(tenant, phone="+40744000001", reason="stop")
     suppress(tenant, email="Stop@Ferma.ro", reason="stop")
+    add_entry(tenant, kind="domain", value="@Concurent.RO", reason="a competitor")
+    add_entry(tenant, kind="cui", value="RO22732040", reason="asked by phone")
     suppress(other_tenant, phone="+40744000002", reason="stop")  # not this tenant's
+    add_entry(other_tenant, kind="domain", value="ferma.ro", reason="not this tenant's")
     with CaptureQueriesContext(connection) as ctx:
-        found = suppressed(
+        found = listed(
             tenant,
             phones=["+40744000001", "+40744000002", ""],
-            emails=["stop@ferma.ro", "ok@ferma.ro", ""],
+            emails=["stop@ferma.ro", "ok@ferma.ro", "ana@concurent.ro", ""],
+            cuis=["22732040", "14399840", ""],
         )
-    assert found == ({"+40744000001"}, {"stop@ferma.ro"})
+    assert found == Listed({"+40744000001"}, {"stop@ferma.ro"}, {"concurent.ro"}, {"22732040"})
     assert len(ctx.captured_queries) == 1
-    assert suppressed(tenant, emails=["STOP@ferma.ro"]) == (set(), {"stop@ferma.ro"})
-    assert suppressed(tenant, phones=["+40744000001"]) == ({"+40744000001"}, set())
+    assert found.of(email="Ana@Concurent.ro").email_kind == "domain"
+    assert found.of(email="stop@ferma.ro", cui="22732040").email_kind == "email"
+    assert found.of(phone="+40799000000", cui="22732040").whatsapp_kind == "cui"
+    assert found.of(email="ok@ferma.ro", phone="+40744000002").email_kind == ""
+    assert listed(tenant, emails=["STOP@ferma.ro"]).emails == {"stop@ferma.ro"}
     with CaptureQueriesContext(connection) as ctx:
-        assert suppressed(tenant) == (set(), set())
+        assert listed(tenant) == Listed()
     assert ctx.captured_queries == []
