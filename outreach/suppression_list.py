@@ -47,7 +47,12 @@ class EntryInvalid(ValueError):
 
 
 class RemovalRefused(ValueError):
-    """An entry that cannot be taken off here, or no usable reason."""
+    """An entry that cannot be taken off here (`field` "" : the entry's own state), or no
+    usable reason (`field` "reason")."""
+
+    def __init__(self, message: str, field: str = "") -> None:
+        super().__init__(message)
+        self.field = field
 
 
 def normalize(kind: str, raw: str) -> str:
@@ -134,7 +139,8 @@ def remove_entry(entry: Suppression, *, user, reason: str) -> SuppressionRemoval
     reason = (reason or "").strip()
     if len(reason) < MIN_REASON:
         raise RemovalRefused(
-            _("Say why it comes off the list (at least %(n)d characters).") % {"n": MIN_REASON}
+            _("Say why it comes off the list (at least %(n)d characters).") % {"n": MIN_REASON},
+            field="reason",
         )
     removal = SuppressionRemoval.objects.create(
         tenant_id=entry.tenant_id,
