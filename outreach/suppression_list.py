@@ -9,6 +9,7 @@ lead's page only (outreach.optout_manual), where the reason is asked and audited
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 from collections import defaultdict
@@ -26,6 +27,7 @@ from stdnum.ro import cui as ro_cui
 
 from cerniq.models import Tenant
 from cerniq.phone_numbers import NotAPhoneNumber, to_e164
+from cerniq.text_input import UNPRINTABLE
 from outreach.models import Lead, Suppression, SuppressionRemoval
 from outreach.optout_manual import MIN_REASON
 
@@ -35,6 +37,7 @@ Source = Suppression.Source
 MAX_CSV_BYTES = 5 * 1024 * 1024
 MAX_CSV_ROWS = 50_000
 MAX_ERRORS_SHOWN = 20
+MAX_REMOVAL_REASON = 2000  # characters, as the API takes it
 _CSV_KINDS = {kind.value for kind in Kind}
 
 
@@ -142,6 +145,11 @@ def remove_entry(entry: Suppression, *, user, reason: str) -> SuppressionRemoval
             _("Say why it comes off the list (at least %(n)d characters).") % {"n": MIN_REASON},
             field="reason",
         )
+    if len(reason) > MAX_REMOVAL_REASON:
+        raise RemovalRefused(
+            _("The reason can be at most %(n)d characters long.") % {"n": MAX_REMOVAL_REASON},
+            field="reason",
+        )
     removal = SuppressionRemoval.objects.create(
         tenant_id=entry.tenant_id,
         kind=entry.kind,
@@ -162,14 +170,26 @@ def entries(tenant: Tenant, *, kind: str = "", q: str = "") -> QuerySet[Suppress
     if kind in _CSV_KINDS:
         found = found.exclude(**{kind: ""})
     if q := q.strip().lower():
-        found = found.filter(
+        match = (
             Q(phone__contains=q)
             | Q(email__contains=q)
             | Q(domain__contains=q.removeprefix("@"))
             | Q(cui__contains=q.upper().removeprefix("RO"))
             | Q(reason__icontains=q)
         )
+        with contextlib.suppress(NotAPhoneNumber):  # 0722 000 003 finds +40722000003
+            match |= Q(phone=to_e164(q))
+        found = found.filter(match)
     return found.order_by("-created_at", "-pk")
+
+
+def removals(tenant: Tenant) -> QuerySet[SuppressionRemoval]:
+    """What people took off the tenant's list, the latest first, with who did it."""
+    return (
+        SuppressionRemoval.objects.filter(tenant=tenant)
+        .select_related("by_user")
+        .order_by("-created_at", "-pk")
+    )
 
 
 def _lead_domain() -> Substr:
@@ -269,6 +289,9 @@ def read_csv(data: bytes | str) -> list[CsvRow]:
             raise CsvInvalid([(line, _("The file has over %(n)d entries.") % {"n": MAX_CSV_ROWS})])
 
         reason = _cell(cells, at, "reason")
+        if unprintable := UNPRINTABLE.search(reason):
+            errors.append((line, _unprintable(unprintable[0])))
+            continue
         pairs = (
             [(kind, _cell(cells, at, kind)) for kind in sorted(_CSV_KINDS)]
             if by_kind_column
@@ -284,6 +307,12 @@ def read_csv(data: bytes | str) -> list[CsvRow]:
     if errors:
         raise CsvInvalid(errors[:MAX_ERRORS_SHOWN])
     return rows
+
+
+def _unprintable(character: str) -> str:
+    return _("The reason holds a control character (U+%(code)04X); remove it.") % {
+        "code": ord(character)
+    }
 
 
 def _cell(cells: list[str], at: dict[str, int], name: str) -> str:
