@@ -32,6 +32,7 @@ from api.views.reviews import ReviewViewSet
 from api.views.sending_window import SendingWindowView
 from api.views.sequence_stats import SequenceStatsView
 from api.views.sequences import SequenceViewSet
+from api.views.suppressions import SuppressionViewSet
 from api.views.templates import TemplateViewSet
 from api.views.webhooks import WebhookDeliveryViewSet, WebhookEndpointViewSet
 
@@ -46,6 +47,7 @@ router.register("analytics", AnalyticsViewSet, basename="analytics")
 router.register("sequences", SequenceViewSet, basename="sequence")
 router.register("templates", TemplateViewSet, basename="template")
 router.register("quick-replies", QuickReplyViewSet, basename="quick-reply")
+router.register("suppressions", SuppressionViewSet, basename="suppression")
 router.register("webhooks", WebhookEndpointViewSet, basename="webhook")
 router.register("webhook-deliveries", WebhookDeliveryViewSet, basename="webhook-delivery")
 

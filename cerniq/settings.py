@@ -530,6 +530,9 @@ SPECTACULAR_SETTINGS = {
         "ReviewStatusEnum": "hitl.models.ReviewItem.Status",
         "OptOutAskedOnEnum": "outreach.models.OptOutRecord.AskedOn",
         "QuickReplyChannelEnum": "outreach.models.QuickReply.ChannelChoice",
+        "SuppressionKindEnum": "outreach.models.Suppression.Kind",
+        "ReviewKindEnum": "hitl.models.ReviewItem.Kind",
+        "SuppressionSourceEnum": "outreach.models.Suppression.Source",
     },
 }
 
