@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import secrets
-
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
@@ -19,6 +17,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from cerniq import reasons
 from cerniq.params import parse_id, parse_ids, text_param
 from cerniq.tenancy import AuthenticatedHttpRequest, TenantScope, scope_for
+from console.searches import SEARCH_KEY, recall, remember
 from console.views import lead_order
 from console.views.lead_controls import bulk_html, filters_html, sort_head_html
 from console.views.lead_rows import lead_rows_html, with_stalled
@@ -83,13 +82,9 @@ EMAIL_PROBLEMS = (
     Lead.EmailStatus.COMPLAINED,
 )
 
-# The search box takes phone numbers and emails, which must not sit in URLs (access logs,
-# browser history, Referer headers). The filter form is POSTed; the search text is kept in
-# the session and the URL carries ?s=<opaque key> in its place. A ?q= link still works,
-# but the page's own links (pages, sorting, back from bulk actions) carry the key.
-SEARCH_KEY = "s"
-SESSION_SEARCHES = "lead_searches"  # {key: search text}, the latest few, oldest first
-KEEP_SEARCHES = 20
+# The search box takes phone numbers and emails, which must not sit in URLs: the filter form
+# is POSTed and the URL carries ?s=<opaque key> in its place (console.searches). A ?q= link
+# still works, but the page's own links (pages, sorting, back from bulk actions) carry the key.
 
 
 def filtered_leads(scope: TenantScope, params) -> QuerySet[Lead]:
@@ -222,20 +217,6 @@ def _page(scope: TenantScope, params, sort: str, order: list):
     return page
 
 
-def _search_key(request: AuthenticatedHttpRequest, text: str) -> str:
-    """The session's key for the search `text` (the same key for the same text)."""
-    searches = request.session.get(SESSION_SEARCHES, {})
-    for key, known in searches.items():
-        if known == text:
-            return key
-    key = secrets.token_urlsafe(6)
-    searches[key] = text
-    for oldest in list(searches)[:-KEEP_SEARCHES]:
-        del searches[oldest]
-    request.session[SESSION_SEARCHES] = searches
-    return key
-
-
 def _params(request: AuthenticatedHttpRequest) -> tuple[QueryDict, QueryDict, bool]:
     """(the filters to apply, the query string for the page's own links, whether ?s= named
     a search this session does not know: another browser's, or an expired session's)."""
@@ -244,10 +225,10 @@ def _params(request: AuthenticatedHttpRequest) -> tuple[QueryDict, QueryDict, bo
     key = params.pop(SEARCH_KEY, [None])[-1]
     links.pop("q", None)
     if text:
-        links[SEARCH_KEY] = _search_key(request, text)
+        links[SEARCH_KEY] = remember(request, text)
         return params, links, False
     if key:
-        found = request.session.get(SESSION_SEARCHES, {}).get(key)
+        found = recall(request, key)
         if found is None:
             links.pop(SEARCH_KEY)
             return params, links, True
@@ -263,7 +244,7 @@ def _search_url(request: AuthenticatedHttpRequest) -> str:
         if not value:
             continue
         if name == "q":
-            query[SEARCH_KEY] = _search_key(request, value)
+            query[SEARCH_KEY] = remember(request, value)
         else:
             query[name] = value
     url = reverse("outreach:leads")
