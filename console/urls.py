@@ -38,4 +38,5 @@ urlpatterns = [
     path("", include("console.urls_review_settings")),
     path("", include("console.urls_quick_replies")),
     path("", include("console.urls_reply_settings")),
+    path("", include("console.urls_suppressions")),
 ]

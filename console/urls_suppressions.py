@@ -1,0 +1,25 @@
+"""Routes of the do-not-contact list's page (included by console/urls.py)."""
+
+from django.urls import path
+
+from console.views import suppressions
+
+urlpatterns = [
+    path("settings/do-not-contact/", suppressions.suppression_list, name="suppressions"),
+    path("settings/do-not-contact/add/", suppressions.suppression_add, name="suppression_add"),
+    path(
+        "settings/do-not-contact/import/",
+        suppressions.suppression_import,
+        name="suppression_import",
+    ),
+    path(
+        "settings/do-not-contact/export/",
+        suppressions.suppression_export,
+        name="suppression_export",
+    ),
+    path(
+        "settings/do-not-contact/<int:pk>/remove/",
+        suppressions.suppression_remove,
+        name="suppression_remove",
+    ),
+]
