@@ -255,7 +255,7 @@ def test_an_entry_the_recipient_caused_is_lifted_on_the_leads_page_only(admin_we
     )
     html = admin_web.get(URL).content.decode()
     row = html.split(f'data-suppression="{entry.pk}"')[1].split("</tr>")[0]
-    assert "data-remove-suppression" not in row
+    assert "data-remove-suppression" not in row and "Not removable here:" in row
     assert f'<a href="/outreach/leads/{lead.pk}/">lift it on the lead\'s page</a>' in row
     response = admin_web.post(f"{URL}{entry.pk}/remove/", {"reason": "He called and asked again"})
     assert response.status_code == 302
@@ -365,6 +365,8 @@ def test_anonymous_visitors_are_sent_to_log_in(tenant):
 
 def test_members_who_are_not_admins_read_and_download_but_change_nothing(operator_web, tenant):
     entry, _ = dnc.add_entry(tenant, kind="email", value="x@ferma.ro", reason="listed")
+    leads = operator_web.get("/outreach/leads/").content.decode()
+    assert f'href="{URL}" data-do-not-contact-link' in leads  # found without Settings
     page = operator_web.get(URL)
     html = page.content.decode()
     assert page.status_code == 200 and "x@ferma.ro" in html
