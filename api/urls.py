@@ -25,6 +25,7 @@ from api.views.analytics import AnalyticsViewSet
 from api.views.imports import ImportJobViewSet
 from api.views.leads import LeadViewSet
 from api.views.messages import MessageViewSet
+from api.views.person_data import PersonExportView
 from api.views.phones import PhoneViewSet
 from api.views.plan import PlanPreviewView
 from api.views.quick_replies import QuickReplyViewSet
@@ -65,6 +66,7 @@ urlpatterns = [
     path("v1/sending-window/", SendingWindowView.as_view(), name="sending-window"),
     path("v1/plan/", PlanPreviewView.as_view(), name="plan-preview"),
     path("v1/sequences/<int:pk>/stats/", SequenceStatsView.as_view(), name="sequence-stats"),
+    path("v1/leads/<int:pk>/export/", PersonExportView.as_view(), name="lead-export"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     # HTML pages: OPTIONS has no description to render as a page there (a 405, not a 500).
     path(

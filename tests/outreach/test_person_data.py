@@ -171,3 +171,37 @@ def test_a_number_written_in_any_format_in_a_stored_payload_is_found(tenant):
         tenant=tenant, provider="timelinesai", raw_body=b'{"p": "0722111223"}'
     )
     assert person_data.webhook_events_of(ana).count() == 3
+
+
+@pytest.mark.django_db
+def test_the_command_finds_the_person_by_number_and_writes_the_document(tenant, tmp_path):
+    from django.core.management import CommandError, call_command
+
+    ana = make_lead(tenant, phone="+40722111222", email="ana@ferma.ro")
+    out = tmp_path / "ana.json"
+    call_command(
+        "export_person", "--tenant", tenant.slug, "--phone", "0722 111 222", "--output", str(out)
+    )
+    assert json.loads(out.read_text(encoding="utf-8"))["lead_id"] == ana.pk
+    with pytest.raises(CommandError, match="no lead of this tenant matches"):
+        call_command("export_person", "--tenant", tenant.slug, "--email", "nobody@ferma.ro")
+    with pytest.raises(CommandError, match="--phone '12'"):
+        call_command("export_person", "--tenant", tenant.slug, "--phone", "12")
+
+
+@pytest.mark.django_db
+def test_the_api_exports_a_lead_of_the_keys_workspace_only(tenant, other_tenant):
+    from rest_framework.test import APIClient
+
+    from cerniq import api_keys
+
+    ana = make_lead(tenant, phone="+40722111222", email="ana@ferma.ro")
+    theirs = make_lead(other_tenant, phone="+40722111222")
+    admin = make_user(tenant, role="ADMIN")
+    _, key = api_keys.create_key(tenant, name="dpo", scope="read", user=admin)
+    api = APIClient(HTTP_ACCEPT_LANGUAGE="en")
+    api.credentials(HTTP_AUTHORIZATION=f"Api-Key {key}")
+    response = api.get(f"/api/v1/leads/{ana.pk}/export/")
+    assert response.status_code == 200
+    assert response.json()["sections"]["lead"][0]["fields"]["email"] == "ana@ferma.ro"
+    assert api.get(f"/api/v1/leads/{theirs.pk}/export/").status_code == 404
