@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from console.views import lead_detail, lead_import, lead_optout, leads
+from console.views import lead_detail, lead_export, lead_import, lead_optout, leads
 
 urlpatterns = [
     path("leads/", leads.lead_list, name="leads"),
@@ -20,5 +20,6 @@ urlpatterns = [
         lead_optout.record_opt_out,
         name="lead_record_opt_out",
     ),
+    path("leads/<int:pk>/export.json", lead_export.lead_export, name="lead_export"),
     path("leads/<int:pk>/<str:action>/", lead_detail.lead_action, name="lead_action"),
 ]

@@ -205,3 +205,23 @@ def test_the_api_exports_a_lead_of_the_keys_workspace_only(tenant, other_tenant)
     assert response.status_code == 200
     assert response.json()["sections"]["lead"][0]["fields"]["email"] == "ana@ferma.ro"
     assert api.get(f"/api/v1/leads/{theirs.pk}/export/").status_code == 404
+
+
+@pytest.mark.django_db
+def test_the_lead_page_links_the_export_and_serves_it_to_the_tenant_only(
+    client, tenant, other_tenant
+):
+    import time_machine
+
+    ana = make_lead(tenant, phone="+40722111222", email="ana@ferma.ro")
+    theirs = make_lead(other_tenant)
+    client.force_login(make_user(tenant))
+    page = client.get(f"/outreach/leads/{ana.pk}/").content.decode()
+    assert f'href="/outreach/leads/{ana.pk}/export.json"' in page
+    with time_machine.travel("2026-12-02T10:00:00+02:00", tick=False):
+        response = client.get(f"/outreach/leads/{ana.pk}/export.json")
+    assert response.status_code == 200 and response["Content-Type"].startswith("application/json")
+    assert f'filename="lead-{ana.pk}-2026-12-02.json"' in response["Content-Disposition"]
+    assert json.loads(response.content)["sections"]["lead"][0]["pk"] == ana.pk
+    assert client.get(f"/outreach/leads/{theirs.pk}/export.json").status_code == 404
+    assert client.post(f"/outreach/leads/{ana.pk}/export.json").status_code == 405
