@@ -19,7 +19,6 @@ from django.http import HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.http import content_disposition_header
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -136,9 +135,9 @@ def _page_context(
     kind, q, links = _filters(request, params)
     found = dnc.entries(tenant, kind=kind, q=q).annotate(source_lead=F("source_message__lead_id"))
     page = Paginator(found, PER_PAGE).get_page(parse_page(params.get("page")))
-    shown = list(page.object_list)
-    blocked = dnc.blocked_counts(tenant, shown)
-    for entry in shown:
+    rows = list(page.object_list)
+    blocked = dnc.blocked_counts(tenant, rows)  # one count for the page, whatever its rows
+    for entry in rows:
         entry.kind_label = Kind(entry.kind).label
         entry.blocked = blocked.get(entry.pk, 0)
         # What the leads list's search finds the entry's leads by ("@ferma.ro": an address
@@ -150,7 +149,7 @@ def _page_context(
     context = {
         "settings_tab": "do_not_contact",
         "page": page,
-        "entries": shown,
+        "entries": rows,
         "kind": kind,
         "q": q,
         "kinds": Kind.choices,
@@ -212,7 +211,7 @@ def suppression_add(request: AuthenticatedHttpRequest) -> HttpResponse:
             _say_added(request, entry, created)
             return redirect(_list_url())
     messages.error(request, _("Nothing was added: correct the fields marked below."))
-    return _render(request, scope, params, status=400, form=form, add_open=True)
+    return _render(request, scope, params, status=400, form=form)
 
 
 def _say_added(request: AuthenticatedHttpRequest, entry: Suppression, created: bool) -> None:
@@ -310,7 +309,6 @@ def suppression_export(request: AuthenticatedHttpRequest) -> HttpResponse:
     tenant = scope_for(request).tenant
     day = timezone.localdate(timezone.now(), ZoneInfo(tenant.time_zone))  # the tenant's day
     response = HttpResponse(dnc.export_csv(tenant), content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = content_disposition_header(
-        as_attachment=True, filename=f"do-not-contact-{tenant.slug}-{day.isoformat()}.csv"
-    )
+    name = f"do-not-contact-{tenant.slug}-{day.isoformat()}.csv"  # a slug: nothing to quote
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
     return response
