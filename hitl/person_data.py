@@ -3,8 +3,18 @@ registered when the app is ready (hitl.apps)."""
 
 from __future__ import annotations
 
+from django.db.models import Model, QuerySet
+
 from hitl.models import ConversationState, Note, ReplyResponse, ReplyTriage, ReviewItem
+from outreach.models import Lead
 from outreach.person_data import Section, register
+
+
+def _of_lead(model: type[Model]):  # noqa: ANN202 - a Section's finder
+    def rows(lead: Lead) -> QuerySet:
+        return model._default_manager.filter(lead=lead)
+
+    return rows
 
 
 def register_sections() -> None:
@@ -15,4 +25,4 @@ def register_sections() -> None:
         (Note, "notes"),
         (ConversationState, "conversation_read_state"),
     ):
-        register(Section(name, model, lambda lead, model=model: model.objects.filter(lead=lead)))
+        register(Section(name, model, _of_lead(model)))

@@ -38,6 +38,7 @@ from outreach.models import (
     SequenceStep,
     StageTransition,
     Suppression,
+    SuppressionRemoval,
     Template,
     TemplateDailyStats,
     TemplateVersion,
@@ -575,7 +576,7 @@ class SuppressionAdmin(admin.ModelAdmin):
 
     def save_model(self, request: HttpRequest, obj: Suppression, form: Any, change: bool) -> None:
         obj.source = Suppression.Source.MANUAL
-        obj.created_by = request.user
+        obj.created_by = request.user if request.user.is_authenticated else None
         super().save_model(request, obj, form, change)
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
@@ -584,6 +585,25 @@ class SuppressionAdmin(admin.ModelAdmin):
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         # Taking an entry off the list asks for a reason and is audited: on the list's page
         # (outreach.suppression_list.remove_entry) or, for an opt-out, on the lead's page.
+        return False
+
+
+@admin.register(SuppressionRemoval)
+class SuppressionRemovalAdmin(admin.ModelAdmin):
+    """The audit of entries taken off the do-not-contact list (read only)."""
+
+    list_display = ("value", "kind", "tenant", "by_user", "created_at")
+    list_select_related = ("tenant", "by_user")
+    list_filter = ("tenant", "kind")
+    search_fields = ("value", "reason")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
 

@@ -10,6 +10,7 @@ phone's new-contact quota is whatsapp.quota's; the readiness of the lead's addre
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from zoneinfo import ZoneInfo
@@ -120,7 +121,7 @@ def email_refusal(
 
 
 # What a manual send is told when the suppression list names the lead, by the entry's kind.
-_LISTED_REFUSALS = {
+_LISTED_REFUSALS: dict[str, Callable[[], str]] = {
     Kind.PHONE: lambda: _("This phone number asked us to stop; nothing can be sent to it."),
     Kind.EMAIL: lambda: _("This address asked us to stop; nothing can be sent to it."),
     Kind.DOMAIN: lambda: _(

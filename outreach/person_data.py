@@ -95,12 +95,13 @@ def needles(lead: Lead) -> list[bytes]:
 
 def _holding(lead: Lead, model: type[Model], field: str) -> QuerySet:
     """The tenant's `model` rows whose bytes `field` holds one of the person's needles."""
+    rows = model._default_manager.all()
     wanted = Q()
     for needle in needles(lead):
         wanted |= Q(**{f"{field}__bytes_contain": needle})
     if not wanted:
-        return model.objects.none()
-    return model.objects.filter(wanted, tenant_id=lead.tenant_id)
+        return rows.none()
+    return rows.filter(wanted, tenant_id=lead.tenant_id)
 
 
 def webhook_events_of(lead: Lead) -> QuerySet[WebhookEvent]:

@@ -38,6 +38,7 @@ from outreach.models import (
     SequenceStep,
     StageTransition,
     Suppression,
+    SuppressionRemoval,
     Template,
     TemplateDailyStats,
     TemplateVersion,
@@ -270,6 +271,16 @@ def make_one_of_everything(tenant: Tenant) -> dict[str, Any]:
         "attachment": _attachment(message),
         "opt_out_lift": OptOutLift.objects.create(
             tenant=tenant, lead=lead, by_user=user, reason="Called and asked for the offer"
+        ),
+        "suppression_removal": SuppressionRemoval.objects.create(
+            tenant=tenant,
+            kind="domain",
+            value="fost-client.ro",
+            entry_reason="a competitor",
+            entry_source="manual",
+            entry_created_at=timezone.now(),
+            reason="They became a customer; the list entry is no longer wanted.",
+            by_user=user,
         ),
         "opt_out_record": OptOutRecord.objects.create(
             tenant=tenant,

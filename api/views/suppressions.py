@@ -12,6 +12,7 @@ from django.db.models import QuerySet
 from django.http import HttpResponse
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiExample,
@@ -36,6 +37,9 @@ from outreach import suppression_list as dnc
 from outreach.models import Suppression
 
 BODY = "body"
+# As on the list's page: the list is a workspace setting. Keys pass (only admins make them,
+# and writes need the write scope).
+ADMIN_ONLY = gettext_lazy("Only a workspace admin can change the do-not-contact list.")
 
 
 class SuppressionCSVParser(BoundedBodyParser):
@@ -62,6 +66,9 @@ Q_PARAM = OpenApiParameter(
     ),
 )
 class SuppressionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+    """Anyone of the workspace reads; adding, importing and removing are for its admins (a
+    signed-in operator must be one; a key needs the write scope)."""
+
     queryset = Suppression.objects.none()
     serializer_class = s.SuppressionSerializer
     pagination_class = NewestFirst
@@ -115,6 +122,7 @@ class SuppressionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, views
         ],
     )
     def create(self, request: Request) -> Response:
+        require_tenant_admin(request, ADMIN_ONLY)
         body = s.SuppressionWriteSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         try:
@@ -136,15 +144,14 @@ class SuppressionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, views
         description=(
             "Only entries added by a person (manual, CSV import, API). One the recipient "
             "caused (an opt-out, an unsubscribe, a bounce, a complaint) is a 409: lift it on "
-            "the lead, with the reason. The removal is kept in the audit with its reason. "
-            "Signed-in operators need the workspace's admin role; keys need the write scope."
+            "the lead, with the reason. The removal is kept in the audit with its reason."
         ),
         request=s.SuppressionRemoveSerializer,
         responses={204: None, **errors(*WRITE, 409)},
     )
     @action(detail=True, methods=["post"])
     def remove(self, request: Request, pk: str | None = None) -> Response:
-        require_tenant_admin(request, _("Only a workspace admin can take entries off the list."))
+        require_tenant_admin(request, ADMIN_ONLY)
         entry = self.get_object()
         body = s.SuppressionRemoveSerializer(data=request.data)
         body.is_valid(raise_exception=True)
@@ -171,6 +178,7 @@ class SuppressionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, views
         detail=False, methods=["post"], url_path="import", parser_classes=[SuppressionCSVParser]
     )
     def import_csv(self, request: Request) -> Response:
+        require_tenant_admin(request, ADMIN_ONLY)
         data = request.data
         if not isinstance(data, bytes):
             raise ValidationError({BODY: [_("Send the file as text/csv.")]})
