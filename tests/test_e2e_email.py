@@ -12,6 +12,7 @@ payloads shaped like docs/providers.md) and everything else real (issue #11, "Do
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 
 import pytest
@@ -39,8 +40,9 @@ from outreach.models import (
 )
 from outreach.pushing import push_due
 from outreach.sending import send_message
+from outreach.sequences import enroll_many
 from tests.drain import run_triage
-from tests.factories import make_outreach_world
+from tests.factories import make_lead, make_outreach_world
 from tests.integrations.instantly import instantly_fake as fake
 from tests.integrations.instantly.conftest import BASE, CAMPAIGN_ID, api_body, post_webhook
 from tests.integrations.instantly.conftest import webhook_body as instantly_event
@@ -234,3 +236,57 @@ def test_an_in_thread_answer_whose_outcome_was_lost_is_found_not_sent_twice(clie
     assert message.status == Status.SENT
     assert message.provider_message_id == ours["id"]
     assert len(replies) == 1 and lookup.call_count >= 1  # answered once, found, not resent
+
+
+def _one_click(headers: dict[str, str], lead: Lead) -> None:
+    """RFC 8058: an https List-Unsubscribe URL that is the lead's, and the one-click POST."""
+    assert headers["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
+    urls = [part.strip().strip("<>") for part in headers["List-Unsubscribe"].split(",")]
+    assert any(
+        url.startswith("https://") and url.endswith(f"/u/{unsubscribe.token_for(lead)}/")
+        for url in urls
+    ), urls
+
+
+def test_every_email_path_carries_one_click_unsubscribe(tenant, world, settings):
+    """Gmail and Yahoo ask bulk senders for RFC 8058 one-click unsubscribe. Warm email
+    (Resend) carries the headers on every email: a sequence's step and a person's message;
+    cold email (Instantly, which takes no headers per email) has its campaign insert them."""
+    settings.PUBLIC_BASE_URL = "https://outreach.example.ro"
+    no_phone = world["leads"][0]
+    warm_template = Template.objects.create(tenant=tenant, name="Cald", channel="EMAIL_WARM")
+    TemplateVersion.objects.create(
+        tenant=tenant, template=warm_template, version=1, subject="Oferta", body="Bună ziua."
+    )
+    warm = Sequence.objects.create(tenant=tenant, name="Cald")
+    SequenceStep.objects.create(
+        tenant=tenant, sequence=warm, position=1, channel="EMAIL_WARM", template=warm_template
+    )
+    reader = make_lead(tenant, phone="", email="citeste@agro.ro", email_status="valid")
+    with time_machine.travel(MONDAY_10, tick=False):
+        enroll_many([reader], warm)
+        # Warm email is for a lead past COLD (one who answered); a cold one gets cold email.
+        Journey.objects.filter(lead=reader).update(stage=Stage.CONTACTED_EMAIL)
+        dispatch_due(tenant)
+    automated = Message.objects.get(lead=reader, channel=Channel.EMAIL_WARM)
+    manual = send_manual(
+        no_phone, "Vă trimit oferta.", channel=Channel.EMAIL_WARM, subject="Ofertă"
+    )
+    with responses.RequestsMock() as rsps:
+        rsps.post(f"{RESEND}/emails", json={"id": "49a3999c-0ce1-4ea6-ab68-afcd6dc2e794"})
+        rsps.post(f"{RESEND}/emails", json={"id": "5b1c0a52-6f2e-4f39-9d1c-0b6f6d1f2a11"})
+        for message in (automated, manual):
+            with time_machine.travel(MONDAY_10, tick=False):
+                outcome = send_message(message.pk)
+            assert outcome.kind == "sent", (message.pk, outcome)
+        sent = [json.loads(call.request.body) for call in rsps.calls]
+    assert len(sent) == 2
+    _one_click(sent[0]["headers"], reader)
+    _one_click(sent[1]["headers"], Lead.objects.get(pk=no_phone.pk))
+    with responses.RequestsMock(assert_all_requests_are_fired=False) as rsps:
+        fake.mock_campaign_creation(rsps)
+        rsps.add_callback("POST", fake.ADD_URL, callback=fake.leads_add())
+        with time_machine.travel(MONDAY_10, tick=False):
+            assert push_due(tenant.pk).sent == 1
+        (created,) = fake.calls_to(rsps, fake.CAMPAIGNS_URL)
+    assert fake.body(created)["insert_unsubscribe_header"] is True
