@@ -7,6 +7,7 @@ from datetime import time
 from typing import ClassVar
 
 from django.conf import settings
+from django.core.validators import MinValueValidator
 from django.db import models
 from django.db.models import F, Q
 from django.utils.translation import gettext_lazy as _
@@ -99,6 +100,19 @@ class Tenant(models.Model):
         help_text=_(
             "Send to addresses nobody has checked yet; the bounce shield pauses sending "
             "when too many bounce."
+        ),
+    )
+
+    # Retention (outreach.retention): message texts older than this many days are blanked by
+    # a nightly job (what was sent, when, to whom and how it went is kept: the figures).
+    message_retention_days = models.PositiveIntegerField(
+        _("keep message texts for (days)"),
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(30)],
+        help_text=_(
+            "Blank the text of messages older than this many days (at least 30); empty: keep "
+            "them. Counts, dates and statuses stay."
         ),
     )
 

@@ -244,6 +244,15 @@ PERIODIC_JOBS.append(
     }
 )
 
+# --- Retention (outreach.retention): message texts past a workspace's retention age -----
+PERIODIC_JOBS.append(
+    {
+        "name": "anonymise-old-messages",
+        "cron": "40 3 * * *",
+        "actor": "outreach.tasks.anonymise_old_messages",
+    }
+)
+
 # --- Dead letters (#12) -------------------------------------------------------------------
 # Kept this many days, then discarded (outreach.deadletters: re-planned, never deleted); a
 # tenant with more than the threshold gets a DEAD_LETTERS alert. One job does both.

@@ -621,6 +621,8 @@ class Message(models.Model):
     error = models.TextField(blank=True)
     raw_request = models.JSONField(null=True, blank=True)
     raw_response = models.JSONField(null=True, blank=True)
+    # When the retention job blanked its text (outreach.retention); None: as written.
+    anonymised_at = models.DateTimeField(null=True, blank=True)
     scheduled_for = models.DateTimeField(null=True, blank=True)
     sent_at = models.DateTimeField(null=True, blank=True)
     delivered_at = models.DateTimeField(null=True, blank=True)

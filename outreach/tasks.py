@@ -68,3 +68,13 @@ def run_import_job(job_id: int) -> None:
 # Workers consume only declared queues: declare every per-phone and email queue.
 for _queue in [*all_phone_queues(), *EMAIL_QUEUES.values()]:
     run_phone.broker.declare_queue(_queue)
+
+
+@dramatiq.actor(queue_name="outreach.dispatch", max_retries=0, time_limit=3_600_000)
+def anonymise_old_messages() -> None:
+    """Nightly: blank message texts past each workspace's retention age (outreach.retention)."""
+    from outreach import retention
+
+    done = retention.anonymise_old_messages()
+    if done.total:
+        log.info("anonymised old messages", extra={"by_tenant": done.messages})
