@@ -284,6 +284,13 @@ PHONE_HEALTH_OPERATOR_HOLD_HOURS = env.int("PHONE_HEALTH_OPERATOR_HOLD_HOURS", d
 WARMUP_AFTER_OFFLINE_DAYS = env.int("WARMUP_AFTER_OFFLINE_DAYS", default=7)
 # QUOTA_EXHAUSTED alert: the tenant's usable numbers used this share of today's new contacts.
 QUOTA_ALERT_SHARE = env.float("QUOTA_ALERT_SHARE", default=0.9)
+# Lifetime contacts a WhatsApp provider allots a workspace (whatsapp.lifetime): TimelinesAI
+# counts each number × contact pair once its chat has a message, 100,000 for a workspace's
+# life. The sandbox stands in for TimelinesAI in the demo. A provider absent has no allotment.
+WHATSAPP_LIFETIME_CONTACTS = {
+    "timelinesai": env.int("TIMELINESAI_LIFETIME_CONTACTS", default=100_000),
+    "sandbox": env.int("TIMELINESAI_LIFETIME_CONTACTS", default=100_000),
+}
 
 # Largest webhook body taken in, per provider key (bytes; 413 above it). Unnamed providers
 # use their receiver's own cap (TimelinesAI: 512 KiB). "timelinesai=262144;resend=65536".

@@ -25,6 +25,7 @@ from console.views.dashboard import phone_rows
 from outreach.analytics import local_day_bounds
 from outreach.models import SENT_STATUSES, Message
 from whatsapp import phones, quota, warmup
+from whatsapp.lifetime import allotments
 from whatsapp.models import Phone
 
 
@@ -93,8 +94,12 @@ def _context(request: HttpRequest, form: WarmupPlanForm | None = None) -> dict[s
         .filter(kind=Alert.Kind.QUOTA_EXHAUSTED, resolved_at__isnull=True)
         .first()
     )
+    names = dict(Phone._meta.get_field("provider").choices or [])
     return {
         "cards": cards,
+        "allotments": [
+            (names.get(a.provider, a.provider), a) for a in allotments(scope.tenant, today)
+        ],
         "today": today,
         "quota_alert": quota_alert,
         "ramp": ramp,
