@@ -10,6 +10,7 @@ from rest_framework import serializers
 
 from api.fields import ReasonField, reason_code
 from api.serializers import MessageSerializer
+from api.serializers_sequences import MAX_ID
 from cerniq.models import Tenant
 from cerniq.tenancy import display_name
 from hitl import review, review_queue
@@ -186,7 +187,7 @@ class ResolveSerializer(serializers.Serializer):
 class BulkSerializer(serializers.Serializer):
     action = serializers.ChoiceField(list(review_queue.BULK_ACTIONS))
     items = serializers.ListField(
-        child=serializers.IntegerField(min_value=1),
+        child=serializers.IntegerField(min_value=1, max_value=MAX_ID),
         min_length=1,
         max_length=review_queue.BULK_LIMIT,
         help_text="Review item ids of this workspace.",

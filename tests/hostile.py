@@ -144,6 +144,7 @@ def one_of_everything(tenant: Any) -> tuple[dict[str, Any], dict[str, int]]:
         "webhook-deliveries": rows["webhook_delivery"].pk,
         "imports": rows["import_job"].pk,
         "quick-replies": rows["quick_reply"].pk,
+        "suppressions": rows["suppression"].pk,
     }
     return rows, ids
 

@@ -36,17 +36,17 @@ from cerniq import api_keys
 from cerniq.models import WebhookEndpoint
 from cerniq.outbound import endpoints as webhook_endpoints
 from cerniq.wsgi import application
-from outreach.models import ImportJob, Template
+from outreach.models import ImportJob, Suppression, Template
 from tests.factories import make_lead, make_message, make_sequence, make_template, make_user
 from tests.fake_dns import fake_dns
 
 # The example budget: small in `make test` (every operation, every run, a few cases each),
 # larger in `make test-api-deep` (CI runs both). SCHEMATHESIS_BUDGET=deep selects the larger.
-# The stateful run keeps 50 sequences in both: fewer do not reliably follow links into all
-# five collections.
+# The stateful run keeps 75 sequences in both: fewer do not reliably follow links into all
+# six linked collections (50 did for five; the do-not-contact list made it six).
 BUDGETS = {
-    "quick": {"max": 8, "negative": 5, "stateful": 50},
-    "deep": {"max": 25, "negative": 15, "stateful": 50},
+    "quick": {"max": 8, "negative": 5, "stateful": 75},
+    "deep": {"max": 25, "negative": 15, "stateful": 75},
 }
 BUDGET_NAME = os.environ.get("SCHEMATHESIS_BUDGET", "quick")
 if BUDGET_NAME not in BUDGETS:
@@ -92,6 +92,12 @@ def world(tenant, settings):
         for n in range(3)
     ]
     sequences = [make_sequence(tenant) for _ in range(3)]
+    entries = [
+        Suppression.objects.create(
+            tenant=tenant, domain=f"exclus{n}.ro", reason="a competitor", source="manual"
+        )
+        for n in range(3)
+    ]
     templates = [make_template(tenant) for _ in range(3)]
     hooks = [
         WebhookEndpoint.objects.create(
@@ -120,6 +126,7 @@ def world(tenant, settings):
                 "sequences": [sequence.pk for sequence in sequences],
                 "templates": [template.pk for template in templates],
                 "webhooks": [hook.pk for hook in hooks],
+                "suppressions": [entry.pk for entry in entries],
             },
         )
     receivers.stop()
@@ -251,6 +258,10 @@ LINKS = {
         ("/api/v1/webhooks/{id}/rotate-secret/", "POST"),
         ("/api/v1/webhooks/{id}/test/", "POST"),
     ],
+    ("/api/v1/suppressions/", "POST", 201): [
+        ("/api/v1/suppressions/{id}/", "GET"),
+        ("/api/v1/suppressions/{id}/remove/", "POST"),
+    ],
     ("/api/v1/webhooks/{id}/test/", "POST", 200): [
         ("/api/v1/webhook-deliveries/{id}/", "GET"),
         ("/api/v1/webhook-deliveries/{id}/redeliver/", "POST"),
@@ -341,7 +352,9 @@ def test_linked_operations_conform_to_the_schema(raw_schema, world, tenant):
     APIWorkflows.run(settings=reproducible(STATEFUL_EXAMPLES, stateful_step_count=STATEFUL_STEPS))
     print(f"{calls} calls, {followed.total()} through links:", dict(followed))  # noqa: T201 - for the note (pytest -s)
     reached = {name.split(" ", 1)[1].split("/")[3] for name in followed}
-    assert {"leads", "webhooks", "sequences", "templates", "imports"} <= reached, followed
+    assert {"leads", "webhooks", "sequences", "templates", "imports", "suppressions"} <= reached, (
+        followed
+    )
 
 
 def test_every_link_names_a_real_operation(raw_schema):
