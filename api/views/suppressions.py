@@ -122,7 +122,7 @@ class SuppressionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, views
         ],
     )
     def create(self, request: Request) -> Response:
-        require_tenant_admin(request, ADMIN_ONLY)
+        require_tenant_admin(request, str(ADMIN_ONLY))
         body = s.SuppressionWriteSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         try:
@@ -151,7 +151,7 @@ class SuppressionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, views
     )
     @action(detail=True, methods=["post"])
     def remove(self, request: Request, pk: str | None = None) -> Response:
-        require_tenant_admin(request, ADMIN_ONLY)
+        require_tenant_admin(request, str(ADMIN_ONLY))
         entry = self.get_object()
         body = s.SuppressionRemoveSerializer(data=request.data)
         body.is_valid(raise_exception=True)
@@ -178,7 +178,7 @@ class SuppressionViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, views
         detail=False, methods=["post"], url_path="import", parser_classes=[SuppressionCSVParser]
     )
     def import_csv(self, request: Request) -> Response:
-        require_tenant_admin(request, ADMIN_ONLY)
+        require_tenant_admin(request, str(ADMIN_ONLY))
         data = request.data
         if not isinstance(data, bytes):
             raise ValidationError({BODY: [_("Send the file as text/csv.")]})
