@@ -26,7 +26,7 @@ from cerniq import reasons
 from cerniq.models import Tenant
 from outreach import optout
 from outreach import reasons as codes
-from outreach.models import SENT_STATUSES, Channel, Lead, Message
+from outreach.models import SENT_STATUSES, Channel, Lead, Message, Suppression
 from outreach.suppression import suppress
 
 log = logging.getLogger(__name__)
@@ -187,15 +187,27 @@ def bounced(
     if not permanent or not normal_email(email):
         return []
     said = reasons.code(codes.SUPPRESSED_HARD_BOUNCE, detail=reason)
-    suppress(tenant, email=email, reason=said, message=message)
+    suppress(tenant, email=email, reason=said, message=message, source=Suppression.Source.BOUNCE)
     return _worsen(tenant, email, EmailStatus.BOUNCED)
 
 
+# What the list's entry says made it, by the address status the event sets.
+_SOURCE_OF_STATUS = {
+    EmailStatus.COMPLAINED: Suppression.Source.COMPLAINT,
+    EmailStatus.UNSUBSCRIBED: Suppression.Source.UNSUBSCRIBE,
+}
+
+
 def _opt_out_address(tenant: Tenant, email: str, status: str, why: str, message) -> list[int]:
+    source = _SOURCE_OF_STATUS[status]
+    entry = Suppression.objects.filter(tenant=tenant, email=email.strip().lower())
+    listed_before = entry.exists()
     lead_ids = _worsen(tenant, email, status)
     for lead in Lead.objects.filter(pk__in=lead_ids).select_related("tenant"):
         optout.opt_out(lead, Channel.EMAIL_COLD, trigger=message)
-    suppress(tenant, email=email, reason=why[:255], message=message)
+    if not listed_before:  # listed just now by the leads' opt-out: say what really made it
+        entry.update(source=source, reason=why[:255])
+    suppress(tenant, email=email, reason=why[:255], message=message, source=source)
     return lead_ids
 
 

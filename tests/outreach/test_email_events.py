@@ -224,3 +224,21 @@ def test_an_answer_to_a_whatsapp_message_stays_on_whatsapp(tenant, lead):
     )
     reply = answer(lead, "Mulțumim!", to=inbound, reason="test", is_manual=False)
     assert reply.channel == Channel.WHATSAPP
+
+
+def test_the_list_entry_says_what_made_it(tenant, lead):
+    """The do-not-contact page shows an entry's source: a complaint, an unsubscribe or a
+    bounce says so, even when the lead's opt-out listed the address first; an entry there
+    before keeps what it said."""
+    from outreach.models import Suppression
+
+    email_events.complained(tenant, email=lead.email)
+    complaint = Suppression.objects.get(email=lead.email.lower())
+    assert complaint.source == "complaint" and complaint.reason == "suppression.complaint"
+    assert Suppression.objects.get(phone=lead.phone).source == "opt_out"  # its number too
+    email_events.unsubscribed(tenant, email=lead.email, source="one-click")
+    assert Suppression.objects.get(email=lead.email.lower()).source == "complaint"  # kept
+    email_events.unsubscribed(tenant, email="alt@agro.ro", source="instantly")
+    assert Suppression.objects.get(email="alt@agro.ro").source == "unsubscribe"
+    email_events.bounced(tenant, email="nu.exista@agro.ro", permanent=True)
+    assert Suppression.objects.get(email="nu.exista@agro.ro").source == "bounce"
