@@ -192,7 +192,7 @@ def bounced(
 
 
 # What the list's entry says made it, by the address status the event sets.
-_SOURCE_OF_STATUS = {
+_SOURCE_OF_STATUS: dict[str, str] = {
     EmailStatus.COMPLAINED: Suppression.Source.COMPLAINT,
     EmailStatus.UNSUBSCRIBED: Suppression.Source.UNSUBSCRIBE,
 }
