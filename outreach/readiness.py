@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, TypedDict
 
 from django.db import models
 from django.db.models import Case, Exists, OuterRef, Q, QuerySet, Value, When
-from django.db.models.functions import Lower, StrIndex, Substr
+from django.db.models.functions import Lower
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
@@ -35,7 +35,7 @@ from cerniq.models import Tenant
 from outreach import reasons as codes
 from outreach import stages
 from outreach.models import Journey, Lead, Suppression
-from outreach.suppression import LeadListed, listed_for_leads
+from outreach.suppression import LeadListed, email_domain_sql, lead_listed, listed_for_leads
 
 if TYPE_CHECKING:
     from django_stubs_ext import WithAnnotations
@@ -172,10 +172,8 @@ def _email_suppressed_sql() -> Q:
 
 
 def _domain_suppressed_sql() -> Q:
-    # What follows the @ (outreach.suppression.email_domain), in SQL on both databases.
-    domain = Substr(Lower(OuterRef("email")), StrIndex(OuterRef("email"), Value("@")) + 1)
     listed = Suppression.objects.exclude(domain="").filter(
-        tenant_id=OuterRef("tenant_id"), domain=domain
+        tenant_id=OuterRef("tenant_id"), domain=email_domain_sql(OuterRef("email"))
     )
     return ~Q(email="") & Q(Exists(listed))
 
@@ -334,7 +332,7 @@ def readiness(
     query; `readiness_many` looks up a whole page at once)."""
     journey = journey if journey is not None else _journey_of(lead)
     if listed is None:
-        listed = listed_for_leads(lead.tenant_id, [lead]).for_lead(lead)
+        listed = lead_listed(lead)
     facts = _facts(lead, journey, listed)
     return Readiness(_channel(WHATSAPP, facts, policy), _channel(EMAIL, facts, policy))
 

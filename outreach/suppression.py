@@ -14,9 +14,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from django.db import IntegrityError, transaction
-from django.db.models import Q
+from django.db.models import Q, Value
+from django.db.models.functions import Lower, StrIndex, Substr
 from django.utils import timezone
 
 from cerniq.models import Tenant
@@ -33,6 +35,12 @@ def email_domain(email: str) -> str:
     """The domain part of an address, lowercased ("" without one)."""
     _, at, domain = _email(email).partition("@")
     return domain if at else ""
+
+
+def email_domain_sql(email: Any) -> Substr:
+    """`email_domain` in SQL, on both databases: what follows the @, lowercased. `email` is
+    a field name or an expression (an OuterRef)."""
+    return Substr(Lower(email), StrIndex(email, Value("@")) + 1)
 
 
 def suppress(

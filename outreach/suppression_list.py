@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from django.core.exceptions import ValidationError
 from django.core.validators import DomainNameValidator, validate_email
 from django.db import IntegrityError, transaction
-from django.db.models import Count, Q, QuerySet, Value
-from django.db.models.functions import Lower, StrIndex, Substr
+from django.db.models import Count, Q, QuerySet
+from django.db.models.functions import Lower
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 from stdnum.exceptions import ValidationError as NumberValidationError
@@ -30,6 +30,7 @@ from cerniq.phone_numbers import NotAPhoneNumber, to_e164
 from cerniq.text_input import UNPRINTABLE
 from outreach.models import Lead, Suppression, SuppressionRemoval
 from outreach.optout_manual import MIN_REASON
+from outreach.suppression import email_domain_sql
 
 Kind = Suppression.Kind
 Source = Suppression.Source
@@ -192,10 +193,6 @@ def removals(tenant: Tenant) -> QuerySet[SuppressionRemoval]:
     )
 
 
-def _lead_domain() -> Substr:
-    return Substr(Lower("email"), StrIndex("email", Value("@")) + 1)
-
-
 def blocked_counts(tenant: Tenant, shown: list[Suppression]) -> dict[int, int]:
     """How many of the tenant's leads each entry names now, by entry id: a query per kind
     shown (four at most, whatever the number of entries)."""
@@ -206,7 +203,7 @@ def blocked_counts(tenant: Tenant, shown: list[Suppression]) -> dict[int, int]:
     counts: dict[int, int] = {entry.pk: 0 for entry in shown}
     for kind, values in by_kind.items():
         if kind == Kind.DOMAIN:
-            grouped = leads.annotate(key=_lead_domain()).filter(key__in=list(values))
+            grouped = leads.annotate(key=email_domain_sql("email")).filter(key__in=list(values))
         elif kind == Kind.EMAIL:
             grouped = leads.annotate(key=Lower("email")).filter(key__in=list(values))
         else:
