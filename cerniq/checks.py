@@ -15,6 +15,8 @@
   one-click unsubscribe link built from it, which recipients must be able to open.
   cerniq.W020: it names this machine (http://127.0.0.1:8000, a local docker compose trial):
   allowed, but no recipient could open such a link.
+- cerniq.W040: with DEBUG off, ERASURE_HASH_KEY is unset: erased people are listed by
+  hashes keyed from SECRET_KEY, and a new SECRET_KEY would forget them all.
 """
 
 from __future__ import annotations
@@ -206,3 +208,19 @@ def check_public_base_url(app_configs: Any = None, **kwargs: Any) -> list[Error 
     else:
         return []
     return [Error(f"{problem} with DEBUG off.", hint=hint, id="cerniq.E020")]
+
+
+@register(Tags.security)
+def check_erasure_key(app_configs: Any = None, **kwargs: Any) -> list[Warning]:
+    if settings.DEBUG or settings.ERASURE_HASH_KEY:
+        return []
+    return [
+        Warning(
+            "ERASURE_HASH_KEY is not set: erased people are kept on the do-not-contact list "
+            "by hashes keyed from SECRET_KEY, so changing SECRET_KEY would let them be "
+            "imported and written to again.",
+            hint="Set ERASURE_HASH_KEY to a long random value once, and never change it "
+            "(docs/data-subject-rights.md).",
+            id="cerniq.W040",
+        )
+    ]

@@ -9,9 +9,11 @@ the declarations the registry produces what used to be written by hand in severa
 - the webhook receivers (`/webhooks/<key>/…`);
 - the provider choices of every model that stores a provider key (one vocabulary);
 - the periodic jobs the integration needs (merged into `PERIODIC_JOBS`);
-- what it wants to hear about from the core (`hooks`: "stage_changed", "opted_out",
+- what it wants to hear about from the core (`hooks`: "stage_changed",
   "automation_stopped" → a function), so a
   provider is told of our changes without the core importing any integration;
+- how it forgets a person who opted out or was erased (`propagation`: a module whose
+  calls get a receipt each, outreach.propagation);
 - where its webhook fixtures live (`replay_webhook`, the fixture tests).
 
 This module must stay importable from settings.py: it imports nothing of Django's.
@@ -54,6 +56,10 @@ class Integration:
     # that calls the provider enqueues an actor of its own.
     hooks: dict[str, str] = field(default_factory=dict)
     package_dir: Path | None = None  # Path(__file__).parent, for the fixtures
+    # Dotted path of a module telling the provider of an opt-out or an erasure, with a
+    # receipt per call (outreach.propagation): `targets(lead, cause)` lists what it holds
+    # of the person, `apply(receipt)` asks the provider and returns its answer.
+    propagation: str = ""
     # Dotted path of a function E.164 number -> the provider's account id for that number,
     # filled in when a phone is added without one (TimelinesAI: the account's JID).
     account_id_from_number: str = ""
@@ -148,7 +154,7 @@ def email_provider_choices() -> list[tuple[str, str]]:
     return provider_choices("email")
 
 
-HOOK_EVENTS = frozenset({"stage_changed", "opted_out", "automation_stopped"})
+HOOK_EVENTS = frozenset({"stage_changed", "automation_stopped"})
 
 
 def notify(event: str, **details: Any) -> None:

@@ -246,6 +246,10 @@ PERIODIC_JOBS.append(
 
 # --- Retention (outreach.retention): message texts past a workspace's retention age -----
 PERIODIC_JOBS.append(
+    # Opt-out and erasure receipts whose provider call is due again (outreach.propagation).
+    {"name": "propagate-due", "cron": "* * * * *", "actor": "outreach.tasks.propagate_due"}
+)
+PERIODIC_JOBS.append(
     {
         "name": "anonymise-old-messages",
         "cron": "40 3 * * *",
@@ -482,6 +486,15 @@ else:
     }
 if BACKUP_SCHEDULE:
     PERIODIC_JOBS.append({"name": "backup", "cron": BACKUP_SCHEDULE, "command": "backup"})
+
+# --- Erasure (outreach.erasure, docs/data-subject-rights.md) ------------------------------
+# The key of the one-way hashes an erased person's phone and address are listed by. Set it
+# once and never change it: hashes made under another key match nobody. Empty: derived
+# from SECRET_KEY (so changing SECRET_KEY would forget every erased person: check W040).
+ERASURE_HASH_KEY = env.str("ERASURE_HASH_KEY", default="")
+# Each erasure is also written, as hashes only, beside the backups (STORAGES["dbbackup"],
+# under this folder), so a restored database is erased again (manage.py restore).
+ERASURE_LEDGER_PREFIX = "erasure-ledger/"
 
 # --- REST API (#13, api/) ------------------------------------------------------------------
 REST_FRAMEWORK = {

@@ -8,6 +8,7 @@ from django.db.models import Model, QuerySet
 from hitl.models import ConversationState, Note, ReplyResponse, ReplyTriage, ReviewItem
 from outreach.models import Lead
 from outreach.person_data import Section, register
+from outreach.scrubbing import ERASED, Scrub, blank, nothing, redact
 
 
 def _of_lead(model: type[Model]):  # noqa: ANN202 - a Section's finder
@@ -15,6 +16,17 @@ def _of_lead(model: type[Model]):  # noqa: ANN202 - a Section's finder
         return model._default_manager.filter(lead=lead)
 
     return rows
+
+
+# How an erasure blanks each: what the AI or a person wrote about the reply goes, the
+# routing facts (kind, times, priority, intent) stay for the figures.
+_SCRUBS: dict[str, Scrub] = {
+    "review_items": redact("reason", then=[blank(ai_analysis={}, ai_draft="", resolution="")]),
+    "reply_triages": blank(held={}, error=""),
+    "reply_responses": nothing,
+    "notes": blank(body=ERASED),
+    "conversation_read_state": nothing,
+}
 
 
 def register_sections() -> None:
@@ -25,4 +37,4 @@ def register_sections() -> None:
         (Note, "notes"),
         (ConversationState, "conversation_read_state"),
     ):
-        register(Section(name, model, _of_lead(model)))
+        register(Section(name, model, _of_lead(model), _SCRUBS[name]))

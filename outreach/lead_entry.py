@@ -25,7 +25,7 @@ from outreach import stalls
 from outreach.importing.cleaning import _CLEANERS, _Row, clean_fields, custom_problem
 from outreach.importing.writing import _create, _Index, _Target
 from outreach.models import Lead
-from outreach.suppression import flag_imported
+from outreach.suppression import erased, flag_imported
 
 FIELDS = tuple(_CLEANERS)  # name, cui, county, locality, contact_name, phone, ... email_status
 KEYS = ("cui", "phone", "email")  # what two leads must not share (the import's match keys)
@@ -110,6 +110,23 @@ def _find_duplicate(tenant: Tenant, keys: dict[str, str], *, exclude: int | None
         raise DuplicateLead(target.id, matched_by)
 
 
+def _refuse_erased(tenant: Tenant, values: Mapping[str, Any]) -> None:
+    """An erased person's phone or address is never given to a lead again."""
+    phone, email = values.get("phone") or "", values.get("email") or ""
+    gone = erased(tenant, phones=[phone], emails=[email])
+    errors = {
+        name: [_said_with(codes.IMPORT_ERASED, key=name)]
+        for name, value in (("phone", phone), ("email", email.lower()))
+        if value and value in gone
+    }
+    if errors:
+        raise LeadInvalid(errors)
+
+
+def _said_with(code: str, **params: Any) -> str:
+    return reasons.render(reasons.code(code, **params))
+
+
 def _lock_tenant(tenant: Tenant) -> None:
     """The import's lock: one writer of a tenant's leads at a time, so no duplicate slips in."""
     list(Tenant.objects.select_for_update(no_key=True).filter(pk=tenant.pk).values("pk"))
@@ -126,6 +143,7 @@ def create_lead(tenant: Tenant, data: Mapping[str, Any], *, source: str = "api")
             errors.setdefault(name, [_said(codes.IMPORT_NO_CONTACT)])
     if errors:
         raise LeadInvalid(errors)
+    _refuse_erased(tenant, values)
     with transaction.atomic():
         _lock_tenant(tenant)
         _find_duplicate(tenant, values)
@@ -136,7 +154,10 @@ def create_lead(tenant: Tenant, data: Mapping[str, Any], *, source: str = "api")
 
 def update_lead(lead: Lead, data: Mapping[str, Any]) -> Lead:
     """Change contact data (never the stage): an empty value clears a field, but a lead keeps
-    its name and a phone or an email; custom fields are merged, as a re-import does."""
+    its name and a phone or an email; custom fields are merged, as a re-import does. An
+    erased person's record is never filled again."""
+    if lead.erased_at is not None:
+        raise LeadInvalid({"non_field_errors": [_("This person was erased on request.")]})
     values, errors = _clean(data)
     custom = _custom(data, errors) if "custom_fields" in data else None
     cleared = {name for name in FIELDS if name in data and not _as_text(data[name])}
@@ -151,6 +172,7 @@ def update_lead(lead: Lead, data: Mapping[str, Any]) -> Lead:
                 errors.setdefault(name, [_said(codes.IMPORT_NO_CONTACT)])
     if errors:
         raise LeadInvalid(errors)
+    _refuse_erased(lead.tenant, values)
     changes: dict[str, Any] = dict(values)
     for name in cleared:
         changes[name] = default_for(name)

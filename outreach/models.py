@@ -77,6 +77,8 @@ class Lead(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
     # Folded name, contact, email and phone: what the leads search matches (lead_search).
     search_text = models.TextField(editable=False, blank=True, default="")
+    # The person asked to be erased (outreach.erasure): personal fields blanked, counts kept.
+    erased_at = models.DateTimeField(null=True, blank=True, editable=False)
 
     objects = LeadQuerySet.as_manager()
 
@@ -866,6 +868,13 @@ class Suppression(models.Model):
         EMAIL = "email", _("Email address")
         DOMAIN = "domain", _("Email domain")
         CUI = "cui", _("Company (CUI)")
+        # A person erased (outreach.erasure): a one-way hash of their phone or address,
+        # so they are never imported or written to again, and nothing readable is kept.
+        ERASED = "erased", _("Erased person (one-way hash)")
+
+    # What people may add by hand, by CSV or over the API (an erased person's hash is the
+    # erasure's alone).
+    ADDABLE_KINDS = (Kind.PHONE, Kind.EMAIL, Kind.DOMAIN, Kind.CUI)
 
     class Source(models.TextChoices):
         OPT_OUT = "opt_out", _("Opt-out")
@@ -875,6 +884,7 @@ class Suppression(models.Model):
         MANUAL = "manual", _("Added by a person")
         IMPORT = "import", _("CSV import")
         API = "api", _("API")
+        ERASURE = "erasure", _("Erasure request")
 
     # Entries a person added may be taken off by a person (with a reason, audited); the
     # others record what the recipient did and are lifted on the lead's page only.
@@ -885,6 +895,9 @@ class Suppression(models.Model):
     email = models.EmailField(blank=True)
     domain = models.CharField(max_length=253, blank=True, help_text="lowercase, without @")
     cui = models.CharField("CUI", max_length=12, blank=True, help_text="digits")
+    digest = models.CharField(
+        max_length=64, blank=True, help_text="HMAC-SHA256 of an erased phone or address, hex"
+    )
     reason = models.CharField(max_length=255)
     source = models.CharField(max_length=16, choices=Source.choices, default=Source.OPT_OUT)
     source_message = models.ForeignKey(
@@ -904,10 +917,11 @@ class Suppression(models.Model):
         constraints = [
             models.CheckConstraint(
                 condition=(
-                    (~Q(phone="") & Q(email="") & Q(domain="") & Q(cui=""))
-                    | (Q(phone="") & ~Q(email="") & Q(domain="") & Q(cui=""))
-                    | (Q(phone="") & Q(email="") & ~Q(domain="") & Q(cui=""))
-                    | (Q(phone="") & Q(email="") & Q(domain="") & ~Q(cui=""))
+                    (~Q(phone="") & Q(email="") & Q(domain="") & Q(cui="") & Q(digest=""))
+                    | (Q(phone="") & ~Q(email="") & Q(domain="") & Q(cui="") & Q(digest=""))
+                    | (Q(phone="") & Q(email="") & ~Q(domain="") & Q(cui="") & Q(digest=""))
+                    | (Q(phone="") & Q(email="") & Q(domain="") & ~Q(cui="") & Q(digest=""))
+                    | (Q(phone="") & Q(email="") & Q(domain="") & Q(cui="") & ~Q(digest=""))
                 ),
                 name="suppression_one_address",
             ),
@@ -931,6 +945,11 @@ class Suppression(models.Model):
             models.UniqueConstraint(
                 fields=["tenant", "cui"], condition=~Q(cui=""), name="suppression_unique_cui"
             ),
+            models.UniqueConstraint(
+                fields=["tenant", "digest"],
+                condition=~Q(digest=""),
+                name="suppression_unique_digest",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -943,14 +962,16 @@ class Suppression(models.Model):
 
     @property
     def kind(self) -> str:
-        for kind in self.Kind:
+        if self.digest:
+            return self.Kind.ERASED.value
+        for kind in self.ADDABLE_KINDS:
             if getattr(self, kind.value):
                 return kind.value
         return ""
 
     @property
     def value(self) -> str:
-        return self.phone or self.email or self.domain or self.cui
+        return self.phone or self.email or self.domain or self.cui or self.digest
 
     @property
     def removable(self) -> bool:
@@ -1097,3 +1118,9 @@ class QuickReply(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+
+# An erasure's audit row and the receipts of what providers were told (a module of their
+# own, loaded with the app's models).
+from outreach.privacy_models import Erasure as Erasure  # noqa: E402
+from outreach.privacy_models import Propagation as Propagation  # noqa: E402

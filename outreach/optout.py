@@ -12,12 +12,12 @@ import unicodedata
 from django.db import transaction
 from django.utils import timezone
 
-from cerniq import integrations, reasons
+from cerniq import reasons
 from cerniq.outbound.events import emit
 from outreach import optout_reading as reading
 from outreach import optout_vocabulary as vocabulary
+from outreach import propagation, sequences
 from outreach import reasons as codes
-from outreach import sequences
 from outreach.models import Channel, Journey, Lead, Message
 from outreach.suppression import suppress
 
@@ -241,11 +241,15 @@ def confirmation_for(text: str) -> str:
 
 
 @transaction.atomic
-def opt_out(lead: Lead, channel: str, *, trigger: Message | None = None) -> bool:
+def opt_out(
+    lead: Lead, channel: str, *, trigger: Message | None = None, tell_providers: bool = True
+) -> bool:
     """Opt the lead out for good, on every channel (issue #11 §8: a stop, an unsubscribe
-    or a complaint on any channel stops them all), and stop everything automated for it.
-    `channel` is where it was asked. Returns True the first time on that channel (when a
-    confirmation is due there), False if it was already out of it."""
+    or a complaint on any channel stops them all), and stop everything automated for it;
+    the providers holding the lead are told, with a receipt each (outreach.propagation;
+    not with `tell_providers=False`: an erasure tells them itself). `channel` is where it
+    was asked. Returns True the first time on that channel (when a confirmation is due
+    there), False if it was already out of it."""
     now = timezone.now()
     journey = Journey.objects.select_for_update().get(lead=lead)
     first = not (
@@ -261,7 +265,8 @@ def opt_out(lead: Lead, channel: str, *, trigger: Message | None = None) -> bool
     journey.save(update_fields=fields)
     sequences.stop(lead.pk, reasons.code(codes.STOP_OPT_OUT))
     if len(fields) > 1:  # newly out somewhere: providers that write on their own must stop
-        integrations.notify("opted_out", lead_id=lead.pk)
+        if tell_providers:
+            propagation.start(lead, cause=propagation.Cause.OPT_OUT, at=now)
         emit(lead.tenant_id, "lead.opted_out", {"lead_id": lead.pk, "channel": channel})
     # The addresses themselves: no other lead carrying them is contacted either.
     reason = reasons.code(codes.SUPPRESSED_OPT_OUT, lead=lead.name, channel=channel)

@@ -10,6 +10,9 @@ every model of the project and fails when one that names a person is in no secti
 declared as holding none (tests/outreach/test_person_data.py): a new table cannot be
 forgotten. Rows are exported whole, every field as stored (provider ids, raw provider
 requests and responses included); files are listed, not embedded.
+
+Each section also says how an erasure blanks its rows (`scrub`, outreach.scrubbing): the
+same walk, run after an erasure, finds nothing of the person left.
 """
 
 from __future__ import annotations
@@ -26,9 +29,11 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.db.models import BinaryField, Lookup, Model, Q, QuerySet
 from django.utils import timezone
 
-from cerniq.models import WebhookDelivery, WebhookEvent
+from cerniq.models import Alert, WebhookDelivery, WebhookEvent
+from outreach import scrubbing
 from outreach.models import (
     Enrollment,
+    Erasure,
     ImportJob,
     Journey,
     Lead,
@@ -36,10 +41,12 @@ from outreach.models import (
     MessageAttachment,
     OptOutLift,
     OptOutRecord,
+    Propagation,
     StageTransition,
     Suppression,
     SuppressionRemoval,
 )
+from outreach.scrubbing import ERASED, Person, Scrub, blank, nothing, redact
 from outreach.suppression import email_domain
 
 FORMAT = "cerniq.person-export/1"
@@ -47,11 +54,13 @@ FORMAT = "cerniq.person-export/1"
 
 @dataclass(frozen=True)
 class Section:
-    """One kind of row naming a person: `rows(lead)` finds them in the lead's tenant."""
+    """One kind of row naming a person: `rows(lead)` finds them in the lead's tenant;
+    `scrub(rows, person)` blanks them for an erasure."""
 
     name: str
     model: type[Model]
     rows: Callable[[Lead], QuerySet]
+    scrub: Scrub
 
 
 _SECTIONS: dict[str, Section] = {}
@@ -126,33 +135,135 @@ def removals_of(lead: Lead) -> QuerySet[SuppressionRemoval]:
     )
 
 
+def messages_of(lead: Lead) -> QuerySet[Message]:
+    """The lead's messages, and those from its addresses before it was a lead (an inbound
+    message from an unknown sender keeps the address, not a lead)."""
+    addresses = [a for a in (lead.phone, lead.email.strip().lower()) if a]
+    mine = Q(lead=lead)
+    if addresses:
+        mine |= Q(lead__isnull=True, counterpart__in=addresses)
+    return Message.objects.filter(mine, tenant_id=lead.tenant_id)
+
+
+def alerts_of(lead: Lead) -> QuerySet[Alert]:
+    """The workspace's alerts whose text names the person (a failed withdrawal, a
+    delivery problem)."""
+    named = Q()
+    for text in Person.of(lead).texts:
+        named |= Q(message__icontains=text) | Q(subject__icontains=text)
+    return Alert.objects.filter(named, tenant_id=lead.tenant_id) if named else Alert.objects.none()
+
+
+def _scrub_lead(rows: QuerySet, person: Person) -> int:
+    return rows.update(
+        name=ERASED,
+        contact_name="",
+        phone="",
+        email="",
+        cui="",
+        locality="",
+        custom_fields={},
+        search_text="",
+        phone_reachable=None,
+        erased_at=timezone.now(),
+    )
+
+
+def _scrub_messages(rows: QuerySet, person: Person) -> int:
+    """Text, addresses and payloads go; status, times and the classification stay."""
+    analysed = list(rows.exclude(analysis__isnull=True).values_list("pk", "analysis"))
+    for pk, analysis in analysed:
+        Message.objects.filter(pk=pk).update(analysis=scrubbing.analysis_kept(analysis))
+    for pk, thread in rows.exclude(provider_thread_id="").values_list("pk", "provider_thread_id"):
+        if person.named_in(thread):  # a chat id made of the number
+            Message.objects.filter(pk=pk).update(provider_thread_id="")
+    return rows.update(
+        body="",
+        subject="",
+        counterpart="",
+        raw_request=None,
+        raw_response=None,
+        error="",
+        provider_url="",
+        anonymised_at=timezone.now(),
+    )
+
+
+def _scrub_suppressions(rows: QuerySet, person: Person) -> int:
+    """The person's own phone and address entries go (the erasure lists their hashes);
+    a domain or company entry stays, its reason redacted."""
+    deleted, _ = rows.filter(Q(domain="") & Q(cui="")).delete()
+    return deleted + redact("reason")(rows.exclude(domain="", cui=""), person)
+
+
+def _scrub_removals(rows: QuerySet, person: Person) -> int:
+    addresses = rows.filter(kind__in=[Suppression.Kind.PHONE, Suppression.Kind.EMAIL])
+    count = addresses.update(value=ERASED, reason=ERASED, entry_reason=ERASED)
+    return count + redact("reason", "entry_reason")(rows.exclude(value=ERASED), person)
+
+
 for _section in (
-    Section("lead", Lead, lambda lead: Lead.objects.filter(pk=lead.pk)),
-    Section("journey", Journey, lambda lead: Journey.objects.filter(lead=lead)),
+    Section("lead", Lead, lambda lead: Lead.objects.filter(pk=lead.pk), _scrub_lead),
+    Section(
+        "journey", Journey, lambda lead: Journey.objects.filter(lead=lead), blank(review_reason="")
+    ),
     Section(
         "stage_history",
         StageTransition,
         lambda lead: StageTransition.objects.filter(journey__lead=lead),
+        redact("reason"),
     ),
-    Section("enrollments", Enrollment, lambda lead: Enrollment.objects.filter(lead=lead)),
-    Section("messages", Message, lambda lead: Message.objects.filter(lead=lead)),
+    Section(
+        "enrollments",
+        Enrollment,
+        lambda lead: Enrollment.objects.filter(lead=lead),
+        redact("stalled_reason", "stop_reason"),
+    ),
+    Section("messages", Message, messages_of, _scrub_messages),
     Section(
         "attachments",
         MessageAttachment,
-        lambda lead: MessageAttachment.objects.filter(message__lead=lead),
+        lambda lead: MessageAttachment.objects.filter(message__in=messages_of(lead)),
+        scrubbing.delete_files("file"),
     ),
-    Section("opt_out_records", OptOutRecord, lambda lead: OptOutRecord.objects.filter(lead=lead)),
-    Section("opt_out_lifts", OptOutLift, lambda lead: OptOutLift.objects.filter(lead=lead)),
-    Section("suppression_entries", Suppression, suppressions_of),
-    Section("suppression_removals", SuppressionRemoval, removals_of),
-    Section("import_files", ImportJob, lambda lead: _holding(lead, ImportJob, "content")),
-    Section("provider_webhooks", WebhookEvent, webhook_events_of),
+    Section(
+        "opt_out_records",
+        OptOutRecord,
+        lambda lead: OptOutRecord.objects.filter(lead=lead),
+        blank(reason=ERASED),
+    ),
+    Section(
+        "opt_out_lifts",
+        OptOutLift,
+        lambda lead: OptOutLift.objects.filter(lead=lead),
+        blank(reason=ERASED),
+    ),
+    Section("suppression_entries", Suppression, suppressions_of, _scrub_suppressions),
+    Section("suppression_removals", SuppressionRemoval, removals_of, _scrub_removals),
+    Section(
+        "import_files",
+        ImportJob,
+        lambda lead: _holding(lead, ImportJob, "content"),
+        scrubbing.drop_lines("content", "rejected", "contact_readiness", "error"),
+    ),
+    Section("provider_webhooks", WebhookEvent, webhook_events_of, blank(raw_body=b"", error="")),
     Section(
         "outbound_webhooks",
         WebhookDelivery,
         lambda lead: WebhookDelivery.objects.filter(
             tenant_id=lead.tenant_id, payload__data__lead_id=lead.pk
         ),
+        redact("payload", "last_error", "last_response_excerpt"),
+    ),
+    Section("alerts", Alert, alerts_of, redact("subject", "message")),
+    # The erasure's own records: they name nobody (a receipt's `lookup` address is dropped
+    # once the provider confirmed, outreach.propagation).
+    Section("erasures", Erasure, lambda lead: Erasure.objects.filter(lead=lead), nothing),
+    Section(
+        "propagation_receipts",
+        Propagation,
+        lambda lead: Propagation.objects.filter(lead=lead),
+        nothing,
     ),
 ):
     register(_section)

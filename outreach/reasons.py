@@ -125,6 +125,9 @@ STAGE_EMAIL_EVENT = reasons.define("stage.email_event", _("Cold email provider e
 SUPPRESSED_OPT_OUT = reasons.define(
     "suppression.opt_out", _("%(lead)s opted out on %(channel)s"), channel=Channel
 )
+SUPPRESSED_ERASED = reasons.define(
+    "suppression.erased", _("erased on request (erasure #%(erasure)s)")
+)
 SUPPRESSED_HARD_BOUNCE = reasons.define(
     "suppression.hard_bounce", _("The address bounced for good: %(detail)s")
 )
@@ -264,6 +267,14 @@ IMPORT_MORE_CELLS = reasons.define("import.more_cells", _("more fields than the 
 IMPORT_FEWER_CELLS = reasons.define("import.fewer_cells", _("fewer fields than the header"))
 IMPORT_CELL_COUNT = reasons.define(
     "import.cell_count", _("expected %(expected)s fields, found %(found)s")
+)
+IMPORT_ERASED = reasons.define(
+    "import.erased",
+    _(
+        "this person was erased on request (their %(key)s is on the do-not-contact list as "
+        "a one-way hash): not imported"
+    ),
+    key=field_label,
 )
 IMPORT_DUPLICATE = reasons.define(
     "import.duplicate", _("duplicate of line %(line)s (same %(key)s)"), key=field_label

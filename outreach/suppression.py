@@ -7,15 +7,19 @@ numbers, addresses, whole domains and companies (CUI) by hand, by CSV or over th
 import report follow it; manual sends and the send path check it again before a send. An
 opt-out also flags the lead's journey (outreach.optout): an entry a person added does not,
 so taking it off the list makes the leads it blocked reachable again. Emails and domains
-are compared lowercased.
+are compared lowercased. An erased person is listed by a one-way hash of their phone and
+address (`digest`), matched like the plain entries.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import Q, Value
 from django.db.models.functions import Lower, StrIndex, Substr
@@ -41,6 +45,40 @@ def email_domain_sql(email: Any) -> Substr:
     """`email_domain` in SQL, on both databases: what follows the @, lowercased. `email` is
     a field name or an expression (an OuterRef)."""
     return Substr(Lower(email), StrIndex(email, Value("@")) + 1)
+
+
+def digest(kind: str, value: str) -> str:
+    """The one-way hash an erased phone (E.164) or address is listed by: HMAC-SHA256 under
+    ERASURE_HASH_KEY (a plain hash of a phone number is reversed by trying them all).
+    `kind` is "phone" or "email"."""
+    if kind not in (Kind.PHONE, Kind.EMAIL):
+        raise ValueError(f"no digest for {kind!r}")
+    normal = _email(value) if kind == Kind.EMAIL else value.strip()
+    key = (settings.ERASURE_HASH_KEY or f"cerniq-erasure:{settings.SECRET_KEY}").encode()
+    return hmac.new(key, f"{kind}:{normal}".encode(), hashlib.sha256).hexdigest()
+
+
+HASH_CHUNK = 900  # hashes per query: under SQLite's 999 bound-parameter limit
+
+
+def erased(tenant: Tenant | int, *, phones: Iterable[str] = (), emails: Iterable[str] = ()) -> set:
+    """Which of these phones and addresses belong to an erased person (their hash is
+    listed): the import refuses those rows, a lead cannot be given one."""
+    tenant_id = tenant if isinstance(tenant, int) else tenant.pk
+    hashed = {digest(Kind.PHONE, p): p for p in phones if p}
+    hashed |= {digest(Kind.EMAIL, e): _email(e) for e in emails if e}
+    if (
+        not hashed
+        or not Suppression.objects.filter(tenant_id=tenant_id).exclude(digest="").exists()
+    ):
+        return set()
+    keys, found = list(hashed), set()
+    for start in range(0, len(keys), HASH_CHUNK):
+        rows = Suppression.objects.filter(
+            tenant_id=tenant_id, digest__in=keys[start : start + HASH_CHUNK]
+        )
+        found |= {hashed[value] for value in rows.values_list("digest", flat=True)}
+    return found
 
 
 def suppress(
@@ -182,15 +220,18 @@ def listed(
     cuis = {c for c in cuis if c}
     if not (phones or emails or cuis):
         return Listed()
+    hashed = {digest(Kind.PHONE, p): (Kind.PHONE, p) for p in phones}
+    hashed |= {digest(Kind.EMAIL, e): (Kind.EMAIL, e) for e in emails}
     matching = Q(phone__in=phones) | Q(email__in=emails) | Q(domain__in=domains) | Q(cui__in=cuis)
+    matching |= Q(digest__in=hashed)
     found = Listed()
     rows = Suppression.objects.filter(matching, tenant_id=tenant_id)
-    for phone, email, domain, cui in rows.values_list("phone", "email", "domain", "cui"):
-        for value, into in (
-            (phone, found.phones),
-            (email, found.emails),
-            (domain, found.domains),
-            (cui, found.cuis),
+    for *values, hashed_value in rows.values_list("phone", "email", "domain", "cui", "digest"):
+        if hashed_value:  # an erased person's phone or address
+            kind, plain = hashed[hashed_value]
+            values = [plain, "", "", ""] if kind == Kind.PHONE else ["", plain, "", ""]
+        for value, into in zip(
+            values, (found.phones, found.emails, found.domains, found.cuis), strict=True
         ):
             if value:
                 into.add(value)

@@ -78,3 +78,20 @@ def anonymise_old_messages() -> None:
     done = retention.anonymise_old_messages()
     if done.total:
         log.info("anonymised old messages", extra={"by_tenant": done.messages})
+
+
+@dramatiq.actor(queue_name="default", max_retries=0, time_limit=120_000)
+def propagate(receipt_id: int) -> None:
+    """Tell one provider of an opt-out or an erasure (outreach.propagation.apply). A failed
+    attempt sets its next one; the sweep below runs it then."""
+    from outreach import propagation
+
+    propagation.apply(receipt_id)
+
+
+@dramatiq.actor(queue_name="default", max_retries=0, time_limit=600_000)
+def propagate_due() -> None:
+    """Every minute: the opt-out and erasure receipts due again (outreach.propagation)."""
+    from outreach import propagation
+
+    propagation.apply_due()

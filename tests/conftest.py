@@ -120,6 +120,22 @@ def fresh_cache():
 _cache_cleared = False
 
 
+@pytest.fixture(autouse=True)
+def backups_of_its_own(tmp_path):
+    """Each test's backups and erasure ledger (STORAGES["dbbackup"]) in a folder of its own:
+    never the checkout's var/, and never another test's erasures applied again after a
+    flush (outreach.erasure.reapply runs after every migrate)."""
+    from django.conf import settings
+    from django.test import override_settings
+
+    storage = {
+        "BACKEND": "django.core.files.storage.FileSystemStorage",
+        "OPTIONS": {"location": str(tmp_path / "backups")},
+    }
+    with override_settings(STORAGES={**settings.STORAGES, "dbbackup": storage}):
+        yield
+
+
 @pytest.fixture(autouse=True, scope="session")
 def fast_password_hasher():
     """Hash passwords with MD5 in tests: PBKDF2's million iterations cost about 0.2 s per

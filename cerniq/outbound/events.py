@@ -22,6 +22,7 @@ EVENTS: dict[str, Any] = {
     "lead.replied": _("A lead replied (any channel)."),
     "lead.stage_changed": _("A lead moved to another stage."),
     "lead.opted_out": _("A lead opted out (every channel stops)."),
+    "lead.erased": _("A person was erased on request: delete them from your records too."),
     "review.created": _("A review item was opened."),
     "review.resolved": _("A review item was closed (resolved or dismissed)."),
     "message.failed": _("A message could not be sent (failed, or a dead letter)."),

@@ -36,14 +36,14 @@ integration = Integration(
     },
     backend_env="INSTANTLY_BACKEND",
     receiver="integrations.instantly.receiver.InstantlyReceiver",
-    # Our stage changes → the lead's interest status at Instantly (interest.py); an
-    # opt-out deletes the lead there (optouts.py); any stop of automation withdraws the
-    # pushes Instantly has not emailed yet (withdrawal.py).
+    # Our stage changes → the lead's interest status at Instantly (interest.py); any
+    # stop of automation withdraws the pushes Instantly has not emailed yet
+    # (withdrawal.py); an opt-out or an erasure deletes the lead there (optouts.py).
     hooks={
         "stage_changed": "integrations.instantly.interest.stage_changed",
-        "opted_out": "integrations.instantly.optouts.opted_out",
         "automation_stopped": "integrations.instantly.withdrawal.automation_stopped",
     },
+    propagation="integrations.instantly.optouts",
     periodic_jobs=(
         {
             "name": "instantly-analytics",

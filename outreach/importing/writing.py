@@ -23,7 +23,7 @@ from outreach.importing.reading import IMPORT_FIELDS, Record
 from outreach.importing.report import ImportReport, RowError
 from outreach.lead_search import search_text_of, writes_sources
 from outreach.models import Journey, Lead, Stage
-from outreach.suppression import flag_imported
+from outreach.suppression import erased, flag_imported
 
 BATCH_SIZE = 1000
 FETCH_CHUNK = 900  # ids per `pk__in` query: under SQLite's 999 bound-parameter limit
@@ -240,6 +240,23 @@ def _column(name: str, values: list[tuple[int, Any]]) -> Any:
     return case
 
 
+def _refuse_erased(tenant: Tenant, rows: list[_Row], rejected: list[RowError]) -> list[_Row]:
+    """Rows carrying an erased person's phone or address are refused, with the reason."""
+    gone = erased(
+        tenant, phones=[r.key("phone") for r in rows], emails=[r.key("email") for r in rows]
+    )
+    if not gone:
+        return rows
+    kept = []
+    for row in rows:
+        key = next((k for k in ("phone", "email") if row.key(k) and row.key(k).lower() in gone), "")
+        if key:
+            rejected.append(RowError(row.line, reasons.code(codes.IMPORT_ERASED, key=key)))
+        else:
+            kept.append(row)
+    return kept
+
+
 def _import(
     tenant: Tenant,
     records: Iterable[tuple[int, Record | RowError]],
@@ -255,6 +272,7 @@ def _import(
     if len(source) > max_source:
         raise ValueError(f"source {source!r} is longer than Lead.source allows ({max_source})")
     rows, rejected, processed = _validate(records, progress)
+    rows = _refuse_erased(tenant, rows, rejected)
     # A dry run only reads: no transaction (SQLite's IMMEDIATE mode would take the write lock).
     with nullcontext() if dry_run else transaction.atomic():
         if not dry_run:  # one import per tenant at a time; NO KEY keeps FK inserts unblocked

@@ -6,7 +6,14 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from cerniq.backups import BackupError, backup_files, list_backups, prepare_restore, run_restore
+from cerniq.backups import (
+    BackupError,
+    backup_files,
+    list_backups,
+    prepare_restore,
+    restored,
+    run_restore,
+)
 from cerniq.backups import where as backup_place
 
 
@@ -61,6 +68,9 @@ class Command(BaseCommand):
         self.stdout.write(f"Restored {result.database} from {plan.where} into {plan.target}")
         if result.media:
             self.stdout.write(f"  media: {result.media_files} files from {result.media}")
+        for _receiver, said in restored.send(sender=type(self), using=plan.using):
+            if said:
+                self.stdout.write(f"  {said}")
 
     def _list(self) -> None:
         self.stdout.write(f"Backups in {backup_place(backup_files().storage)}, newest first:")

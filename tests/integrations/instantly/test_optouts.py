@@ -1,7 +1,7 @@
 """An opt-out on any channel reaches Instantly (issue #11 §8): a lead we pushed into a
-campaign is deleted there, once, after the opt-out commits; a lead Instantly never had
-costs no call. (A push Instantly may not have emailed yet is the withdrawal's:
-test_withdrawal.py.)"""
+campaign gets a receipt to delete it there, applied once the opt-out commits; a lead
+Instantly never had costs no call. (A push Instantly may not have emailed yet is the
+withdrawal's: test_withdrawal.py. The receipt's calls and retries: test_erasure.py.)"""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from integrations.instantly import tasks
 from outreach import optout
 from outreach.automation import EMAILED
-from outreach.models import Channel, Lead, Message
+from outreach.models import Channel, Lead, Message, Propagation
 from tests.factories import make_lead, make_message
 from tests.integrations.instantly.conftest import BASE
 
@@ -35,8 +35,18 @@ def pushed_lead(tenant, *, emailed: bool = True):
 
 @pytest.fixture
 def forgotten(monkeypatch):
+    """The Instantly ids the opt-out's receipts ask Instantly to delete, as each receipt is
+    queued for its actor."""
+    from outreach import tasks as outreach_tasks
+
     calls: list[str] = []
-    monkeypatch.setattr(tasks.forget_lead, "send", calls.append)
+
+    def queued(receipt_id: int) -> None:
+        receipt = Propagation.objects.get(pk=receipt_id)
+        if receipt.provider == "instantly":
+            calls.extend(receipt.target["ids"])
+
+    monkeypatch.setattr(outreach_tasks.propagate, "send", queued)
     return calls
 
 
