@@ -22,6 +22,7 @@ from api import schema  # noqa: F401 (the API key scheme for drf-spectacular; we
 from api.errors import error_body
 from api.renderers import DOCS_POLICY
 from api.views.analytics import AnalyticsViewSet
+from api.views.erasure import EraseView
 from api.views.imports import ImportJobViewSet
 from api.views.leads import LeadViewSet
 from api.views.messages import MessageViewSet
@@ -67,6 +68,7 @@ urlpatterns = [
     path("v1/plan/", PlanPreviewView.as_view(), name="plan-preview"),
     path("v1/sequences/<int:pk>/stats/", SequenceStatsView.as_view(), name="sequence-stats"),
     path("v1/leads/<int:pk>/export/", PersonExportView.as_view(), name="lead-export"),
+    path("v1/leads/<int:pk>/erase/", EraseView.as_view(), name="lead-erase"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     # HTML pages: OPTIONS has no description to render as a page there (a 405, not a 500).
     path(

@@ -2,7 +2,14 @@
 
 from django.urls import path
 
-from console.views import lead_detail, lead_export, lead_import, lead_optout, leads
+from console.views import (
+    lead_detail,
+    lead_erase,
+    lead_export,
+    lead_import,
+    lead_optout,
+    leads,
+)
 
 urlpatterns = [
     path("leads/", leads.lead_list, name="leads"),
@@ -21,5 +28,6 @@ urlpatterns = [
         name="lead_record_opt_out",
     ),
     path("leads/<int:pk>/export.json", lead_export.lead_export, name="lead_export"),
+    path("leads/<int:pk>/erase/", lead_erase.lead_erase, name="lead_erase"),
     path("leads/<int:pk>/<str:action>/", lead_detail.lead_action, name="lead_action"),
 ]

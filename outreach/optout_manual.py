@@ -130,6 +130,8 @@ def lift_opt_out(lead: Lead, *, user, reason: str) -> OptOutLift:
         LiftRefused,
         _("Say why the opt-out is lifted (at least %(n)d characters): who asked, when, how."),
     )
+    if lead.erased_at is not None:
+        raise LiftRefused(_("This person was erased on request: they are never contacted again."))
     journey = Journey.objects.select_for_update().get(lead=lead)
     if not (journey.whatsapp_opted_out or journey.email_opted_out):
         raise LiftRefused(_("This lead has not opted out."))

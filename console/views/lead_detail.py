@@ -15,6 +15,8 @@ from cerniq import reasons
 from cerniq.params import parse_id
 from cerniq.tenancy import AuthenticatedHttpRequest, TenantScope, scope_for
 from console.forms import RecordOptOutForm
+from console.views.alerts import is_channel_admin
+from console.views.lead_receipts import receipt_rows
 from console.views.lead_timeline import timeline_html, timeline_items
 from hitl import takeover
 from hitl.review import ReviewError
@@ -117,6 +119,9 @@ def page_context(
         "opt_out_lifts": list(lead.opt_out_lifts.select_related("by_user")[:5]),
         "opt_out_records": list(lead.opt_out_records.select_related("by_user")[:5]),
         "opt_out_form": opt_out_form or RecordOptOutForm(),
+        "may_erase": is_channel_admin(request, scope),
+        "erasure": lead.erasures.select_related("requested_by").first(),
+        "receipts": receipt_rows(lead),
         # What the operator typed before a refused send: shown again, never lost.
         "draft": request.session.pop(_draft_key(lead), None) or {},
     }
