@@ -13,7 +13,8 @@ from outreach.models import Suppression
 class SuppressionSerializer(serializers.ModelSerializer):
     kind = serializers.ChoiceField(Suppression.Kind.choices, help_text="What `value` is.")
     value = serializers.CharField(
-        help_text="E.164 phone, lowercase email, lowercase domain (no @), or CUI digits."
+        help_text="E.164 phone, lowercase email, lowercase domain (no @), CUI digits, or for "
+        "an erased person the HMAC-SHA256 hash (hex) of their phone or address."
     )
     reason_text = serializers.SerializerMethodField(help_text="`reason` in the reader's words.")
     created_by = serializers.SerializerMethodField(
@@ -54,7 +55,7 @@ class SuppressionSerializer(serializers.ModelSerializer):
 
 
 class SuppressionWriteSerializer(serializers.Serializer):
-    kind = serializers.ChoiceField(Suppression.Kind.choices)
+    kind = serializers.ChoiceField([(k.value, k.label) for k in Suppression.ADDABLE_KINDS])
     value = serializers.CharField(
         max_length=254, help_text="Written as people write it: 0722 123 456, RO22732040, @ferma.ro."
     )

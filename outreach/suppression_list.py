@@ -39,7 +39,7 @@ MAX_CSV_BYTES = 5 * 1024 * 1024
 MAX_CSV_ROWS = 50_000
 MAX_ERRORS_SHOWN = 20
 MAX_REMOVAL_REASON = 2000  # characters, as the API takes it
-_CSV_KINDS = {kind.value for kind in Kind}
+_CSV_KINDS = {kind.value for kind in Suppression.ADDABLE_KINDS}
 
 
 class EntryInvalid(ValueError):
@@ -170,6 +170,8 @@ def entries(tenant: Tenant, *, kind: str = "", q: str = "") -> QuerySet[Suppress
     found = Suppression.objects.filter(tenant=tenant).select_related("created_by")
     if kind in _CSV_KINDS:
         found = found.exclude(**{kind: ""})
+    elif kind == Kind.ERASED:
+        found = found.exclude(digest="")
     if q := q.strip().lower():
         match = (
             Q(phone__contains=q)
@@ -198,7 +200,8 @@ def blocked_counts(tenant: Tenant, shown: list[Suppression]) -> dict[int, int]:
     shown (four at most, whatever the number of entries)."""
     by_kind: dict[str, dict[str, int]] = defaultdict(dict)
     for entry in shown:
-        by_kind[entry.kind][entry.value] = entry.pk
+        if entry.kind != Kind.ERASED:  # a hash names no lead: the erased lead holds none
+            by_kind[entry.kind][entry.value] = entry.pk
     leads = Lead.objects.filter(tenant=tenant).order_by()
     counts: dict[int, int] = {entry.pk: 0 for entry in shown}
     for kind, values in by_kind.items():
@@ -351,11 +354,12 @@ EXPORT_COLUMNS = ("kind", "value", "reason", "source", "created_at", "created_by
 
 
 def export_csv(tenant: Tenant) -> str:
-    """Every entry of the tenant, `kind,value,reason,…`: `import_csv` reads it back."""
+    """Every entry of the tenant, `kind,value,reason,…`: `import_csv` reads it back. An
+    erased person's hashes are the erasure's (kept by its ledger too), not written."""
     out = io.StringIO()
     writer = csv.writer(out)
     writer.writerow(EXPORT_COLUMNS)
-    for entry in entries(tenant).iterator(chunk_size=2000):
+    for entry in entries(tenant).filter(digest="").iterator(chunk_size=2000):
         writer.writerow(
             (
                 entry.kind,

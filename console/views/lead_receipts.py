@@ -36,6 +36,9 @@ def answer_text(answer: dict) -> str:
         if label is None:
             continue
         count = len(value) if isinstance(value, list) else value
+        if key == "still_queued" and not count:
+            parts.append(str(_("nothing left queued")))
+            continue
         parts.append(f"{count} {label}")
     return ", ".join(parts)
 

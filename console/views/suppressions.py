@@ -43,6 +43,9 @@ BLOCKS = {
     Kind.EMAIL: gettext_lazy("Email to this address."),
     Kind.DOMAIN: gettext_lazy("Email to any address at this domain."),
     Kind.CUI: gettext_lazy("WhatsApp and email to the company's leads."),
+    Kind.ERASED: gettext_lazy(
+        "Everything to an erased person's number or address, and their return by import."
+    ),
 }
 ADDED = {
     Kind.PHONE: gettext_lazy(
@@ -64,7 +67,9 @@ ADDED = {
 class EntryForm(forms.Form):
     """The fields as typed; outreach.suppression_list.add_entry says what is wrong."""
 
-    kind = forms.ChoiceField(label=gettext_lazy("Kind"), choices=Kind.choices)
+    kind = forms.ChoiceField(
+        label=gettext_lazy("Kind"), choices=[(k.value, k.label) for k in Suppression.ADDABLE_KINDS]
+    )
     value = forms.CharField(
         label=gettext_lazy("Value"),
         max_length=254,

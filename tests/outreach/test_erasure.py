@@ -296,3 +296,42 @@ def test_migrate_applies_the_ledger(tenant):
     Lead.objects.filter(pk=ana.pk).update(erased_at=None, phone="+40722111222")
     call_command("migrate", "outreach", verbosity=0)
     assert Lead.objects.get(pk=ana.pk).phone == ""
+
+
+def test_the_list_shows_an_erased_person_as_a_hash_nobody_adds_or_takes_off(client, tenant):
+    from rest_framework.test import APIClient
+
+    from cerniq import api_keys
+    from outreach import suppression_list
+
+    ana = make_lead(tenant, phone="+40722111222", email="")
+    admin = make_user(tenant, role="ADMIN")
+    erase_person(ana, by=admin, reason=REASON, via="page")
+    entry = Suppression.objects.get(source="erasure")
+    client.force_login(admin)
+    page = client.get("/outreach/settings/do-not-contact/").content.decode()
+    assert f'data-suppression="{entry.pk}" data-kind="erased"' in page
+    assert entry.digest[:12] in page and "+40722111222" not in page
+    assert "An erased person: never taken off." in page
+    assert "erased on request (erasure #" in page
+    # Not in the CSV (the ledger keeps it), not addable by hand or over the API.
+    assert entry.digest not in suppression_list.export_csv(tenant)
+    with pytest.raises(suppression_list.EntryInvalid):
+        suppression_list.add_entry(tenant, kind="erased", value=entry.digest, reason="x" * 20)
+    _, key = api_keys.create_key(tenant, name="k", scope="write", user=admin)
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Api-Key {key}")
+    answer = api.post(
+        "/api/v1/suppressions/",
+        {"kind": "erased", "value": entry.digest, "reason": "x"},
+        format="json",
+    )
+    assert answer.status_code == 400 and "kind" in answer.json()["error"]["fields"]
+    listed = api.get("/api/v1/suppressions/", {"kind": "erased"}).json()["results"]
+    assert [(row["kind"], row["value"], row["removable"]) for row in listed] == [
+        ("erased", entry.digest, False)
+    ]
+    assert (
+        api.post(f"/api/v1/suppressions/{entry.pk}/remove/", {"reason": "x" * 20}).status_code
+        == 409
+    )
