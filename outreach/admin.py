@@ -26,6 +26,7 @@ from outreach.lead_filters import search_match
 from outreach.models import (
     DailyStats,
     Enrollment,
+    Erasure,
     ImportJob,
     Journey,
     Lead,
@@ -33,6 +34,7 @@ from outreach.models import (
     MessageAttachment,
     OptOutLift,
     OptOutRecord,
+    Propagation,
     QuickReply,
     Sequence,
     SequenceStep,
@@ -605,6 +607,34 @@ class SuppressionRemovalAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
+
+
+@admin.register(Erasure)
+class ErasureAdmin(AuditRowAdmin):
+    """Who had a person erased, how and why (outreach.erasure writes it; view only)."""
+
+    list_display = ("created_at", "lead_ref", "via", "requested_by", "tenant")
+    list_select_related = ("tenant", "requested_by")
+    list_filter = ("tenant", "via")
+
+
+@admin.register(Propagation)
+class PropagationAdmin(AuditRowAdmin):
+    """Receipts: each provider told of an opt-out or an erasure (outreach.propagation)."""
+
+    list_display = (
+        "requested_at",
+        "cause",
+        "provider",
+        "action",
+        "state",
+        "attempts",
+        "applied_at",
+        "lead",
+        "tenant",
+    )
+    list_select_related = ("tenant", "lead")
+    list_filter = ("state", "cause", "provider", "tenant")
 
 
 @admin.register(MessageAttachment)

@@ -26,6 +26,7 @@ from outreach.models import (
     Channel,
     DailyStats,
     Enrollment,
+    Erasure,
     ImportJob,
     Journey,
     Lead,
@@ -33,6 +34,7 @@ from outreach.models import (
     MessageAttachment,
     OptOutLift,
     OptOutRecord,
+    Propagation,
     QuickReply,
     Sequence,
     SequenceStep,
@@ -281,6 +283,26 @@ def make_one_of_everything(tenant: Tenant) -> dict[str, Any]:
             entry_created_at=timezone.now(),
             reason="They became a customer; the list entry is no longer wanted.",
             by_user=user,
+        ),
+        "erasure": (
+            erasure := Erasure.objects.create(
+                tenant=tenant,
+                lead=lead,
+                lead_ref=lead.pk,
+                requested_by=user,
+                via=Erasure.Via.PAGE,
+                reason="<script>alert(3)</script> asked by email",
+            )
+        ),
+        "propagation": Propagation.objects.create(
+            tenant=tenant,
+            lead=lead,
+            erasure=erasure,
+            cause=Propagation.Cause.ERASURE,
+            provider="instantly",
+            action="delete_lead",
+            requested_at=timezone.now(),
+            next_attempt_at=timezone.now(),
         ),
         "opt_out_record": OptOutRecord.objects.create(
             tenant=tenant,

@@ -14,6 +14,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PRODUCTION_ENV = {
     "DEBUG": "false",
     "SECRET_KEY": "a-long-random-production-secret-key-7f3c9a1e5b2d8f4c6a0e9b7d3c1f5a8e2b",
+    "ERASURE_HASH_KEY": "a-long-random-erasure-key-3b9f1c7e5a2d8f6c4e0a9b1d7f3c5e8a",
     "ALLOWED_HOSTS": "outreach.example.ro",
     "PUBLIC_BASE_URL": "https://outreach.example.ro",
     "DATABASE_URL": "sqlite:////tmp/cerniq-check-deploy.sqlite3",

@@ -36,11 +36,11 @@ def lead(tenant):
 
 
 @pytest.fixture
-def told(monkeypatch) -> list[tuple[str, dict]]:
-    """The integration hooks notified (cerniq.integrations.notify), as (event, details)."""
-    calls: list[tuple[str, dict]] = []
+def told(monkeypatch) -> list[tuple[str, int]]:
+    """The providers told (outreach.propagation.start), as (cause, lead id)."""
+    calls: list[tuple[str, int]] = []
     monkeypatch.setattr(
-        optout.integrations, "notify", lambda event, **details: calls.append((event, details))
+        optout.propagation, "start", lambda lead, *, cause, **kw: calls.append((cause, lead.pk))
     )
     return calls
 
@@ -93,7 +93,7 @@ def test_a_recorded_opt_out_stops_every_channel_and_is_audited(
     )
     assert _out(lead) == (True, True)  # whichever channel it was asked on
     assert is_suppressed(tenant, phone=lead.phone) and is_suppressed(tenant, email="ion@agro.ro")
-    assert told == [("opted_out", {"lead_id": lead.pk})]
+    assert told == [("opt_out", lead.pk)]
     delivery = WebhookDelivery.objects.get()
     assert delivery.payload["data"] == {
         "lead_id": lead.pk,
