@@ -7,6 +7,7 @@ from datetime import time
 from typing import ClassVar
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.core.validators import MinValueValidator
 from django.db import models
 from django.db.models import F, Q
@@ -38,6 +39,35 @@ def default_working_days() -> list[int]:
 
 def new_webhook_token() -> str:
     return secrets.token_urlsafe(32)
+
+
+BASIS_CHANNELS = ("whatsapp", "email")
+BASIS_MODES = ("off", "warn", "require")
+
+
+def validate_basis_policy(value: object) -> None:
+    """{"whatsapp"|"email": {"RO"|"*"|<ISO country>: "off"|"warn"|"require"}}."""
+    if not isinstance(value, dict):
+        raise ValidationError(_("The policy is an object by channel."))
+    for channel, countries in value.items():
+        if channel not in BASIS_CHANNELS:
+            raise ValidationError(
+                _("Unknown channel %(channel)s: whatsapp or email.") % {"channel": channel}
+            )
+        if not isinstance(countries, dict):
+            raise ValidationError(_("Each channel maps countries to off, warn or require."))
+        for country, mode in countries.items():
+            if not (
+                country == "*" or (len(country) == 2 and country.isalpha() and country.isupper())
+            ):
+                raise ValidationError(
+                    _("%(country)s is not a country code (RO, DE, or * for the rest).")
+                    % {"country": country}
+                )
+            if mode not in BASIS_MODES:
+                raise ValidationError(
+                    _("%(mode)s is not a mode: off, warn or require.") % {"mode": mode}
+                )
 
 
 class Tenant(models.Model):
@@ -113,6 +143,30 @@ class Tenant(models.Model):
         help_text=_(
             "Blank the text of messages older than this many days (at least 30); empty: keep "
             "them. Counts, dates and statuses stay."
+        ),
+    )
+
+    # Lawful basis (outreach.lawful_basis): what a first message needs, per channel and
+    # recipient country: "off", "warn" (sent, and marked) or "require" (held until a basis
+    # is recorded). Missing entries take the defaults (Romania: warn on both channels;
+    # any other country: off); "*" names every other country.
+    basis_policy = models.JSONField(
+        _("lawful basis policy"),
+        default=dict,
+        blank=True,
+        validators=[validate_basis_policy],
+        help_text=_(
+            'Per channel and country, e.g. {"email": {"RO": "require", "*": "warn"}, '
+            '"whatsapp": {"RO": "warn"}}: off, warn or require. Empty: warn for Romania.'
+        ),
+    )
+    # A template used for first messages must say who writes and how to stop: flagged when
+    # saved; with this on, one without them is not used for a first message.
+    first_templates_must_comply = models.BooleanField(
+        _("first messages only from compliant templates"),
+        default=False,
+        help_text=_(
+            "Hold a first message whose template does not say who is writing and how to stop."
         ),
     )
 

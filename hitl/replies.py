@@ -39,7 +39,7 @@ from hitl import reasons as why
 from hitl import reply_intent
 from hitl.metrics import observe_triage
 from hitl.routing import complains, declines
-from outreach import optout, stages
+from outreach import lawful_basis, optout, stages
 from outreach.hours import SendingWindow
 from outreach.manual import AI_DRAFT, SendRefused, answer, queue_reply
 from outreach.models import Channel, Journey, Lead, Message, Stage
@@ -343,6 +343,8 @@ def _store_triage(message: Message, result, more: dict) -> None:
     the lead's latest reply (hitl.reply_intent)."""
     Message.objects.filter(pk=message.pk).update(analysis={"triage": _jsonable(result), **more})
     reply_intent.triaged(message, result.intent)
+    # A reply asking for the offer is consent on its channel (outreach.lawful_basis).
+    lawful_basis.consent_from_reply(message, result.intent, confidence=result.confidence)
 
 
 def is_complaint(result) -> bool:

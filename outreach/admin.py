@@ -24,6 +24,7 @@ from outreach import deadletters, stages
 from outreach.analytics import DAILY_FIELDS
 from outreach.lead_filters import search_match
 from outreach.models import (
+    ContactBasis,
     DailyStats,
     Enrollment,
     Erasure,
@@ -616,6 +617,16 @@ class ErasureAdmin(AuditRowAdmin):
     list_display = ("created_at", "lead_ref", "via", "requested_by", "tenant")
     list_select_related = ("tenant", "requested_by")
     list_filter = ("tenant", "via")
+
+
+@admin.register(ContactBasis)
+class ContactBasisAdmin(AuditRowAdmin):
+    """The lawful basis recorded per lead and channel, with its evidence (view only: it is
+    recorded on the lead page, by import, over the API and from replies)."""
+
+    list_display = ("created_at", "lead", "channel", "basis", "source", "recorded_by", "tenant")
+    list_select_related = ("lead", "recorded_by", "tenant")
+    list_filter = ("basis", "channel", "source", "tenant")
 
 
 @admin.register(Propagation)

@@ -202,6 +202,7 @@ def _message(tenant: Tenant, plan: Plan, at: datetime, day: date) -> Message:
         step=plan.step,
         idempotency_key=plan.key,
         channel_reason=plan.reason,
+        basis=plan.basis,
         scheduled_for=at,
     )
 

@@ -6,11 +6,13 @@ from collections import defaultdict
 from datetime import date
 
 from cerniq.models import Tenant
+from outreach import lawful_basis
 from outreach.models import (
     SENT_STATUSES,
     Channel,
     Enrollment,
     Journey,
+    Lead,
     Message,
     SequenceStep,
     TemplateVersion,
@@ -51,7 +53,12 @@ class Batch:
             template_id__in=template_ids, is_active=True, weight__gt=0
         ).order_by("version"):
             self.versions[version.template_id].append(version)
+        self.tenant = tenant
         self.policy = ContactPolicy.of(tenant)
+        # Lawful basis of first messages (outreach.lawful_basis): each lead's recorded
+        # basis, and who was written to by email already (WhatsApp: `chats` below).
+        self.bases = lawful_basis.current(lead_ids)
+        self.emailed = lawful_basis.contacted(lead_ids, lawful_basis.EMAIL)
         leads = [j.lead for j in journeys]
         self.listed = listed_for_leads(tenant, leads)  # the suppression list's entries
         # Enrollments dispatch could not move on, with the reason (Enrollment.stalled_*).
@@ -73,6 +80,12 @@ class Batch:
         ):
             if phone_id:
                 self.chats[lead_id] = (phone_id, chat_id or self.chats.get(lead_id, (0, ""))[1])
+
+    def basis_check(self, lead: Lead, channel: str) -> lawful_basis.Check:
+        kind = lawful_basis.kind_of(channel)
+        first = lead.pk not in (self.chats if kind == lawful_basis.WHATSAPP else self.emailed)
+        basis = self.bases.get((lead.pk, kind))
+        return lawful_basis.check(lead, channel, basis=basis, first=first)
 
     def next_step(self, enrollment: Enrollment) -> SequenceStep | None:
         steps = self.steps[(enrollment.sequence_id, enrollment.sequence_version)]

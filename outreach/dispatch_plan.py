@@ -16,7 +16,7 @@ from datetime import datetime
 
 from cerniq import reasons
 from outreach import reasons as codes
-from outreach import spintax
+from outreach import spintax, template_compliance
 from outreach.channels import choose_channel, email_subject
 from outreach.dispatch_batch import Batch
 from outreach.hours import SendingWindow
@@ -43,6 +43,7 @@ class Plan:
     new_contact: bool = False
     chat_id: str = ""
     fallback_sequence: Sequence | None = None
+    basis: str = ""  # Message.basis: the lawful basis of a first message, or "missing"
 
     @property
     def key(self) -> str:
@@ -124,11 +125,22 @@ def _plan_one(
         if step is None or (step.channel == Channel.WHATSAPP) != wants_whatsapp:
             journey.next_action_at = None
             return reasons.code(codes.NO_FALLBACK, channel=choice.channel)
+    basis = batch.basis_check(lead, choice.channel)
+    if basis.held:
+        journey.next_action_at = None
+        return basis.reason
     versions = batch.versions.get(step.template_id, [])
     if not versions:
         journey.next_action_at = None
         return reasons.code(codes.TEMPLATE_INACTIVE)
     version = versions[spintax.choose_version([v.weight for v in versions], f"{lead.pk}:{step.pk}")]
+    if basis.first and batch.tenant.first_templates_must_comply:
+        lacks = template_compliance.missing(
+            batch.tenant, body=version.body, subject=version.subject
+        )
+        if lacks:
+            journey.next_action_at = None
+            return reasons.code(codes.TEMPLATE_NOT_COMPLIANT, missing=lacks)
     variables = spintax.lead_variables(lead)
     seed = spintax.variant_seed(lead.pk, step.pk, version.pk)
     try:
@@ -155,6 +167,7 @@ def _plan_one(
         subject,
         body.variant_hash,
         fallback_sequence=fallback,
+        basis=basis.mark,
     )
     if choice.channel == Channel.WHATSAPP:
         skipped = _allocate_phone(plan, batch, window, now)

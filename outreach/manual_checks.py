@@ -26,6 +26,7 @@ from cerniq import reasons
 from cerniq.formats import shown
 from cerniq.models import Tenant
 from cerniq.tenancy import display_name
+from outreach import lawful_basis
 from outreach import reasons as codes
 from outreach.models import SENT_STATUSES, Channel, Journey, Lead, Message
 from outreach.next_send import Reason, next_send_at
@@ -101,7 +102,7 @@ def whatsapp_refusal(
     if allow_opted_out:
         return ""
     kind = (listed if listed is not None else lead_listed(lead)).whatsapp_kind
-    return _LISTED_REFUSALS[kind]() if kind else ""
+    return _LISTED_REFUSALS[kind]() if kind else basis_refusal(lead, Channel.WHATSAPP)
 
 
 def email_refusal(
@@ -117,7 +118,20 @@ def email_refusal(
     if lead.email_status in UNSENDABLE_EMAIL:
         return str(UNSENDABLE_EMAIL[lead.email_status])
     kind = (listed if listed is not None else lead_listed(lead)).email_kind
-    return _LISTED_REFUSALS[kind]() if kind else ""
+    return _LISTED_REFUSALS[kind]() if kind else basis_refusal(lead, Channel.EMAIL_WARM)
+
+
+def basis_refusal(lead: Lead, channel: str) -> str:
+    """A first message the workspace's policy holds for want of a lawful basis."""
+    if not lawful_basis.may_hold(lead.tenant, lawful_basis.kind_of(channel)):
+        return ""
+    check = lawful_basis.check(lead, channel)
+    if not check.held:
+        return ""
+    return _(
+        "A first message to this lead needs a lawful basis (the workspace requires one for "
+        "%(country)s): record it on the lead's page first."
+    ) % {"country": check.country}
 
 
 # What a manual send is told when the suppression list names the lead, by the entry's kind.

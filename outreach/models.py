@@ -623,6 +623,9 @@ class Message(models.Model):
     error = models.TextField(blank=True)
     raw_request = models.JSONField(null=True, blank=True)
     raw_response = models.JSONField(null=True, blank=True)
+    # A first message on its channel: the lawful basis it went out under (a ContactBasis
+    # basis), or "missing" when the workspace's policy warned (outreach.lawful_basis).
+    basis = models.CharField(max_length=24, blank=True)
     # When the retention job blanked its text (outreach.retention); None: as written.
     anonymised_at = models.DateTimeField(null=True, blank=True)
     scheduled_for = models.DateTimeField(null=True, blank=True)
@@ -1122,5 +1125,6 @@ class QuickReply(models.Model):
 
 # An erasure's audit row and the receipts of what providers were told (a module of their
 # own, loaded with the app's models).
+from outreach.privacy_models import ContactBasis as ContactBasis  # noqa: E402
 from outreach.privacy_models import Erasure as Erasure  # noqa: E402
 from outreach.privacy_models import Propagation as Propagation  # noqa: E402

@@ -32,6 +32,7 @@ from django.utils import timezone
 from cerniq.models import Alert, WebhookDelivery, WebhookEvent
 from outreach import scrubbing
 from outreach.models import (
+    ContactBasis,
     Enrollment,
     Erasure,
     ImportJob,
@@ -256,6 +257,12 @@ for _section in (
         redact("payload", "last_error", "last_response_excerpt"),
     ),
     Section("alerts", Alert, alerts_of, redact("subject", "message")),
+    Section(
+        "lawful_basis",
+        ContactBasis,
+        lambda lead: ContactBasis.objects.filter(lead=lead),
+        redact("evidence", "source_detail"),
+    ),
     # The erasure's own records: they name nobody (a receipt's `lookup` address is dropped
     # once the provider confirmed, outreach.propagation).
     Section("erasures", Erasure, lambda lead: Erasure.objects.filter(lead=lead), nothing),

@@ -106,3 +106,55 @@ class Propagation(models.Model):
 
     def __str__(self) -> str:
         return f"{self.cause} → {self.provider} {self.action}: {self.state}"
+
+
+class ContactBasis(models.Model):
+    """The lawful basis for writing to a lead on a channel, with its evidence (issue #22
+    §1; outreach.lawful_basis). Each recording is a new row: the newest per lead and
+    channel is the current one, the older ones its history."""
+
+    class Channel(models.TextChoices):
+        WHATSAPP = "whatsapp", _("WhatsApp")
+        EMAIL = "email", _("Email")
+
+    class Basis(models.TextChoices):
+        CONSENT = "consent", _("Consent")
+        CUSTOMER = "customer", _("Existing customer (soft opt-in)")
+        LEGITIMATE_INTEREST = "legitimate_interest", _("Legitimate interest")
+        NONE = "none", _("None")
+
+    class Source(models.TextChoices):
+        PAGE = "page", _("Recorded on the lead page")
+        IMPORT = "import", _("Import file")
+        API = "api", _("API")
+        FORM = "form", _("Web form")
+        LEAD_ADS = "lead_ads", _("Lead Ads form")
+        REPLY = "reply", _("The lead's reply")
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
+    lead = models.ForeignKey("outreach.Lead", on_delete=models.CASCADE, related_name="bases")
+    channel = models.CharField(max_length=8, choices=Channel.choices)
+    basis = models.CharField(max_length=20, choices=Basis.choices)
+    source = models.CharField(max_length=8, choices=Source.choices)
+    # Where exactly: "leads.csv, line 12", an API key's name, "reply #812", a form's id.
+    source_detail = models.CharField(max_length=255, blank=True)
+    # The consent's wording or the URL of the page it was given on, the contract's number.
+    evidence = models.TextField(blank=True)
+    given_at = models.DateTimeField(null=True, blank=True, help_text="when it was given")
+    recorded_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        indexes = [
+            models.Index(fields=["lead", "channel", "-created_at"], name="basis_current_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.channel}: {self.basis}"
+
+    @property
+    def lawful(self) -> bool:
+        return self.basis != self.Basis.NONE

@@ -6,6 +6,7 @@ from __future__ import annotations
 from django.utils.translation import gettext_lazy as _
 
 from cerniq import reasons
+from outreach import template_compliance
 from outreach.models import Channel, Lead, Stage
 from whatsapp.models import Phone
 
@@ -54,6 +55,22 @@ TEMPLATE_INACTIVE = reasons.define(
 )
 TEMPLATE_ERROR = reasons.define(
     "dispatch.template_error", _("the step's template cannot be filled in for this lead")
+)
+NO_BASIS = reasons.define(
+    "dispatch.no_basis",
+    _(
+        "the first %(channel)s message needs a lawful basis for this recipient (%(country)s: "
+        "the workspace requires one) and none is recorded"
+    ),
+    channel={"whatsapp": _("WhatsApp"), "email": _("email")}.get,
+)
+TEMPLATE_NOT_COMPLIANT = reasons.define(
+    "dispatch.template_not_compliant",
+    _(
+        "the template of this first message does not say %(missing)s, and the workspace "
+        "uses only templates that do"
+    ),
+    missing=lambda lacks: template_compliance.said(list(lacks or [])),
 )
 TOO_LONG = reasons.define(
     "dispatch.too_long", _("the message is too long for %(channel)s"), channel=Channel

@@ -39,11 +39,11 @@ from cerniq.provider_errors import (
     ProviderTimeout,
     SendResult,
 )
-from outreach import automation, sequences, stages
+from outreach import automation, lawful_basis, sequences, stages
 from outreach import reasons as codes
 from outreach.hours import SendingWindow
 from outreach.metrics import count_message
-from outreach.models import Enrollment, Journey, Message, Suppression
+from outreach.models import Enrollment, Journey, Lead, Message, Suppression
 from outreach.recording import record_sent
 from outreach.sequences import cancel_message, is_opt_out_confirmation
 from outreach.transports import Transport, recipient_id, transport_for
@@ -147,6 +147,8 @@ def why_not_send(message: Message, transport: Transport | None = None) -> str:
         if kind == Suppression.Kind.CUI:
             return reasons.code(codes.NOT_SENT_COMPANY_SUPPRESSED)
         return reasons.code(codes.NOT_SENT_SUPPRESSED)
+    if not confirmation and (held := _basis_hold(message)):
+        return held
     if message.is_manual:
         return transport.blocker(message, journey)
     if message.step_id:
@@ -166,6 +168,18 @@ def why_not_send(message: Message, transport: Transport | None = None) -> str:
         if journey.stage in stages.CLOSED and not confirmation:
             return reasons.code(codes.NOT_SENT_STAGE, stage=journey.stage)
     return transport.blocker(message, journey)
+
+
+def _basis_hold(message: Message) -> str:
+    """A first message the workspace's policy holds for want of a lawful basis (queued
+    before the policy asked, or by a person): the reason, else "" (outreach.lawful_basis;
+    nothing more is read unless the policy requires a basis somewhere on the channel)."""
+    kind = lawful_basis.kind_of(message.channel)
+    if not lawful_basis.may_hold(message.tenant, kind):
+        return ""
+    lead = Lead.objects.select_related("tenant").get(pk=message.lead_id)
+    check = lawful_basis.check(lead, message.channel)
+    return check.reason if check.held else ""
 
 
 # --- recovery ---------------------------------------------------------------------------

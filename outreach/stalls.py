@@ -30,6 +30,8 @@ STALLING = frozenset(
         codes.TEMPLATE_ERROR,
         codes.TOO_LONG,
         codes.NO_SENDING_PHONE,
+        codes.NO_BASIS,
+        codes.TEMPLATE_NOT_COMPLIANT,
     }
 )
 

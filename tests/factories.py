@@ -24,6 +24,7 @@ from email_channels.models import CampaignDailyStats, EmailCampaign, SenderAccou
 from hitl.models import ConversationState, Note, ReplyResponse, ReplyTriage, ReviewItem, ReviewSLA
 from outreach.models import (
     Channel,
+    ContactBasis,
     DailyStats,
     Enrollment,
     Erasure,
@@ -303,6 +304,15 @@ def make_one_of_everything(tenant: Tenant) -> dict[str, Any]:
             action="delete_lead",
             requested_at=timezone.now(),
             next_attempt_at=timezone.now(),
+        ),
+        "contact_basis": ContactBasis.objects.create(
+            tenant=tenant,
+            lead=lead,
+            channel="email",
+            basis="consent",
+            source="page",
+            evidence="<script>alert(4)</script> ticked the box on the fair's form",
+            recorded_by=user,
         ),
         "opt_out_record": OptOutRecord.objects.create(
             tenant=tenant,
