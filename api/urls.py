@@ -24,6 +24,7 @@ from api.renderers import DOCS_POLICY
 from api.views.analytics import AnalyticsViewSet
 from api.views.erasure import EraseView
 from api.views.imports import ImportJobViewSet
+from api.views.lawful_basis import LeadBasisView
 from api.views.leads import LeadViewSet
 from api.views.messages import MessageViewSet
 from api.views.person_data import PersonExportView
@@ -69,6 +70,7 @@ urlpatterns = [
     path("v1/sequences/<int:pk>/stats/", SequenceStatsView.as_view(), name="sequence-stats"),
     path("v1/leads/<int:pk>/export/", PersonExportView.as_view(), name="lead-export"),
     path("v1/leads/<int:pk>/erase/", EraseView.as_view(), name="lead-erase"),
+    path("v1/leads/<int:pk>/basis/", LeadBasisView.as_view(), name="lead-basis"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     # HTML pages: OPTIONS has no description to render as a page there (a 405, not a 500).
     path(

@@ -3,6 +3,7 @@
 from django.urls import path
 
 from console.views import (
+    lead_basis,
     lead_detail,
     lead_erase,
     lead_export,
@@ -29,5 +30,6 @@ urlpatterns = [
     ),
     path("leads/<int:pk>/export.json", lead_export.lead_export, name="lead_export"),
     path("leads/<int:pk>/erase/", lead_erase.lead_erase, name="lead_erase"),
+    path("leads/<int:pk>/basis/", lead_basis.record_basis, name="lead_record_basis"),
     path("leads/<int:pk>/<str:action>/", lead_detail.lead_action, name="lead_action"),
 ]

@@ -85,7 +85,7 @@ class Batch:
         kind = lawful_basis.kind_of(channel)
         first = lead.pk not in (self.chats if kind == lawful_basis.WHATSAPP else self.emailed)
         basis = self.bases.get((lead.pk, kind))
-        return lawful_basis.check(lead, channel, basis=basis, first=first)
+        return lawful_basis.check(lead, channel, basis=basis, first=first, tenant=self.tenant)
 
     def next_step(self, enrollment: Enrollment) -> SequenceStep | None:
         steps = self.steps[(enrollment.sequence_id, enrollment.sequence_version)]

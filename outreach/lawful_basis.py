@@ -161,16 +161,18 @@ def check(
     *,
     basis: ContactBasis | None | bool = True,
     first: bool | None = None,
+    tenant: Tenant | None = None,
 ) -> Check:
-    """The policy's answer for a message to `lead` on `channel`. `basis` and `first` are
-    looked up unless given (dispatch reads them for a whole batch)."""
+    """The policy's answer for a message to `lead` on `channel`. `basis`, `first` and the
+    lead's `tenant` are looked up unless given (dispatch reads them for a whole batch)."""
     kind = kind_of(channel)
     if basis is True:
         basis = current([lead.pk]).get((lead.pk, kind))
     if first is None:
         first = lead.pk not in contacted([lead.pk], kind)
     country = recipient_country(lead)
-    return Check(kind, mode(lead.tenant, kind, country), country, basis or None, first)
+    policy = mode(tenant or lead.tenant, kind, country)
+    return Check(kind, policy, country, basis or None, first)
 
 
 def record(
@@ -200,7 +202,9 @@ def record(
         raise BasisRefused(
             "evidence", _("Keep the evidence under %(count)d characters.") % {"count": EVIDENCE_MAX}
         )
-    if basis == ContactBasis.Basis.CONSENT and not (evidence or detail):
+    # Consent needs its evidence; an import line or a reply is the evidence itself.
+    self_evident = source in (ContactBasis.Source.IMPORT, ContactBasis.Source.REPLY)
+    if basis == ContactBasis.Basis.CONSENT and not evidence and not self_evident:
         raise BasisRefused(
             "evidence",
             _("Say how consent was given: its wording, the page's address or the document."),

@@ -258,6 +258,17 @@ IMPORT_NO_CONTACT = reasons.define("import.no_contact", _("no phone or email to 
 IMPORT_TOO_LONG = reasons.define(
     "import.too_long", _("%(field)s longer than %(max)s characters"), field=field_label
 )
+IMPORT_BASIS = reasons.define(
+    "import.basis",
+    _("basis “%(value)s” is not consent, customer, legitimate_interest or none"),
+)
+IMPORT_BASIS_CHANNEL = reasons.define(
+    "import.basis_channel",
+    _("basis_channel “%(value)s” is not whatsapp, email or both"),
+)
+IMPORT_BASIS_DATE = reasons.define(
+    "import.basis_date", _("basis_date “%(value)s” is not a date (2026-11-20 or 20.11.2026)")
+)
 IMPORT_TOO_MANY_CUSTOM = reasons.define(
     "import.too_many_custom", _("more than %(max)s custom fields")
 )

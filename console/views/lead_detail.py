@@ -16,13 +16,23 @@ from cerniq.params import parse_id
 from cerniq.tenancy import AuthenticatedHttpRequest, TenantScope, scope_for
 from console.forms import RecordOptOutForm
 from console.views.alerts import is_channel_admin
+from console.views.lead_basis_rows import CHANNEL_CHOICES, basis_rows
 from console.views.lead_receipts import receipt_rows
 from console.views.lead_timeline import timeline_html, timeline_items
 from hitl import takeover
 from hitl.review import ReviewError
 from outreach import optout_manual, sequences, stages
 from outreach.manual import SendRefused, send_manual
-from outreach.models import Channel, Enrollment, Journey, Lead, Message, Sequence, Stage
+from outreach.models import (
+    Channel,
+    ContactBasis,
+    Enrollment,
+    Journey,
+    Lead,
+    Message,
+    Sequence,
+    Stage,
+)
 from outreach.next_send import next_send_at
 from outreach.readiness import ContactPolicy, readiness
 from outreach.reasons import (
@@ -122,6 +132,9 @@ def page_context(
         "may_erase": is_channel_admin(request, scope),
         "erasure": lead.erasures.select_related("requested_by").first(),
         "receipts": receipt_rows(lead),
+        "basis_rows": basis_rows(lead),
+        "basis_choices": ContactBasis.Basis.choices,
+        "basis_channels": CHANNEL_CHOICES,
         # What the operator typed before a refused send: shown again, never lost.
         "draft": request.session.pop(_draft_key(lead), None) or {},
     }

@@ -89,6 +89,7 @@ def timeline_items(latest: list[Message]) -> list[dict]:
                     for a in m.attachments.all()
                 ],
                 "error": reasons.render(m.error) if m.error else "",
+                "basis_missing": m.basis == "missing",
                 "analysis": _analysis(m),
                 "analysing_url": analysing_url(m.pk),
             }
@@ -108,5 +109,6 @@ def timeline_html(items: list[dict]) -> SafeString:
         "intent": gettext("intent"),
         "sentiment": gettext("sentiment"),
         "confidence": gettext("confidence"),
+        "basis_missing": gettext("first message sent without a recorded lawful basis"),
     }
     return render_rows("outreach/_lead_timeline.jinja", timeline=items, words=words)

@@ -11,10 +11,11 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from cerniq.models import Tenant
 from cerniq.params import parse_id
 from cerniq.tenancy import scope_for
 from console.forms import TemplateForm, VersionFormSet
-from outreach import sequences, spintax
+from outreach import sequences, spintax, template_compliance
 from outreach.analytics import rate
 from outreach.models import Channel, Template, TemplateVersion, known_custom_fields
 from outreach.template_preview import preview_template
@@ -92,6 +93,8 @@ def template_edit(request: HttpRequest, pk: int | None = None) -> HttpResponse:
                 versions._non_form_errors = versions.error_class([str(refused)])
             else:
                 messages.success(request, _("Template %(name)s saved.") % {"name": saved.name})
+                if warning := _compliance_warning(tenant, saved):
+                    messages.warning(request, warning)
                 return redirect("outreach:template", pk=saved.pk)
     else:
         form = TemplateForm(instance=template, tenant=tenant)
@@ -111,7 +114,21 @@ def template_edit(request: HttpRequest, pk: int | None = None) -> HttpResponse:
         body = version_form["body"].value() or ""
         preview_channel = form["channel"].value() or Channel.WHATSAPP
         preview = preview_context(body, preview_channel, custom) if body.strip() else None
-        rows.append({"form": version_form, "version": stored, "preview": preview})
+        lacks = (
+            template_compliance.missing(
+                tenant, body=body, subject=version_form["subject"].value() or ""
+            )
+            if body.strip()
+            else []
+        )
+        rows.append(
+            {
+                "form": version_form,
+                "version": stored,
+                "preview": preview,
+                "lacks": template_compliance.said(lacks) if lacks else "",
+            }
+        )
     context = {
         "form": form,
         "versions": versions,
@@ -119,6 +136,27 @@ def template_edit(request: HttpRequest, pk: int | None = None) -> HttpResponse:
         "template": template if pk is not None else None,
     }
     return render(request, "outreach/template_form.html", context)
+
+
+def _compliance_warning(tenant: Tenant, template: Template) -> str:
+    """What the saved template's active versions lack for a cold first message, if any
+    (outreach.template_compliance): said on save, as the workspace may hold them."""
+    lacking = []
+    for version in template.versions.filter(is_active=True).order_by("version"):
+        lacks = template_compliance.missing(tenant, body=version.body, subject=version.subject)
+        if lacks:
+            lacking.append(f"v{version.version}: {template_compliance.said(lacks)}")
+    if not lacking:
+        return ""
+    held = (
+        _("The workspace holds first messages from such templates.")
+        if tenant.first_templates_must_comply
+        else _("Fine for follow-ups; a cold first message should say both.")
+    )
+    return _("Who is writing and how to stop, not said in %(versions)s. %(held)s") % {
+        "versions": "; ".join(lacking),
+        "held": held,
+    }
 
 
 def preview_context(body: str, channel: str, custom: set[str]) -> dict:

@@ -17,6 +17,8 @@ from stdnum.ro import cui as ro_cui
 from cerniq import reasons
 from cerniq.phone_numbers import NotAPhoneNumber, to_e164
 from outreach import reasons as codes
+from outreach.importing import basis_columns
+from outreach.importing.basis_columns import RowBasis
 from outreach.importing.reading import Record, _Columns, _columns, normalise_header
 from outreach.importing.report import RowError, several
 from outreach.models import Lead
@@ -43,6 +45,7 @@ class _Row:
     line: int
     values: dict[str, Any]
     custom: dict[str, str]
+    basis: RowBasis | None = None  # the lawful basis the row gives (importing.basis_columns)
 
     def key(self, name: str) -> str:
         return self.values.get(name, "")
@@ -214,9 +217,13 @@ def _clean_row(line: int, record: Record, columns: _Columns) -> _Row | RowError:
     problems.extend(invalid.values())
     if not raw.get("phone") and not raw.get("email"):
         problems.append(reasons.code(codes.IMPORT_NO_CONTACT))
+    basis, basis_problems = basis_columns.parse(
+        {name: _cell(record, key) for key, name in columns.basis}
+    )
+    problems.extend(basis_problems)
     if problems:
         return RowError(line, several(problems))
-    return _Row(line, values, custom)
+    return _Row(line, values, custom, basis)
 
 
 def _shape_error(line: int, record: Record) -> RowError | None:

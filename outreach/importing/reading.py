@@ -12,6 +12,7 @@ from typing import IO, Any
 
 from cerniq import reasons
 from outreach import reasons as codes
+from outreach.importing.basis_columns import BASIS_BY_HEADER
 from outreach.importing.report import ImportFileError, RowError
 
 DELIMITERS = (",", ";", "\t")  # ties go to the first: a one-column file is plain CSV
@@ -152,16 +153,29 @@ class _Columns:
 
     fields: tuple[tuple[str, str], ...]  # (source key, Lead field)
     custom: tuple[tuple[str, str], ...]  # (source key, custom_fields key)
+    basis: tuple[tuple[str, str], ...] = ()  # (source key, lawful basis column)
 
 
 def _columns(keys: Sequence[str], *, require_name: bool) -> _Columns:
     """Map source headers to fields; refuse headers that are ambiguous or lack the name."""
     fields: list[tuple[str, str]] = []
     custom: list[tuple[str, str]] = []
+    basis: list[tuple[str, str]] = []
     seen: dict[str, str] = {}
     for key in keys:
         normalised = normalise_header(key)
         if not normalised:
+            continue
+        if normalised in BASIS_BY_HEADER:
+            target = BASIS_BY_HEADER[normalised]
+            if target in seen:
+                raise ImportFileError(
+                    reasons.code(
+                        codes.IMPORT_SAME_COLUMN, first=seen[target], second=key, field=target
+                    )
+                )
+            seen[target] = key
+            basis.append((key, target))
             continue
         target = _FIELD_BY_HEADER.get(normalised, normalised)
         if target in seen:
@@ -178,4 +192,4 @@ def _columns(keys: Sequence[str], *, require_name: bool) -> _Columns:
                 found=", ".join(k for k in keys if k.strip()),
             )
         )
-    return _Columns(tuple(fields), tuple(custom))
+    return _Columns(tuple(fields), tuple(custom), tuple(basis))

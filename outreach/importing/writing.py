@@ -18,6 +18,7 @@ from cerniq.model_fields import column
 from cerniq.models import Tenant
 from outreach import reasons as codes
 from outreach import stalls
+from outreach.importing import basis_columns
 from outreach.importing.cleaning import Progress, _Row, _validate
 from outreach.importing.reading import IMPORT_FIELDS, Record
 from outreach.importing.report import ImportReport, RowError
@@ -240,6 +241,18 @@ def _column(name: str, values: list[tuple[int, Any]]) -> Any:
     return case
 
 
+def _record_bases(
+    tenant: Tenant, plan: _Plan, created_ids: list[int], source: str, *, create_only: bool
+) -> None:
+    """The lawful bases the rows give, for the leads they created or updated."""
+    rows = [(lead_id, row) for lead_id, row in zip(created_ids, plan.creates, strict=True)]
+    if not create_only:
+        rows += plan.matches
+    given = [(lead_id, row.line, row.basis) for lead_id, row in rows if row.basis is not None]
+    if given:
+        basis_columns.record(tenant, given, source)
+
+
 def _refuse_erased(tenant: Tenant, rows: list[_Row], rejected: list[RowError]) -> list[_Row]:
     """Rows carrying an erased person's phone or address are refused, with the reason."""
     gone = erased(
@@ -286,6 +299,7 @@ def _import(
                 _update(tenant, updates)
             # An address that asked us to stop stays stopped for whichever lead carries it.
             flag_imported(tenant.pk, [*created_ids, *(lead_id for lead_id, _, _ in updates)])
+            _record_bases(tenant, plan, created_ids, source, create_only=create_only)
             # New data may unblock a stalled enrollment: due again, dispatch looks again.
             stalls.wake([lead_id for lead_id, _, _ in updates])
     if progress is not None:

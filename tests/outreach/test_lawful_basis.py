@@ -23,6 +23,7 @@ from outreach.models import (
     Channel,
     ContactBasis,
     Enrollment,
+    Lead,
     Message,
     TemplateVersion,
 )
@@ -211,3 +212,107 @@ def test_a_persons_first_message_is_refused_under_require(tenant, monday):
     record(lead, channels=["whatsapp"], basis="legitimate_interest", source="page")
     message = send_manual(lead, "Bună ziua", user=user, channel=Channel.WHATSAPP)
     assert message.status == Message.Status.QUEUED
+
+
+def test_the_lead_page_shows_the_basis_and_records_one(client, tenant):
+    lead = make_lead(tenant, email="ana@ferma.ro")
+    set_policy(tenant, email={"RO": "require"})
+    client.force_login(make_user(tenant, username="ana"))
+    page = client.get(f"/outreach/leads/{lead.pk}/").content.decode()
+    assert 'data-basis="email" data-basis-value=""' in page
+    assert "data-basis-held" in page and 'data-basis-policy="require"' in page
+    url = f"/outreach/leads/{lead.pk}/basis/"
+    refused = client.post(url, {"channel": "email", "basis": "consent", "evidence": ""})
+    assert refused.status_code == 400 and "Say how consent was given" in refused.content.decode()
+    bad_date = client.post(
+        url, {"channel": "both", "basis": "consent", "evidence": "x", "given_on": "20.11"}
+    )
+    assert bad_date.status_code == 400 and "YYYY-MM-DD" in bad_date.content.decode()
+    assert not ContactBasis.objects.exists()
+    done = client.post(
+        url,
+        {
+            "channel": "both",
+            "basis": "consent",
+            "evidence": "Signed the form at Agraria, stand 12",
+            "given_on": "2026-11-20",
+        },
+        follow=True,
+    )
+    page = done.content.decode()
+    assert 'data-basis="email" data-basis-value="consent"' in page
+    assert 'data-basis="whatsapp" data-basis-value="consent"' in page
+    assert "Signed the form at Agraria" in page and "data-basis-held" not in page
+    rows = ContactBasis.objects.filter(lead=lead)
+    assert {r.channel for r in rows} == {"email", "whatsapp"}
+    assert all(
+        r.recorded_by.username == "ana" and r.given_at.date().isoformat() == "2026-11-20"
+        for r in rows
+    )
+
+
+def test_import_columns_record_the_basis_and_refuse_what_is_not_one(tenant):
+    import io
+
+    from outreach.importing import import_csv
+
+    existing = make_lead(tenant, phone="+40722000001", name="Ferma Veche")
+    csv = (
+        "denumire,telefon,email,temei,canal_temei,dovada,data_consimtamant\n"
+        "Ferma Nouă,0722000002,,consimțământ,whatsapp,Formular Agraria 2026,20.11.2026\n"
+        "Ferma Veche,0722000001,,client,,factura 17/2025,\n"
+        "Ferma Fără,0722000003,,,,,\n"
+        "Ferma Greșită,0722000004,,poate,fax,,ieri\n"
+    )
+    report = import_csv(tenant, io.BytesIO(csv.encode()), source="targ.csv")
+    assert (report.created, report.updated + report.unchanged) == (2, 1)
+    (error,) = report.rejected
+    said = reasons.render(error.reason)
+    assert error.line == 5 and "“poate”" in said and "“fax”" in said and "“ieri”" in said
+    new = Lead.objects.get(phone="+40722000002")
+    (consent,) = ContactBasis.objects.filter(lead=new)
+    assert (consent.channel, consent.basis, consent.source) == ("whatsapp", "consent", "import")
+    assert consent.source_detail == "targ.csv, line 2"
+    assert consent.evidence == "Formular Agraria 2026"
+    assert consent.given_at.date().isoformat() == "2026-11-20"
+    assert sorted(ContactBasis.objects.filter(lead=existing).values_list("channel", "basis")) == [
+        ("email", "customer"),
+        ("whatsapp", "customer"),
+    ]
+    assert not ContactBasis.objects.filter(lead__phone="+40722000003").exists()
+    assert not Lead.objects.filter(phone="+40722000004").exists()
+
+
+def test_the_api_records_and_lists_a_leads_basis(tenant, other_tenant):
+    from rest_framework.test import APIClient
+
+    from cerniq import api_keys
+
+    lead = make_lead(tenant)
+    theirs = make_lead(other_tenant)
+    admin = make_user(tenant, role="ADMIN", username="crm-admin")
+    _, key = api_keys.create_key(tenant, name="crm", scope="write", user=admin)
+    api = APIClient(HTTP_ACCEPT_LANGUAGE="en")
+    api.credentials(HTTP_AUTHORIZATION=f"Api-Key {key}")
+    url = f"/api/v1/leads/{lead.pk}/basis/"
+    missing = api.post(url, {"channels": ["email"], "basis": "consent"}, format="json")
+    assert missing.status_code == 400 and "evidence" in missing.json()["error"]["fields"]
+    wrong = api.post(url, {"channels": ["sms"], "basis": "consent"}, format="json")
+    assert wrong.status_code == 400 and "channels.0" in wrong.json()["error"]["fields"]
+    created = api.post(
+        url,
+        {
+            "channels": ["email", "whatsapp"],
+            "basis": "consent",
+            "evidence": "https://ferma.example.ro/abonare — bifă nebifată implicit",
+            "given_at": "2026-11-20T10:00:00Z",
+            "source": "form",
+        },
+        format="json",
+    )
+    assert created.status_code == 201
+    assert {row["channel"] for row in created.json()} == {"email", "whatsapp"}
+    assert created.json()[0]["source_detail"] == "API key crm"
+    listed = api.get(url).json()
+    assert len(listed) == 2 and listed[0]["recorded_by"] == "crm-admin"
+    assert api.get(f"/api/v1/leads/{theirs.pk}/basis/").status_code == 404

@@ -311,3 +311,33 @@ def test_preview_with_csrf_header_works(operator, tenant):
         "/outreach/templates/preview/", {"body": "Salut"}, HTTP_X_CSRFTOKEN=token
     )
     assert response.status_code == 200
+
+
+def test_a_template_that_does_not_say_who_writes_or_how_to_stop_is_flagged_on_save(
+    client, operator, tenant
+):
+    """issue #22 §1: the check is the template_compliance rule (tested with dispatch in
+    tests/outreach/test_lawful_basis.py); here the page says it, on save and on the form."""
+    client.force_login(operator)
+    response = client.post(
+        "/outreach/templates/new/",
+        template_post(
+            "Rece",
+            [
+                {"body": "Bună ziua, avem semințe.", "weight": "50", "is_active": "on"},
+                {
+                    "body": "Vă scrie Agro Demo. Răspundeți STOP dacă nu doriți mesaje.",
+                    "weight": "50",
+                    "is_active": "on",
+                },
+            ],
+        ),
+        follow=True,
+        **EN,
+    )
+    page = response.content.decode()
+    assert "Template Rece saved." in page
+    assert "Who is writing and how to stop, not said in v1: who is writing and how to stop" in page
+    assert "v2" not in page.split("not said in")[1].split("</li>")[0]
+    assert "Fine for follow-ups" in page
+    assert page.count("data-template-lacks") == 1
