@@ -51,7 +51,8 @@ class BasisWriteSerializer(serializers.Serializer):
         help_text="The consent's wording, the page's address, the contract (consent needs it).",
     )
     given_at = serializers.DateTimeField(required=False, allow_null=True)
-    source = serializers.ChoiceField(
+    # The request's key is "source"; the name shadows Field.source for the type checker only.
+    source = serializers.ChoiceField(  # type: ignore[assignment]
         [ContactBasis.Source.API, ContactBasis.Source.FORM, ContactBasis.Source.LEAD_ADS],
         default=ContactBasis.Source.API,
         help_text="Where it was given: recorded by a system (api), a web form, a Lead Ads form.",
