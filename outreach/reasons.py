@@ -70,7 +70,9 @@ TEMPLATE_NOT_COMPLIANT = reasons.define(
         "the template of this first message does not say %(missing)s, and the workspace "
         "uses only templates that do"
     ),
-    missing=lambda lacks: template_compliance.said(list(lacks or [])),
+    missing=lambda lacks: template_compliance.said(
+        [str(item) for item in lacks] if isinstance(lacks, list) else [str(lacks)]
+    ),
 )
 TOO_LONG = reasons.define(
     "dispatch.too_long", _("the message is too long for %(channel)s"), channel=Channel

@@ -54,4 +54,4 @@ def missing(tenant: Tenant, *, body: str, subject: str = "") -> list[str]:
 
 def said(lacks: list[str]) -> str:
     """ "who is writing and how to stop receiving messages", for people."""
-    return str(_(" and ")).join(str(MISSING_LABELS[item]) for item in lacks)
+    return str(_(" and ")).join(str(MISSING_LABELS.get(item, item)) for item in lacks)
