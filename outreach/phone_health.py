@@ -220,12 +220,15 @@ def _act(phone: Phone, result: Score, now: datetime) -> str:
 
 def restricted(phone: Phone, reason: str) -> None:
     """The provider restricts the number (a hard signal): paused at once, its queued work
-    re-planned; it comes back like any number the guard paused."""
+    re-planned; it comes back like any number the guard paused, and its new chats rest
+    longer still, then ramp up again (outreach.restriction_signs)."""
+    said = reasons.code(codes.RESTRICTED, detail=reason)
     with transaction.atomic():
         if phone.status == Phone.Status.ACTIVE:
-            pause_phone(phone, reasons.code(codes.RESTRICTED, detail=reason))
+            pause_phone(phone, said)
         else:
             replan(phone)
+        phones.pause_new_contacts(phone, said, alert=False)  # the pause alerted already
 
 
 # --- signals ------------------------------------------------------------------------------
@@ -287,7 +290,7 @@ def signals_of(numbers: list[Phone], now: datetime) -> dict[int, Signals]:
             judged=row.get("judged", 0),
             undelivered=row.get("undelivered", 0),
             disconnects=disconnects.get(phone.pk, 0),
-            tracks_delivery=_tracks_delivery(phone.provider),
+            tracks_delivery=tracks_delivery(phone.provider),
         )
     return result
 
@@ -315,7 +318,7 @@ def _blocked(firsts, tenants: set[int], since: datetime) -> Counter[int]:
     return Counter(phone_id for phone_id, _ in set(pairs))
 
 
-def _tracks_delivery(provider: str) -> bool:
+def tracks_delivery(provider: str) -> bool:
     """Whether the number's provider reports delivered ticks (the sandbox does not)."""
     try:
         backend = get_backend(f"whatsapp.{provider}")

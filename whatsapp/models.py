@@ -81,6 +81,14 @@ class Phone(models.Model):
     health_changed_at = models.DateTimeField(null=True, blank=True)
     health_scored_at = models.DateTimeField(null=True, blank=True)
     health_hold_until = models.DateTimeField(null=True, blank=True)
+    # WhatsApp's restriction signs (outreach.restriction_signs): new chats failing while
+    # existing ones go, new contacts never delivered, a restriction the provider reports.
+    # Until `new_contacts_paused_until` the number starts no new chat (its day limit is 0;
+    # follow-ups in its existing chats go on), then it ramps up again from warm-up day 1.
+    # `restrictions` counts them: each one rests the number longer.
+    new_contacts_paused_until = models.DateTimeField(null=True, blank=True)
+    restriction_reason = models.CharField(max_length=255, blank=True)
+    restrictions = models.PositiveSmallIntegerField(default=0)
 
     objects = PhoneQuerySet.as_manager()
 
@@ -101,6 +109,11 @@ class Phone(models.Model):
 
     def __str__(self) -> str:
         return self.label or self.number
+
+    @property
+    def new_contacts_paused(self) -> bool:
+        until = self.new_contacts_paused_until
+        return until is not None and until > timezone.now()
 
     @property
     def is_usable(self) -> bool:

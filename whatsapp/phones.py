@@ -169,6 +169,53 @@ def set_health(phone: Phone, health: str, reason: str, *, hold: datetime | None 
         quota.follow_limits([phone], quota.quota_day(phone.tenant))
 
 
+# How long a restriction sign rests a number from new chats: longer each time.
+RESTRICTION_COOLDOWNS = (timedelta(hours=24), timedelta(hours=72), timedelta(days=7))
+
+
+def pause_new_contacts(
+    phone: Phone, reason: str, *, now: datetime | None = None, alert: bool = True
+) -> datetime:
+    """A restriction sign (outreach.restriction_signs): the number starts no new chat until
+    the cooldown ends (its day limit is 0; follow-ups in its existing chats go on), then it
+    ramps up again from warm-up day 1. Longer each time. When it ends, and whether it did:
+    a number already resting keeps its end."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        locked = Phone.objects.select_for_update().get(pk=phone.pk)
+        if locked.new_contacts_paused_until and locked.new_contacts_paused_until > now:
+            return locked.new_contacts_paused_until
+        count = locked.restrictions + 1
+        until = now + RESTRICTION_COOLDOWNS[min(count, len(RESTRICTION_COOLDOWNS)) - 1]
+        changes = {
+            "new_contacts_paused_until": until,
+            "restriction_reason": reason[:255],
+            "restrictions": count,
+            "warmup_started_at": until,  # the reduced ramp after the rest
+        }
+        Phone.objects.filter(pk=phone.pk).update(**changes)
+        for name, value in changes.items():
+            setattr(phone, name, value)
+        quota.follow_limits([phone], quota.quota_day(phone.tenant, now))
+    if alert:
+        raise_alert(
+            phone.tenant,
+            Alert.Kind.PHONE_HEALTH,
+            f"{_subject(phone)}:new-contacts",
+            reasons.code(
+                codes.NEW_CONTACTS_PAUSED, phone=str(phone), until=until.isoformat(), why=reason
+            ),
+            severity=Alert.Severity.CRITICAL,
+        )
+    return until
+
+
+def end_new_contact_pause(phone: Phone) -> None:
+    """The rest is over: the alert is resolved; the warm-up ramp sets today's limit."""
+    resolve_alerts(phone.tenant, Alert.Kind.PHONE_HEALTH, f"{_subject(phone)}:new-contacts")
+    quota.follow_limits([phone], quota.quota_day(phone.tenant))
+
+
 def set_enabled(phone: Phone, enabled: bool) -> None:
     Phone.objects.filter(pk=phone.pk).update(is_enabled=enabled)
     phone.is_enabled = enabled

@@ -75,7 +75,8 @@ def throttled(limit: int) -> int:
 
 def day_limits(phones: Iterable[Phone], day: date) -> dict[int, DayLimit]:
     """Each phone's limit for `day`: the smallest of its daily limit, its warm-up ramp's
-    limit for the day and, while the health guard throttles it, a share of those.
+    limit for the day and, while the health guard throttles it, a share of those; none
+    while a restriction sign rests it (outreach.restriction_signs).
 
     One query (the tenants' time zones and ramps) when a phone is warming up, else none.
     """
@@ -106,6 +107,8 @@ def _day_limit(phone: Phone, day: date, tenant: tuple[str, warmup.Ramp] | None) 
     slowed = phone.health != Phone.Health.OK
     if slowed:
         limit = throttled(limit)
+    if phone.new_contacts_paused:  # a restriction sign: no new chat until it has rested
+        limit = 0
     return DayLimit(limit, phone.daily_limit, ramp_day, ramp_days, ramp_limit, slowed)
 
 

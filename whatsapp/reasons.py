@@ -4,6 +4,8 @@ on the phones page, the alerts, the admin and the API."""
 
 from __future__ import annotations
 
+from django.utils import formats, timezone
+from django.utils.dateparse import parse_datetime
 from django.utils.translation import gettext_lazy as _
 
 from cerniq import reasons
@@ -19,6 +21,14 @@ def _joined(parts: object) -> str:
 
 def _nested(stored: object) -> str:
     return reasons.render(str(stored or "")) or "—"
+
+
+def _when(stored: object) -> str:
+    """A stored ISO moment in the reader's time zone and format."""
+    moment = parse_datetime(str(stored or ""))
+    if moment is None:
+        return str(stored or "—")
+    return formats.date_format(timezone.localtime(moment), "SHORT_DATETIME_FORMAT")
 
 
 # --- phone status and health (whatsapp.phones, outreach.phone_health) --------------------
@@ -37,6 +47,29 @@ HEALTH_SCORE = reasons.define(
     "phone.health_score", _("Health %(score)s/100: %(signals)s"), signals=_joined
 )
 RESTRICTED = reasons.define("phone.restricted", _("Restricted by the provider: %(detail)s"))
+NEW_CHATS_FAILING = reasons.define(
+    "phone.new_chats_failing",
+    _(
+        "%(failed)s of its last %(tried)s new chats failed while messages in existing chats "
+        "went out: WhatsApp's sign of a restriction on new chats"
+    ),
+)
+NEW_CHATS_UNDELIVERED = reasons.define(
+    "phone.new_chats_undelivered",
+    _(
+        "%(undelivered)s new contacts accepted more than %(hours)s hours ago were never "
+        "delivered while messages in existing chats were: WhatsApp's sign of a restriction"
+    ),
+)
+NEW_CONTACTS_PAUSED = reasons.define(
+    "phone.new_contacts_paused",
+    _(
+        "%(phone)s starts no new chat until %(until)s (follow-ups in its existing chats go "
+        "on), then ramps up again: %(why)s"
+    ),
+    until=_when,
+    why=_nested,
+)
 SEND_FAILED = reasons.define("phone.send_failed", _("The provider refused a send: %(detail)s"))
 ACCOUNT_STATUS = reasons.define(
     "phone.account_status", _("%(provider)s reports the account as “%(status)s”")

@@ -88,6 +88,8 @@ def phone_colour(phone: Phone, used: int, limit: int) -> tuple[str, str]:
         if phone.health == Phone.Health.PAUSED:
             return "warn", _("Paused by the health guard")
         return "warn", _("Paused")
+    if phone.new_contacts_paused:  # a restriction sign (outreach.restriction_signs)
+        return "warn", _("No new chats for now")
     if limit and used >= limit:
         return "warn", _("Quota full")
     if phone.health == Phone.Health.THROTTLED:

@@ -359,6 +359,9 @@ def test_a_restriction_error_pauses_the_number_at_once(tenant, clock, sandbox):
     restricted = reload(restricted)
     assert (restricted.status, restricted.health) == ("PAUSED", "PAUSED")
     assert "131048" in reasons.render(restricted.health_reason)
+    # Its new chats rest a day beyond, then ramp up again (outreach.restriction_signs).
+    assert restricted.new_contacts_paused_until == MONDAY_10 + timedelta(hours=24)
+    assert restricted.warmup_started_at == restricted.new_contacts_paused_until
     assert Alert.objects.get(kind=Alert.Kind.PHONE_HEALTH).severity == "CRITICAL"
     assert not Alert.objects.filter(kind=Alert.Kind.PHONE_BANNED).exists()
     assert not Message.objects.filter(phone=restricted, status="QUEUED").exists()
