@@ -101,9 +101,9 @@ def signs_of(numbers: list[Phone], now: datetime) -> dict[int, str]:
                 c.follow_delivered += not new
     found = {}
     for phone in numbers:
-        c = counts.get(phone.pk)
-        if c is None:
+        if phone.pk not in counts:
             continue
+        c = counts[phone.pk]
         if c.new_failed >= MIN_FAILED and c.new_failed >= c.new_sent and c.follow_sent:
             tried = c.new_failed + c.new_sent
             found[phone.pk] = reasons.code(
