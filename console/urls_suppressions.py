@@ -1,8 +1,9 @@
-"""Routes of the do-not-contact list's page (included by console/urls.py)."""
+"""Routes of the do-not-contact list's page and the senders page (included by
+console/urls.py)."""
 
 from django.urls import path
 
-from console.views import suppressions
+from console.views import senders, suppressions
 
 urlpatterns = [
     path("settings/do-not-contact/", suppressions.suppression_list, name="suppressions"),
@@ -17,6 +18,8 @@ urlpatterns = [
         suppressions.suppression_export,
         name="suppression_export",
     ),
+    path("settings/senders/", senders.sender_list, name="senders"),
+    path("settings/senders/<int:pk>/lift/", senders.sender_lift, name="sender_lift"),
     path(
         "settings/do-not-contact/<int:pk>/remove/",
         suppressions.suppression_remove,

@@ -8,7 +8,13 @@ from django.http import HttpRequest
 from cerniq import reasons
 from email_channels import campaigns
 from email_channels import reasons as codes
-from email_channels.models import CampaignDailyStats, EmailCampaign, SenderAccount
+from email_channels.models import (
+    CampaignDailyStats,
+    EmailCampaign,
+    SenderAccount,
+    SenderDay,
+    SenderPause,
+)
 
 
 @admin.register(EmailCampaign)
@@ -92,3 +98,32 @@ class CampaignDailyStatsAdmin(admin.ModelAdmin):
         "unsubscribed",
         "synced_at",
     )
+
+
+@admin.register(SenderDay)
+class SenderDayAdmin(admin.ModelAdmin):
+    """Our senders' days (email_channels.reputation counts them; view only)."""
+
+    list_display = ("day", "address", "provider", "sent", "bounced", "complained", "tenant")
+    list_filter = ("tenant", "provider")
+    search_fields = ("address", "domain")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+
+@admin.register(SenderPause)
+class SenderPauseAdmin(admin.ModelAdmin):
+    """What the reputation guard paused (lifted on the senders page, with a reason)."""
+
+    list_display = ("value", "scope", "provider", "created_at", "lifted_at", "tenant")
+    list_filter = ("tenant", "provider", "scope")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False

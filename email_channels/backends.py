@@ -98,6 +98,11 @@ class EmailBackend(ABC):
     # the core hands this channel's due messages over in batches (outreach.pushing).
     max_batch: int = 1
 
+    def sender_address(self) -> str:
+        """The address our sends go from (lowercased), for the reputation guard
+        (email_channels.reputation); "" when the provider picks the mailbox (Instantly)."""
+        return ""
+
     @abstractmethod
     def send(self, email: OutgoingEmail, *, idempotency_key: str) -> SendResult:
         """Send one email. The same `idempotency_key` must never send a second email:

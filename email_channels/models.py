@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
 from django.utils.translation import gettext_lazy as _
@@ -128,3 +129,68 @@ class SenderAccount(models.Model):
 
     def __str__(self) -> str:
         return self.address
+
+
+class SenderDay(models.Model):
+    """One sending address's day at one provider: sent, hard-bounced, complained. The
+    reputation guard reads a rolling window of them per address and per domain
+    (email_channels.reputation)."""
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
+    provider = models.CharField(max_length=16)
+    address = models.EmailField(help_text="the sending address, lowercased")
+    domain = models.CharField(max_length=253)
+    day = models.DateField()
+    sent = models.PositiveIntegerField(default=0)
+    bounced = models.PositiveIntegerField(default=0)
+    complained = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["-day", "address"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["tenant", "provider", "address", "day"], name="senderday_unique"
+            ),
+        ]
+        indexes = [
+            models.Index(
+                fields=["tenant", "provider", "domain", "day"], name="senderday_domain_idx"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.address} {self.day}: {self.sent} sent"
+
+
+class SenderPause(models.Model):
+    """A sending address or a whole domain the reputation guard stopped (a complaint rate
+    or a bounce rate over its limit), until a person lifts it with a reason."""
+
+    class Scope(models.TextChoices):
+        ADDRESS = "address", _("Sending address")
+        DOMAIN = "domain", _("Sending domain")
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
+    provider = models.CharField(max_length=16)
+    scope = models.CharField(max_length=8, choices=Scope.choices)
+    value = models.CharField(max_length=254, help_text="the address or the domain")
+    reason = models.CharField(max_length=255)
+    created_at = models.DateTimeField(auto_now_add=True)
+    lifted_at = models.DateTimeField(null=True, blank=True)
+    lifted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    lift_reason = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["tenant", "provider", "scope", "value"],
+                condition=Q(lifted_at__isnull=True),
+                name="senderpause_one_open",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.value} paused"

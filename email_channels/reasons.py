@@ -53,3 +53,24 @@ ALERT_SENDER_ACCOUNT_IN = reasons.define(
         "%(campaign)s): %(detail)s"
     ),
 )
+
+# --- the reputation guard of our own senders (email_channels.reputation) -----------------
+SENDER_COMPLAINTS = reasons.define(
+    "sender.complaints",
+    _(
+        "%(rate)s%% spam complaints (%(complained)s of %(sent)s sent in %(days)s days), over "
+        "%(limit)s%%"
+    ),
+)
+SENDER_BOUNCES = reasons.define(
+    "sender.bounces",
+    _("%(rate)s%% hard bounces (%(bounced)s of %(sent)s sent in %(days)s days), over %(limit)s%%"),
+)
+ALERT_SENDER_PAUSED = reasons.define(
+    "sender.alert_paused",
+    _(
+        "%(provider)s sender %(sender)s paused: %(why)s. Its automated email waits until a "
+        "person lifts the pause on the senders page."
+    ),
+    why=lambda stored: reasons.render(str(stored or "")),
+)

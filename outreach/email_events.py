@@ -24,6 +24,7 @@ from django.utils import timezone
 
 from cerniq import reasons
 from cerniq.models import Tenant
+from email_channels import reputation
 from outreach import optout
 from outreach import reasons as codes
 from outreach.models import SENT_STATUSES, Channel, Lead, Message, Suppression
@@ -186,9 +187,29 @@ def bounced(
         email = email or message.counterpart
     if not permanent or not normal_email(email):
         return []
+    if message is not None:
+        against_sender(message, bounced=1)
     said = reasons.code(codes.SUPPRESSED_HARD_BOUNCE, detail=reason)
     suppress(tenant, email=email, reason=said, message=message, source=Suppression.Source.BOUNCE)
     return _worsen(tenant, email, EmailStatus.BOUNCED)
+
+
+def against_sender(message: Message, *, bounced: int = 0, complained: int = 0) -> None:
+    """A hard bounce or a complaint on an email we sent ourselves counts against its
+    sender, and the reputation guard judges the sender and its domain
+    (email_channels.reputation: a complaint rate over 0.08 %, a bounce rate over 3 %)."""
+    from outreach.transports import transport_for
+
+    transport = transport_for(message.channel)
+    sender = transport.our_sender()
+    if not sender:
+        return
+    provider = transport.provider_name(message)
+    day = timezone.localdate()
+    reputation.count(
+        message.tenant_id, provider, sender, day, bounced=bounced, complained=complained
+    )
+    reputation.guard(message.tenant, provider, sender, watch_bounces=True)
 
 
 # What the list's entry says made it, by the address status the event sets.
@@ -216,6 +237,8 @@ def complained(tenant: Tenant, *, email: str, provider_message_id: str = "") -> 
     """A spam complaint: every channel stops for the leads with this address."""
     message = find_message(tenant, provider_message_id=provider_message_id)
     email = email or (message.counterpart if message else "")
+    if message is not None:
+        against_sender(message, complained=1)
     if not normal_email(email):
         return []
     said = reasons.code(codes.SUPPRESSED_COMPLAINT)

@@ -18,6 +18,7 @@ from django.utils.html import linebreaks
 from cerniq import reasons
 from cerniq.provider_errors import AccountBanned, AccountRestricted, ProviderError, SendResult
 from cerniq.providers import get_backend
+from email_channels import reputation
 from email_channels.backends import EmailBackend, OutgoingEmail
 from outreach import attachments, pacing, phone_health, unsubscribe
 from outreach import reasons as codes
@@ -140,6 +141,11 @@ class Transport:
     def provider_name(self, message: Message) -> str:
         raise NotImplementedError
 
+    def our_sender(self) -> str:
+        """The address our own sends of this channel go from, for the reputation guard
+        (email_channels.reputation); "" when the provider picks it, or not email."""
+        return ""
+
 
 class WhatsAppTransport(Transport):
     channel = Channel.WHATSAPP
@@ -255,11 +261,33 @@ class EmailTransport(Transport):
         Channel.EMAIL_WARM: "email.resend",
     }
 
+    busy_reason = "its sender is paused by the reputation guard"
+    SENDER_PAUSE_RECHECK = timedelta(hours=1)
+
     def __init__(self, channel: str) -> None:
         self.channel = channel
 
     def backend(self) -> EmailBackend:
         return get_backend(self.ALIASES[self.channel])
+
+    def our_sender(self) -> str:
+        return self.backend().sender_address()
+
+    def acquire(self, message: Message, now: datetime) -> datetime | None:
+        """An automated email waits while the reputation guard pauses its sender or the
+        sender's domain (email_channels.reputation); a person's message goes."""
+        sender = self.our_sender()
+        if message.is_manual or not sender:
+            return None
+        provider = self.provider_name(message)
+        if reputation.pause_of(message.tenant_id, provider, sender) is None:
+            return None
+        return now + self.SENDER_PAUSE_RECHECK
+
+    def count_sent(self, message: Message, at: datetime) -> None:
+        if sender := self.our_sender():
+            day = timezone.localdate(at)
+            reputation.count(message.tenant_id, self.provider_name(message), sender, day, sent=1)
 
     def opted_out(self, journey: Journey) -> bool:
         return journey.email_opted_out

@@ -20,7 +20,13 @@ from cerniq.models import (
     WebhookEndpoint,
     WebhookEvent,
 )
-from email_channels.models import CampaignDailyStats, EmailCampaign, SenderAccount
+from email_channels.models import (
+    CampaignDailyStats,
+    EmailCampaign,
+    SenderAccount,
+    SenderDay,
+    SenderPause,
+)
 from hitl.models import ConversationState, Note, ReplyResponse, ReplyTriage, ReviewItem, ReviewSLA
 from outreach.models import (
     Channel,
@@ -304,6 +310,21 @@ def make_one_of_everything(tenant: Tenant) -> dict[str, Any]:
             action="delete_lead",
             requested_at=timezone.now(),
             next_attempt_at=timezone.now(),
+        ),
+        "sender_day": SenderDay.objects.create(
+            tenant=tenant,
+            provider="resend",
+            address="oferte@agrofirma.ro",
+            domain="agrofirma.ro",
+            day=timezone.localdate(),
+            sent=12,
+        ),
+        "sender_pause": SenderPause.objects.create(
+            tenant=tenant,
+            provider="resend",
+            scope="domain",
+            value="agrofirma.ro",
+            reason="<script>alert(5)</script>",
         ),
         "contact_basis": ContactBasis.objects.create(
             tenant=tenant,

@@ -39,6 +39,7 @@ import logging
 import re
 import time
 from datetime import datetime
+from email.utils import parseaddr
 from typing import Any
 
 import requests
@@ -108,6 +109,10 @@ class ResendEmail(EmailBackend):
 
     def __repr__(self) -> str:  # never show the key
         return f"<ResendEmail {self.base_url}>"
+
+    def sender_address(self) -> str:
+        """RESEND_FROM's address ("Agro Demo <oferte@agrofirma.ro>" → oferte@agrofirma.ro)."""
+        return parseaddr(self.from_address)[1].strip().lower()
 
     # --- the interface -------------------------------------------------------------------
 

@@ -38,6 +38,7 @@ NOT_PERSON_DATA = {
     "whatsapp.QuotaUsage": "a count per sending number and day (`phone` is our number)",
     "whatsapp.PhoneStatusChange": "a sending number's history",
     "outreach.DailyStats": "counts per sending number and day",
+    "email_channels.SenderPause": "our own sending addresses and domains, paused",
 }
 
 
