@@ -11,12 +11,12 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from api.auth import acting_user, require_tenant_admin, tenant_of
+from api.auth import acting_user, require_tenant_admin
 from api.docs import WRITE, errors
 from api.errors import Conflict
-from api.serializers_sequences import MAX_ID
+from api.views.person_data import lead_of
 from outreach.erasure import ErasureRefused, check_reason, erase_person
-from outreach.models import Erasure, Lead, Propagation
+from outreach.models import Erasure, Propagation
 
 ADMIN_ONLY = gettext_lazy("Only a workspace admin can erase a person.")
 
@@ -58,19 +58,12 @@ class ErasureSerializer(serializers.ModelSerializer):
 
 
 class EraseView(APIView):
-    def _lead(self, request: Request, pk: int) -> Lead:
-        tenant = tenant_of(request)
-        lead = Lead.objects.filter(tenant=tenant, pk=pk).first() if pk <= MAX_ID else None
-        if lead is None:
-            raise NotFound()
-        return lead
-
     @extend_schema(
         summary="The erasure of a lead (its audit row and provider receipts)",
         responses={200: ErasureSerializer, **errors(404)},
     )
     def get(self, request: Request, pk: int) -> Response:
-        erasure = self._lead(request, pk).erasures.prefetch_related("receipts").first()
+        erasure = lead_of(request, pk).erasures.prefetch_related("receipts").first()
         if erasure is None:
             raise NotFound(gettext_lazy("This lead has not been erased."))
         return Response(ErasureSerializer(erasure).data)
@@ -91,7 +84,7 @@ class EraseView(APIView):
     )
     def post(self, request: Request, pk: int) -> Response:
         require_tenant_admin(request, str(ADMIN_ONLY))
-        lead = self._lead(request, pk)
+        lead = lead_of(request, pk)
         body = EraseRequestSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         try:

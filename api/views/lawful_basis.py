@@ -5,17 +5,17 @@ from __future__ import annotations
 
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
-from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from api.auth import api_key, tenant_of
+from api.auth import api_key
 from api.docs import WRITE, errors
-from api.serializers_sequences import MAX_ID
+from api.views.person_data import lead_of
 from outreach import lawful_basis
 from outreach.lawful_basis import BasisRefused
-from outreach.models import ContactBasis, Lead
+from outreach.models import ContactBasis
 
 
 class BasisSerializer(serializers.ModelSerializer):
@@ -61,19 +61,12 @@ class BasisWriteSerializer(serializers.Serializer):
 
 
 class LeadBasisView(APIView):
-    def _lead(self, request: Request, pk: int) -> Lead:
-        tenant = tenant_of(request)
-        lead = Lead.objects.filter(tenant=tenant, pk=pk).first() if pk <= MAX_ID else None
-        if lead is None:
-            raise NotFound()
-        return lead
-
     @extend_schema(
         summary="A lead's lawful basis records, newest first (the first per channel counts)",
         responses={200: BasisSerializer(many=True), **errors(404)},
     )
     def get(self, request: Request, pk: int) -> Response:
-        rows = self._lead(request, pk).bases.select_related("recorded_by").order_by("-created_at")
+        rows = lead_of(request, pk).bases.select_related("recorded_by").order_by("-created_at")
         return Response(BasisSerializer(rows, many=True).data)
 
     @extend_schema(
@@ -87,7 +80,7 @@ class LeadBasisView(APIView):
         responses={201: BasisSerializer(many=True), **errors(*WRITE)},
     )
     def post(self, request: Request, pk: int) -> Response:
-        lead = self._lead(request, pk)
+        lead = lead_of(request, pk)
         body = BasisWriteSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         data = body.validated_data

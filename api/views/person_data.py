@@ -20,6 +20,15 @@ from outreach.models import Lead
 from outreach.person_data import export_person
 
 
+def lead_of(request: Request, pk: int) -> Lead:
+    """The lead `pk` of the request's workspace, or a 404 (another workspace's too)."""
+    tenant = tenant_of(request)
+    lead = Lead.objects.filter(tenant=tenant, pk=pk).first() if pk <= MAX_ID else None
+    if lead is None:
+        raise NotFound()
+    return lead
+
+
 class PersonExportView(APIView):
     @extend_schema(
         summary="Everything held about a lead (data-subject access export)",
@@ -38,10 +47,7 @@ class PersonExportView(APIView):
         },
     )
     def get(self, request: Request, pk: int) -> Response:
-        tenant = tenant_of(request)
-        lead = Lead.objects.filter(tenant=tenant, pk=pk).first() if pk <= MAX_ID else None
-        if lead is None:
-            raise NotFound()
+        lead = lead_of(request, pk)
         # Through the JSON encoder once: dates and decimals as text, as in the file.
         document = json.loads(json.dumps(export_person(lead), cls=DjangoJSONEncoder))
         return Response(document)
