@@ -39,7 +39,6 @@ from django.conf import settings
 from django.core.exceptions import SuspiciousFileOperation
 from django.core.files.storage import FileSystemStorage, Storage, default_storage, storages
 from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections
-from django.dispatch import Signal
 
 from cerniq import collation
 from cerniq.collation import NAME_COLLATION
@@ -54,11 +53,6 @@ PG_RESTORE_OPTIONS = "--no-owner --no-privileges"
 # dbbackup sets its command logger to DEBUG when imported (each pg_dump command line):
 # back to the level the logging settings give.
 logging.getLogger("dbbackup.command").setLevel(logging.NOTSET)
-
-
-# Sent by `manage.py restore` once a database is restored; a receiver returns a line for
-# the person restoring (outreach applies the erasure ledger again).
-restored = Signal()
 
 
 class BackupError(Exception):

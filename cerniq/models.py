@@ -165,6 +165,7 @@ class Tenant(models.Model):
     first_templates_must_comply = models.BooleanField(
         _("first messages only from compliant templates"),
         default=False,
+        db_default=False,
         help_text=_(
             "Hold a first message whose template does not say who is writing and how to stop."
         ),

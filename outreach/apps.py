@@ -10,8 +10,8 @@ class OutreachConfig(AppConfig):
     def ready(self) -> None:
         from django.db.models.signals import post_migrate
 
-        from cerniq.backups import restored
         from cerniq.metrics import collectors
+        from cerniq.restore_signal import restored
         from outreach import metrics
 
         collectors.register("outreach", metrics.collect)

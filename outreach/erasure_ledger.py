@@ -27,7 +27,10 @@ FORMAT = "cerniq.erasure/1"
 
 
 def _storage() -> Storage:
-    return storages["dbbackup"]
+    """The backup storage, made from the settings each time: asking Django's storages
+    handler would freeze every storage's settings at the first `migrate` (its
+    post_migrate reads the ledger), before a test or a bench changes STORAGES."""
+    return storages.create_storage(settings.STORAGES["dbbackup"])
 
 
 def write(erasure: Erasure, hashes: dict[str, str]) -> str:

@@ -625,7 +625,8 @@ class Message(models.Model):
     raw_response = models.JSONField(null=True, blank=True)
     # A first message on its channel: the lawful basis it went out under (a ContactBasis
     # basis), or "missing" when the workspace's policy warned (outreach.lawful_basis).
-    basis = models.CharField(max_length=24, blank=True)
+    # `db_default` too: a row inserted by SQL that does not name it (a bulk fill) gets "".
+    basis = models.CharField(max_length=24, blank=True, default="", db_default="")
     # When the retention job blanked its text (outreach.retention); None: as written.
     anonymised_at = models.DateTimeField(null=True, blank=True)
     scheduled_for = models.DateTimeField(null=True, blank=True)
@@ -899,7 +900,11 @@ class Suppression(models.Model):
     domain = models.CharField(max_length=253, blank=True, help_text="lowercase, without @")
     cui = models.CharField("CUI", max_length=12, blank=True, help_text="digits")
     digest = models.CharField(
-        max_length=64, blank=True, help_text="HMAC-SHA256 of an erased phone or address, hex"
+        max_length=64,
+        blank=True,
+        default="",
+        db_default="",
+        help_text="HMAC-SHA256 of an erased phone or address, hex",
     )
     reason = models.CharField(max_length=255)
     source = models.CharField(max_length=16, choices=Source.choices, default=Source.OPT_OUT)

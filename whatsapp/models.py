@@ -87,8 +87,8 @@ class Phone(models.Model):
     # follow-ups in its existing chats go on), then it ramps up again from warm-up day 1.
     # `restrictions` counts them: each one rests the number longer.
     new_contacts_paused_until = models.DateTimeField(null=True, blank=True)
-    restriction_reason = models.CharField(max_length=255, blank=True)
-    restrictions = models.PositiveSmallIntegerField(default=0)
+    restriction_reason = models.CharField(max_length=255, blank=True, default="", db_default="")
+    restrictions = models.PositiveSmallIntegerField(default=0, db_default=0)
 
     objects = PhoneQuerySet.as_manager()
 

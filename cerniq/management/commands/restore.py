@@ -11,10 +11,10 @@ from cerniq.backups import (
     backup_files,
     list_backups,
     prepare_restore,
-    restored,
     run_restore,
 )
 from cerniq.backups import where as backup_place
+from cerniq.restore_signal import restored
 
 
 class Command(BaseCommand):
