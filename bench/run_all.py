@@ -44,6 +44,7 @@ BENCHES = (
     "send_pipeline",
     "instantly_push",
     "webhooks",
+    "propagation",
     "faults",
     "worker_rss",
 )

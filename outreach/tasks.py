@@ -83,10 +83,16 @@ def anonymise_old_messages() -> None:
 @dramatiq.actor(queue_name="default", max_retries=0, time_limit=120_000)
 def propagate(receipt_id: int) -> None:
     """Tell one provider of an opt-out or an erasure (outreach.propagation.apply). A failed
-    attempt sets its next one; the sweep below runs it then."""
+    attempt sets its next one and queues this actor for then; the sweep below is the net
+    for a message the broker lost."""
+    from django.utils import timezone
+
     from outreach import propagation
 
-    propagation.apply(receipt_id)
+    receipt = propagation.apply(receipt_id)
+    if receipt is not None and receipt.next_attempt_at is not None:
+        wait = (receipt.next_attempt_at - timezone.now()).total_seconds()
+        propagate.send_with_options(args=(receipt_id,), delay=max(0, int(wait * 1000)))
 
 
 @dramatiq.actor(queue_name="default", max_retries=0, time_limit=600_000)
