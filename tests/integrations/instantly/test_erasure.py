@@ -135,3 +135,27 @@ def test_a_lead_instantly_never_had_gets_our_receipt_only(tenant, rsps, keyed):
         ("cerniq", "done")
     ]
     assert len(rsps.calls) == 0
+
+
+def test_the_actor_queues_itself_for_the_next_attempt(tenant, rsps, keyed, monkeypatch):
+    """A refused call is tried again when its receipt says, not a sweep later."""
+    from outreach import tasks
+
+    lead = pushed_lead(tenant)
+    optout.opt_out(lead, Channel.WHATSAPP)
+    receipt = Propagation.objects.get(lead=lead, provider="instantly")
+    rsps.delete(
+        f"{BASE}/api/v2/leads/{PUSHED_ID}",
+        status=503,
+        json={"statusCode": 503, "error": "Service Unavailable", "message": "busy"},
+    )
+    again: list[tuple] = []
+    monkeypatch.setattr(
+        tasks.propagate, "send_with_options", lambda *, args, delay: again.append((args, delay))
+    )
+    tasks.propagate.fn(receipt.pk)
+    receipt.refresh_from_db()
+    ((args, delay),) = again
+    assert args == (receipt.pk,) and receipt.state == "pending"
+    expected = (receipt.next_attempt_at - timezone.now()).total_seconds() * 1000
+    assert abs(delay - expected) < 2000 and delay >= 10_000
