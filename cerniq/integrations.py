@@ -60,6 +60,9 @@ class Integration:
     # receipt per call (outreach.propagation): `targets(lead, cause)` lists what it holds
     # of the person, `apply(receipt)` asks the provider and returns its answer.
     propagation: str = ""
+    # Dotted path of a function returning email_channels.readiness.SenderState for each of
+    # its senders (a verified domain, an account's warm-up), checked every 30 minutes.
+    sender_readiness: str = ""
     # Dotted path of a function E.164 number -> the provider's account id for that number,
     # filled in when a phone is added without one (TimelinesAI: the account's JID).
     account_id_from_number: str = ""

@@ -246,6 +246,10 @@ PERIODIC_JOBS.append(
 
 # --- Retention (outreach.retention): message texts past a workspace's retention age -----
 PERIODIC_JOBS.append(
+    # Our email senders' readiness as their providers report it (email_channels.readiness).
+    {"name": "check-senders", "cron": "*/30 * * * *", "actor": "outreach.tasks.check_senders"}
+)
+PERIODIC_JOBS.append(
     # Opt-out and erasure receipts whose provider call is due again (outreach.propagation).
     {"name": "propagate-due", "cron": "* * * * *", "actor": "outreach.tasks.propagate_due"}
 )

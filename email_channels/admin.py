@@ -12,6 +12,7 @@ from email_channels.models import (
     CampaignDailyStats,
     EmailCampaign,
     SenderAccount,
+    SenderCheck,
     SenderDay,
     SenderPause,
 )
@@ -121,6 +122,20 @@ class SenderPauseAdmin(admin.ModelAdmin):
 
     list_display = ("value", "scope", "provider", "created_at", "lifted_at", "tenant")
     list_filter = ("tenant", "provider", "scope")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+
+@admin.register(SenderCheck)
+class SenderCheckAdmin(admin.ModelAdmin):
+    """Our senders' readiness as their providers last said (email_channels.readiness)."""
+
+    list_display = ("sender", "provider", "ready", "checked_at", "changed_at")
+    list_filter = ("provider", "ready")
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

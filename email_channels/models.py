@@ -194,3 +194,26 @@ class SenderPause(models.Model):
 
     def __str__(self) -> str:
         return f"{self.value} paused"
+
+
+class SenderCheck(models.Model):
+    """Whether one of our senders is ready to send, as its provider last said (Resend: the
+    sending domain's verification and DNS records; Instantly: each account's status and
+    warm-up). A sender that is not ready is not used (email_channels.readiness)."""
+
+    provider = models.CharField(max_length=16)
+    sender = models.CharField(max_length=254, help_text="a sending domain or a mailbox")
+    ready = models.BooleanField()
+    reason = models.CharField(max_length=1000, blank=True, help_text="why not (reason codes)")
+    details = models.JSONField(default=dict, blank=True, help_text="what the provider said")
+    checked_at = models.DateTimeField()
+    changed_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["provider", "sender"]
+        constraints = [
+            models.UniqueConstraint(fields=["provider", "sender"], name="sendercheck_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.provider} {self.sender}: {'ready' if self.ready else 'not ready'}"

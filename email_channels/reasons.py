@@ -74,3 +74,57 @@ ALERT_SENDER_PAUSED = reasons.define(
     ),
     why=lambda stored: reasons.render(str(stored or "")),
 )
+
+
+# --- sender readiness at the provider (email_channels.readiness) -------------------------
+def _joined(parts: object) -> str:
+    """A list of stored reasons, each in the reader's language."""
+    if not isinstance(parts, list):
+        return reasons.render(str(parts))
+    return "; ".join(reasons.render(str(part)) for part in parts)
+
+
+SENDER_NOT_READY = reasons.define(
+    "sender.not_ready",
+    _("%(provider)s reports %(sender)s not ready: %(why)s. It is not used until it is."),
+    why=_joined,
+)
+SENDER_DOMAIN_MISSING = reasons.define(
+    "sender.domain_missing", _("the domain %(domain)s is not in the account")
+)
+SENDER_DOMAIN_STATUS = reasons.define(
+    "sender.domain_status", _("the domain %(domain)s is “%(status)s”, not verified")
+)
+SENDER_SENDING_DISABLED = reasons.define(
+    "sender.sending_disabled", _("sending is disabled for %(domain)s")
+)
+SENDER_DNS_RECORD = reasons.define(
+    "sender.dns_record", _("its %(record)s record %(name)s (%(type)s) is “%(status)s”")
+)
+ACCOUNT_STATES = {
+    "2": _("paused"),
+    "3": _("paused for maintenance"),
+    "-1": _("in a connection error"),
+    "-2": _("in a soft bounce error"),
+    "-3": _("in a sending error"),
+}
+WARMUP_STATES = {
+    "0": _("paused"),
+    "-1": _("banned"),
+    "-2": _("spam folder unknown"),
+    "-3": _("permanently suspended"),
+}
+SENDER_ACCOUNT_STATUS = reasons.define(
+    "sender.account_status",
+    _("the account is %(state)s"),
+    state=lambda value: str(ACCOUNT_STATES.get(str(value), value)),
+)
+SENDER_WARMUP_STATUS = reasons.define(
+    "sender.warmup_status",
+    _("its warm-up is %(state)s"),
+    state=lambda value: str(WARMUP_STATES.get(str(value), value)),
+)
+SENDER_SETUP_PENDING = reasons.define("sender.setup_pending", _("its setup is not finished"))
+SENDER_WARMUP_SCORE = reasons.define(
+    "sender.warmup_score", _("its warm-up score is %(score)s, under %(minimum)s")
+)

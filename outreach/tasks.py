@@ -101,3 +101,13 @@ def propagate_due() -> None:
     from outreach import propagation
 
     propagation.apply_due()
+
+
+@dramatiq.actor(queue_name="default", max_retries=0, time_limit=600_000)
+def check_senders() -> None:
+    """Every 30 minutes: ask the email providers whether our senders are ready
+    (email_channels.readiness)."""
+    from email_channels import readiness
+
+    done = readiness.check_all()
+    log.info("senders checked", extra={"by_provider": done})

@@ -18,7 +18,7 @@ from django.utils.html import linebreaks
 from cerniq import reasons
 from cerniq.provider_errors import AccountBanned, AccountRestricted, ProviderError, SendResult
 from cerniq.providers import get_backend
-from email_channels import reputation
+from email_channels import readiness, reputation
 from email_channels.backends import EmailBackend, OutgoingEmail
 from outreach import attachments, pacing, phone_health, unsubscribe
 from outreach import reasons as codes
@@ -261,7 +261,7 @@ class EmailTransport(Transport):
         Channel.EMAIL_WARM: "email.resend",
     }
 
-    busy_reason = "its sender is paused by the reputation guard"
+    busy_reason = "its sender is paused by the reputation guard or not ready at its provider"
     SENDER_PAUSE_RECHECK = timedelta(hours=1)
 
     def __init__(self, channel: str) -> None:
@@ -275,12 +275,16 @@ class EmailTransport(Transport):
 
     def acquire(self, message: Message, now: datetime) -> datetime | None:
         """An automated email waits while the reputation guard pauses its sender or the
-        sender's domain (email_channels.reputation); a person's message goes."""
+        sender's domain (email_channels.reputation), or its provider says the sender is
+        not ready (email_channels.readiness); a person's message goes."""
         sender = self.our_sender()
         if message.is_manual or not sender:
             return None
         provider = self.provider_name(message)
-        if reputation.pause_of(message.tenant_id, provider, sender) is None:
+        domain = reputation.domain_of(sender)
+        if reputation.pause_of(message.tenant_id, provider, sender) is None and not (
+            readiness.not_ready(provider, [sender, domain])
+        ):
             return None
         return now + self.SENDER_PAUSE_RECHECK
 

@@ -24,6 +24,7 @@ from email_channels.models import (
     CampaignDailyStats,
     EmailCampaign,
     SenderAccount,
+    SenderCheck,
     SenderDay,
     SenderPause,
 )
@@ -318,6 +319,14 @@ def make_one_of_everything(tenant: Tenant) -> dict[str, Any]:
             domain="agrofirma.ro",
             day=timezone.localdate(),
             sent=12,
+        ),
+        "sender_check": SenderCheck.objects.create(
+            provider="instantly",
+            sender=f"vanzari{next(_seq)}@agrofirma-mail.ro",  # one per provider and sender
+            ready=False,
+            reason="<script>alert(6)</script>",
+            checked_at=timezone.now(),
+            changed_at=timezone.now(),
         ),
         "sender_pause": SenderPause.objects.create(
             tenant=tenant,

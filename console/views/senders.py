@@ -19,7 +19,7 @@ from django.views.decorators.http import require_GET, require_POST
 from cerniq.tenancy import AuthenticatedHttpRequest, TenantScope, scope_for
 from console.views.alerts import is_channel_admin
 from email_channels import reputation
-from email_channels.models import SenderDay, SenderPause
+from email_channels.models import SenderCheck, SenderDay, SenderPause
 
 
 def _rows(scope: TenantScope) -> list[dict]:
@@ -70,6 +70,7 @@ def sender_list(request: AuthenticatedHttpRequest) -> HttpResponse:
         "complaint_min_sent": reputation.COMPLAINT_MIN_SENT,
         "bounce_limit": reputation.BOUNCE_LIMIT_PERCENT,
         "min_reason": reputation.LIFT_REASON_MIN,
+        "checks": SenderCheck.objects.order_by("provider", "sender"),
     }
     return render(request, "outreach/senders.html", context)
 

@@ -51,5 +51,6 @@ integration = Integration(
             "actor": "integrations.instantly.tasks.sync_analytics",
         },
     ),
+    sender_readiness="integrations.instantly.readiness.senders",
     package_dir=Path(__file__).parent,
 )

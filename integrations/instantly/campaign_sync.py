@@ -26,8 +26,10 @@ from collections.abc import Sequence as Seq
 
 from django.db import IntegrityError, transaction
 
+from cerniq import reasons
 from cerniq.models import Tenant
-from cerniq.provider_errors import ProviderError, RejectedRequest
+from cerniq.provider_errors import PermanentProviderError, ProviderError, RejectedRequest
+from email_channels import readiness
 from email_channels.models import EmailCampaign
 from integrations.instantly import campaigns, config
 from integrations.instantly.client import InstantlyClient
@@ -158,10 +160,16 @@ def _create(client, tenant, sequence, row, senders, daily_limit) -> str:
         if adopted:
             log.info("instantly: adopted campaign %s for %s", adopted, row.name)
             return adopted
+    chosen = senders_from(config.option("senders") if senders is None else senders)
+    unready = readiness.not_ready(PROVIDER, chosen)
+    ready = [s for s in chosen if s.strip().lower() not in unready]
+    if chosen and not ready:  # a campaign only of accounts that cannot send: not created
+        why = "; ".join(reasons.render(row.reason) for row in unready.values())
+        raise PermanentProviderError(f"no sending account is ready: {why}"[:500])
     body = campaign_body(
         tenant,
         sequence,
-        senders=senders_from(config.option("senders") if senders is None else senders),
+        senders=ready,
         daily_limit=daily_limit_from(
             config.option("daily_limit") if daily_limit is None else daily_limit
         ),

@@ -258,6 +258,13 @@ class InstantlyClient:
 
     # --- webhooks -------------------------------------------------------------------------
 
+    def accounts(self) -> list[dict[str, Any]]:
+        """`GET /api/v2/accounts`: every sending account of the workspace (all pages), with
+        its `status` (1 active, 2 paused, 3 maintenance, -1/-2/-3 connection, soft-bounce
+        and sending errors), `warmup_status` (1 active, 0 paused, -1 banned, -2 spam folder
+        unknown, -3 permanently suspended), `setup_pending` and `stat_warmup_score`."""
+        return self._pages("GET", "/api/v2/accounts")
+
     def list_webhooks(self) -> list[dict[str, Any]]:
         """Every webhook subscription of the workspace (all pages)."""
         return self._pages("GET", "/api/v2/webhooks")

@@ -33,5 +33,6 @@ integration = Integration(
     },
     backend_env="RESEND_BACKEND",
     receiver="integrations.resend.receiver.ResendReceiver",
+    sender_readiness="integrations.resend.readiness.senders",
     package_dir=Path(__file__).parent,
 )

@@ -41,6 +41,7 @@ import time
 from datetime import datetime
 from email.utils import parseaddr
 from typing import Any
+from urllib.parse import quote
 
 import requests
 from django_dramatiq import apps as django_dramatiq_apps
@@ -77,6 +78,9 @@ TAG_MAX = 256
 _TAG = re.compile(r"[A-Za-z0-9_-]{1,256}")
 _MESSAGE_ID = re.compile(r"<[^\s<>]{1,994}>")
 _RECEIVED_ID = re.compile(r"[A-Za-z0-9_-]{1,100}")
+
+
+DOMAIN_PAGES = 10  # 1,000 domains: more than any account here has
 
 
 class ResendEmail(EmailBackend):
@@ -214,6 +218,24 @@ class ResendEmail(EmailBackend):
         )
 
     # --- received mail -------------------------------------------------------------------
+
+    def domains(self) -> list[dict[str, Any]]:
+        """`GET /domains`: the account's domains (`{object: "list", has_more, data}`), their
+        verification `status` and `capabilities`; pages followed with `after`."""
+        found: list[dict[str, Any]] = []
+        after = ""
+        for _ in range(DOMAIN_PAGES):
+            page = self._request("GET", "/domains?limit=100" + (f"&after={after}" if after else ""))
+            items = [d for d in page.get("data") or [] if isinstance(d, dict)]
+            found += items
+            if not page.get("has_more") or not items:
+                break
+            after = str(items[-1].get("id") or "")
+        return found
+
+    def domain(self, domain_id: str) -> dict[str, Any]:
+        """`GET /domains/{id}`: one domain with its DNS `records`, each with its `status`."""
+        return self._request("GET", f"/domains/{quote(domain_id, safe='')}")
 
     def received_email(self, email_id: str) -> dict[str, Any]:
         """`GET /emails/receiving/{email_id}`: a received email with its `text`, `html` and
