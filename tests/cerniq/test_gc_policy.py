@@ -51,4 +51,7 @@ def test_a_bench_measures_a_warmed_up_worker(fresh_process):
     frozen = gc.get_freeze_count()
     for _ in range(1000):
         gc_policy.after_request()
-    assert gc.get_freeze_count() == frozen  # no settle left in the middle of a measurement
+    # No settle left in the middle of a measurement: a settle freezes every tracked object
+    # (thousands more). The count may drop: a frozen object another thread let go of is
+    # freed (seen once in CI, 686,292 -> 686,291).
+    assert gc.get_freeze_count() <= frozen
