@@ -49,7 +49,9 @@ DELIVERED = (Message.Status.DELIVERED, Message.Status.READ)
 
 
 @dataclass
-class _Counts:
+class Counts:
+    """What a number did since it last resumed new chats, as the signs read it."""
+
     new_failed: int = 0
     new_sent: int = 0
     follow_sent: int = 0
@@ -64,13 +66,14 @@ class SignsRun:
     resumed: list[int] = field(default_factory=list)  # phone ids whose rest ended
 
 
-def signs_of(numbers: list[Phone], now: datetime) -> dict[int, str]:
-    """The first restriction sign of each number that shows one (a stored reason code)."""
+def counts_of(numbers: list[Phone], now: datetime) -> dict[int, Counts]:
+    """What each number did in the signs' windows (one query for all of them); the phones
+    page shows it beside the limits the signs use."""
     if not numbers:
         return {}
     since = now - timedelta(hours=max(NEW_CHAT_HOURS, UNDELIVERED_HOURS))
     resumed = {p.pk: p.new_contacts_paused_until for p in numbers}
-    counts: dict[int, _Counts] = defaultdict(_Counts)
+    counts: dict[int, Counts] = defaultdict(Counts)
     new_chat_since = now - timedelta(hours=NEW_CHAT_HOURS)
     accepted_before = now - timedelta(hours=DELIVERY_GRACE_HOURS)
     rows = Message.objects.filter(
@@ -99,6 +102,12 @@ def signs_of(numbers: list[Phone], now: datetime) -> dict[int, str]:
             elif status in DELIVERED:
                 c.new_delivered += new
                 c.follow_delivered += not new
+    return counts
+
+
+def signs_of(numbers: list[Phone], now: datetime) -> dict[int, str]:
+    """The first restriction sign of each number that shows one (a stored reason code)."""
+    counts = counts_of(numbers, now)
     found = {}
     for phone in numbers:
         if phone.pk not in counts:

@@ -22,6 +22,7 @@ from django.views.decorators.http import require_GET, require_POST
 from cerniq.models import Alert
 from cerniq.tenancy import TenantScope, scope_for
 from console.views.dashboard import phone_rows
+from outreach import restriction_signs
 from outreach.analytics import local_day_bounds
 from outreach.models import SENT_STATUSES, Message
 from whatsapp import phones, quota, warmup
@@ -81,9 +82,11 @@ def _context(request: HttpRequest, form: WarmupPlanForm | None = None) -> dict[s
         .order_by("-last_seen_at")
     ):
         alerts_by_subject[alert.subject].append(alert)
+    signs = restriction_signs.counts_of([row.phone for row in rows], now)
     cards = [
         {
             "row": row,
+            "signs": signs.get(row.phone.pk) or restriction_signs.Counts(),
             "sends_today": sends_today.get(row.phone.pk, 0),
             "alerts": alerts_by_subject.get(f"phone:{row.phone.number}", []),
         }
@@ -105,6 +108,12 @@ def _context(request: HttpRequest, form: WarmupPlanForm | None = None) -> dict[s
         "ramp": ramp,
         "can_edit_ramp": _is_admin(scope),
         "warmup_form": form or WarmupPlanForm(initial={"steps": ramp.as_text()}),
+        "sign_limits": {
+            "hours": restriction_signs.NEW_CHAT_HOURS,
+            "failed": restriction_signs.MIN_FAILED,
+            "undelivered": restriction_signs.MIN_UNDELIVERED,
+            "grace": restriction_signs.DELIVERY_GRACE_HOURS,
+        },
     }
 
 

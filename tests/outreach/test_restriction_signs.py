@@ -154,3 +154,16 @@ def test_dispatch_gives_new_chats_to_another_number_and_follow_ups_stay(
     first = queued.filter(quota_cost=1)
     assert first.exists() and set(first.values_list("phone", flat=True)) == {well.pk}
     assert not queued.filter(phone=sick, quota_cost=1).exists()
+
+
+def test_the_phones_page_shows_each_numbers_figures_beside_the_signs(client, tenant, clock):
+    from tests.factories import make_user
+
+    sick, well = established(tenant), established(tenant)
+    history(sick, new_failed=1, new_sent=4, follow_sent=1)
+    history(well, new_sent=3)
+    client.force_login(make_user(tenant))
+    page = client.get("/outreach/phones/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert page.count("data-new-chats") == 2
+    assert "4 out, 1 failed" in page and "3 out, 0 failed" in page
+    assert 'class="warn-text"' in page  # the number with a failure is marked
