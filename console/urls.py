@@ -38,5 +38,6 @@ urlpatterns = [
     path("", include("console.urls_review_settings")),
     path("", include("console.urls_quick_replies")),
     path("", include("console.urls_reply_settings")),
+    path("", include("console.urls_consent_settings")),
     path("", include("console.urls_suppressions")),
 ]

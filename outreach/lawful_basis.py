@@ -36,7 +36,7 @@ from cerniq import reasons
 from cerniq.models import Tenant
 from outreach import reasons as codes
 from outreach import stalls
-from outreach.models import SENT_STATUSES, Channel, ContactBasis, Lead, Message
+from outreach.models import SENT_STATUSES, Channel, ContactBasis, Enrollment, Lead, Message
 
 WHATSAPP, EMAIL = ContactBasis.Channel.WHATSAPP.value, ContactBasis.Channel.EMAIL.value
 KINDS = (WHATSAPP, EMAIL)
@@ -254,3 +254,63 @@ def consent_from_reply(
         given_at=message.created_at,
     )
     return row
+
+
+# --- the policy as people write it (the consent settings page) ---------------------------
+
+
+def policy_table(tenant: Tenant, kind: str) -> dict[str, str]:
+    """The effective table of a channel: the workspace's own, else the default."""
+    chosen = (tenant.basis_policy or {}).get(kind)
+    return dict(chosen if isinstance(chosen, dict) else DEFAULT_POLICY.get(kind, {}))
+
+
+def policy_text(table: dict[str, str]) -> str:
+    """One "RO: warn" line per country, "*" last."""
+    keys = sorted(k for k in table if k != "*") + (["*"] if "*" in table else [])
+    return "\n".join(f"{key}: {table[key]}" for key in keys)
+
+
+def parse_policy(text: str, field: str) -> dict[str, str]:
+    """Lines "RO: require", "DE = warn", "*: off" → the table; BasisRefused naming the line."""
+    table: dict[str, str] = {}
+    for number, raw in enumerate((text or "").splitlines(), start=1):
+        line = raw.strip()
+        if not line:
+            continue
+        country, sep, mode = line.replace("=", ":").partition(":")
+        country, mode = country.strip().upper(), mode.strip().lower()
+        if not sep or not (country == "*" or (len(country) == 2 and country.isalpha())):
+            raise BasisRefused(
+                field,
+                _("Line %(line)d: write a country code, a colon and a mode, e.g. RO: require.")
+                % {"line": number},
+            )
+        if mode not in (OFF, WARN, REQUIRE):
+            raise BasisRefused(
+                field,
+                _("Line %(line)d: “%(mode)s” is not off, warn or require.")
+                % {"line": number, "mode": mode},
+            )
+        if country in table:
+            raise BasisRefused(
+                field,
+                _("Line %(line)d: %(country)s is listed twice.")
+                % {"line": number, "country": country},
+            )
+        table[country] = mode
+    return table
+
+
+def save_policy(tenant: Tenant, *, whatsapp: str, email: str, templates_must_comply: bool) -> None:
+    """The workspace's policy from the page; nothing is saved when a line is wrong. Leads
+    held for want of a basis that no longer need one move on at the next dispatch."""
+    policy = {WHATSAPP: parse_policy(whatsapp, WHATSAPP), EMAIL: parse_policy(email, EMAIL)}
+    Tenant.objects.filter(pk=tenant.pk).update(
+        basis_policy=policy, first_templates_must_comply=templates_must_comply
+    )
+    tenant.basis_policy, tenant.first_templates_must_comply = policy, templates_must_comply
+    stalled = Enrollment.objects.filter(
+        tenant=tenant, status=Enrollment.Status.ACTIVE, stalled_since__isnull=False
+    ).values_list("lead_id", flat=True)
+    stalls.wake(list(stalled))

@@ -316,3 +316,31 @@ def test_the_api_records_and_lists_a_leads_basis(tenant, other_tenant):
     listed = api.get(url).json()
     assert len(listed) == 2 and listed[0]["recorded_by"] == "crm-admin"
     assert api.get(f"/api/v1/leads/{theirs.pk}/basis/").status_code == 404
+
+
+def test_an_admin_sets_the_policy_on_the_consent_page(client, tenant):
+    url = "/outreach/settings/consent/"
+    client.force_login(make_user(tenant))
+    assert client.get(url).status_code == 403
+    client.force_login(make_user(tenant, role="ADMIN"))
+    page = client.get(url, HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "RO: warn" in page  # the default, as text
+    bad = client.post(url, {"whatsapp": "RO: warn\nromania: require", "email": "RO: warn"})
+    assert bad.status_code == 400 and "Line 2" in bad.content.decode()
+    worse = client.post(url, {"whatsapp": "RO: warn", "email": "RO: block"})
+    assert worse.status_code == 400 and "“block” is not off, warn or require" in (
+        worse.content.decode()
+    )
+    tenant.refresh_from_db()
+    assert tenant.basis_policy == {} and not tenant.first_templates_must_comply
+    done = client.post(
+        url, {"whatsapp": "ro: warn", "email": "RO = require\n*: warn", "templates": "on"}
+    )
+    assert done.status_code == 302
+    tenant.refresh_from_db()
+    assert tenant.basis_policy == {
+        "whatsapp": {"RO": "warn"},
+        "email": {"RO": "require", "*": "warn"},
+    }
+    assert tenant.first_templates_must_comply
+    assert lawful_basis.mode(tenant, "email", "DE") == "warn"
