@@ -55,11 +55,13 @@ def record(provider: str, states: Iterable[SenderState], now: datetime | None = 
     now = now or timezone.now()
     states = list(states)
     known = {c.sender: c for c in SenderCheck.objects.filter(provider=provider)}
+    integration = integrations.get(provider)
+    label = integration.label if integration is not None else provider
     changed = 0
     for state in states:
         reason = (
             reasons.code(
-                codes.SENDER_NOT_READY, provider=provider, sender=state.sender, why=state.problems
+                codes.SENDER_NOT_READY, provider=label, sender=state.sender, why=state.problems
             )
             if state.problems
             else ""
