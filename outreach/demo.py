@@ -182,7 +182,7 @@ DEMO_TEMPLATES: list[dict[str, str]] = [
             "Sunt {Andrei|Andrei Pop} de la Cerniq. {Lucrăm|Colaborăm} cu ferme din "
             "{{county}} și {am văzut|am observat} că {{company_name}} activează în zonă. "
             "{Ați fi deschis|V-ar interesa} o discuție scurtă despre inputuri la preț de "
-            "{fermier|producător}?"
+            "{fermier|producător}? Dacă nu doriți mesaje de la noi, răspundeți STOP."
         ),
     },
     {
@@ -202,7 +202,8 @@ DEMO_TEMPLATES: list[dict[str, str]] = [
             "{Bună ziua|Stimate} {{contact_name|domnule/doamnă}},\n\n"
             "Cerniq lucrează cu exploatații agricole din {{county}}. {Vă propunem|Am dori să "
             "vă propunem} o colaborare pentru aprovizionarea cu inputuri.\n\n"
-            "Cu stimă,\nEchipa Cerniq"
+            "Cu stimă,\nEchipa Cerniq\n\n"
+            "Dacă nu doriți să mai primiți emailuri de la noi, răspundeți cu „dezabonare”."
         ),
     },
 ]

@@ -5,7 +5,8 @@ and, when the workspace asks (`Tenant.first_templates_must_comply`), dispatch do
 one that lacks either for a first message (outreach.dispatch_plan holds the enrollment,
 with the reason).
 
-- Who is writing: the workspace's name, as written or without diacritics and case.
+- Who is writing: the workspace's name (or without its legal form, or its first word as a
+  brand), with or without diacritics and case.
 - How to stop: a sentence or link that says how not to get more messages, in Romanian or
   English ("Răspundeți STOP", "dezabonare", "nu mai doriți să primiți", "unsubscribe",
   "opt out"...). Every email also carries a one-click unsubscribe header; a cold email's
@@ -40,12 +41,27 @@ def _folded(text: str) -> str:
     return " ".join(plain.casefold().split())
 
 
+_LEGAL_FORMS = re.compile(r"\b(srl|s\.r\.l\.|sa|s\.a\.|pfa|ii|if|srl-d)\b\.?", re.IGNORECASE)
+
+
+def names_of(tenant: Tenant) -> list[str]:
+    """How a message may name the workspace (folded): its name, the name without its legal
+    form ("Agro Semințe" for "Agro Semințe SRL"), and its first word when that is a brand
+    of at least 4 letters ("Cerniq" for "Cerniq Demo Agro")."""
+    name = _folded(tenant.name)
+    plain = " ".join(_LEGAL_FORMS.sub(" ", name).split())
+    forms = [f for f in (name, plain) if f]
+    first = plain.split(" ", 1)[0] if plain else ""
+    if len(first) >= 4:
+        forms.append(first)
+    return list(dict.fromkeys(forms))
+
+
 def missing(tenant: Tenant, *, body: str, subject: str = "") -> list[str]:
     """What the text lacks, in order: IDENTITY, OPT_OUT (empty: it carries both)."""
     text = _folded(f"{subject}\n{body}")
     lacks = []
-    name = _folded(tenant.name)
-    if not name or name not in text:
+    if not any(re.search(rf"\b{re.escape(form)}\b", text) for form in names_of(tenant)):
         lacks.append(IDENTITY)
     if not _STOP_PATTERNS.search(text):
         lacks.append(OPT_OUT)

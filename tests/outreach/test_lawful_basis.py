@@ -182,6 +182,11 @@ def test_a_template_must_say_who_writes_and_how_to_stop(
     )
     assert template_compliance.missing(tenant, body="Agro Semințe SRL vă scrie.") == ["opt_out"]
     assert "stop" in template_compliance.said(["identity", "opt_out"])
+    # The name without its legal form, or its first word as a brand, names the workspace;
+    # a brand word inside another word does not.
+    brand = type("T", (), {"name": "Cerniq Demo Agro"})()
+    assert template_compliance.missing(brand, body="Andrei de la Cerniq. Răspundeți STOP.") == []
+    assert template_compliance.missing(brand, body="Cerniqul vă scrie. STOP") == ["identity"]
 
     # With the workspace asking, a first message from a template lacking them is held.
     world = make_outreach_world(tenant, leads=1, phones=1)
