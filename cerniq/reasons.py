@@ -150,6 +150,14 @@ def render(stored: str | None) -> str:
         return str(definition.text)
 
 
+def render_all(parts: object) -> str:
+    """A stored list of reasons, each in the reader's language, joined (a label for a
+    parameter that holds several)."""
+    if not isinstance(parts, list):
+        return render(str(parts))
+    return "; ".join(render(str(part)) for part in parts)
+
+
 def _label(labeller: Labeller | None, value: Any) -> Any:
     if labeller is None:
         return value

@@ -101,44 +101,36 @@ class CampaignDailyStatsAdmin(admin.ModelAdmin):
     )
 
 
+class ViewOnlyAdmin(admin.ModelAdmin):
+    """Rows the product writes; people read them here."""
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+
 @admin.register(SenderDay)
-class SenderDayAdmin(admin.ModelAdmin):
+class SenderDayAdmin(ViewOnlyAdmin):
     """Our senders' days (email_channels.reputation counts them; view only)."""
 
     list_display = ("day", "address", "provider", "sent", "bounced", "complained", "tenant")
     list_filter = ("tenant", "provider")
     search_fields = ("address", "domain")
 
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
-
 
 @admin.register(SenderPause)
-class SenderPauseAdmin(admin.ModelAdmin):
+class SenderPauseAdmin(ViewOnlyAdmin):
     """What the reputation guard paused (lifted on the senders page, with a reason)."""
 
     list_display = ("value", "scope", "provider", "created_at", "lifted_at", "tenant")
     list_filter = ("tenant", "provider", "scope")
 
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
-
 
 @admin.register(SenderCheck)
-class SenderCheckAdmin(admin.ModelAdmin):
+class SenderCheckAdmin(ViewOnlyAdmin):
     """Our senders' readiness as their providers last said (email_channels.readiness)."""
 
     list_display = ("sender", "provider", "ready", "checked_at", "changed_at")
     list_filter = ("provider", "ready")
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False

@@ -77,17 +77,12 @@ ALERT_SENDER_PAUSED = reasons.define(
 
 
 # --- sender readiness at the provider (email_channels.readiness) -------------------------
-def _joined(parts: object) -> str:
-    """A list of stored reasons, each in the reader's language."""
-    if not isinstance(parts, list):
-        return reasons.render(str(parts))
-    return "; ".join(reasons.render(str(part)) for part in parts)
 
 
 SENDER_NOT_READY = reasons.define(
     "sender.not_ready",
     _("%(provider)s reports %(sender)s not ready: %(why)s. It is not used until it is."),
-    why=_joined,
+    why=reasons.render_all,
 )
 SENDER_DOMAIN_MISSING = reasons.define(
     "sender.domain_missing", _("the domain %(domain)s is not in the account")

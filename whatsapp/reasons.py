@@ -12,12 +12,6 @@ from cerniq import reasons
 from whatsapp.models import Phone
 
 
-def _joined(parts: object) -> str:
-    """A list of stored reasons, each in the reader's language."""
-    if not isinstance(parts, list):
-        return reasons.render(str(parts))
-    return "; ".join(reasons.render(str(part)) for part in parts)
-
 
 def _nested(stored: object) -> str:
     return reasons.render(str(stored or "")) or "—"
@@ -44,7 +38,7 @@ BACK_IN_ROTATION = reasons.define(
     "phone.back_in_rotation", _("Back in rotation (before: %(before)s)"), before=_nested
 )
 HEALTH_SCORE = reasons.define(
-    "phone.health_score", _("Health %(score)s/100: %(signals)s"), signals=_joined
+    "phone.health_score", _("Health %(score)s/100: %(signals)s"), signals=reasons.render_all
 )
 RESTRICTED = reasons.define("phone.restricted", _("Restricted by the provider: %(detail)s"))
 NEW_CHATS_FAILING = reasons.define(
