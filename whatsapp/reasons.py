@@ -12,7 +12,6 @@ from cerniq import reasons
 from whatsapp.models import Phone
 
 
-
 def _nested(stored: object) -> str:
     return reasons.render(str(stored or "")) or "—"
 
