@@ -101,6 +101,7 @@ LEAD_FIELDS = [
     "tags",
     "created_at",
     "updated_at",
+    "erased_at",
 ]
 
 
@@ -117,6 +118,12 @@ class LeadSerializer(serializers.ModelSerializer):
         allow_null=True,
         help_text="true: a WhatsApp message reached the number; false: not on WhatsApp; "
         "null: nobody has checked yet.",
+    )
+    erased_at = serializers.DateTimeField(
+        read_only=True,
+        allow_null=True,
+        help_text="When the person was erased on request (their fields are blanked); null: "
+        "not erased.",
     )
 
     class Meta:

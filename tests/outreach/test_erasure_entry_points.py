@@ -86,6 +86,8 @@ def test_the_api_erases_once_names_the_field_at_fault_and_shows_the_record(tenan
     assert (body["lead_id"], body["requested_by"], body["via"]) == (lead.pk, "dpo", "api")
     assert [r["provider"] for r in body["receipts"]] == ["cerniq"]
     assert api.get(url).json()["id"] == body["id"]
+    shown = api.get(f"/api/v1/leads/{lead.pk}/").json()
+    assert shown["erased_at"] is not None and shown["phone"] == "" and shown["name"] == "[erased]"
     again = api.post(url, {"reason": REASON}, format="json")
     assert again.status_code == 409
     # A read key cannot erase.
