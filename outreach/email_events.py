@@ -2,7 +2,8 @@
 functions that every email integration's webhook handlers call (Instantly, Resend, the demo),
 so a bounce, a complaint or an unsubscribe means the same thing whoever reports it.
 
-- Message statuses only move forward (SENT → DELIVERED → READ; BOUNCED and FAILED are
+- Message statuses only move forward (outreach.message_status: SENT → DELIVERED → READ;
+  BOUNCED and FAILED are
   final): providers do not promise order (docs/providers.md §3.4), and a late "delivered" must
   never undo a bounce.
 - A hard bounce marks the address BOUNCED on every lead of the tenant that carries it and
@@ -27,6 +28,7 @@ from cerniq.models import Tenant
 from email_channels import reputation
 from outreach import optout
 from outreach import reasons as codes
+from outreach.message_status import advance
 from outreach.models import SENT_STATUSES, Channel, Lead, Message, Suppression
 from outreach.suppression import suppress
 
@@ -36,17 +38,6 @@ EMAIL_CHANNELS = (Channel.EMAIL_COLD, Channel.EMAIL_WARM)
 Status = Message.Status
 EmailStatus = Lead.EmailStatus
 
-# How far each status has come; a status never moves to a lower rank. BOUNCED/FAILED are
-# final: nothing after them changes the message.
-_RANK: dict[str, int] = {
-    Status.QUEUED: 0,
-    Status.SENDING: 1,
-    Status.SENT: 2,
-    Status.DELIVERED: 3,
-    Status.READ: 4,
-    Status.FAILED: 9,
-    Status.BOUNCED: 9,
-}
 # The email status of an address only gets worse: a bounce is not undone by an open of an
 # older email, an unsubscribe not by a later delivery.
 _EMAIL_RANK: dict[str, int] = {
@@ -118,23 +109,6 @@ def learn_provider_id(tenant: Tenant, message_tag: str, provider_message_id: str
             provider_message_id="",
         ).update(provider_message_id=provider_message_id)
     )
-
-
-def advance(message: Message, status: str, *, at: datetime | None = None, error: str = "") -> bool:
-    """Move the message to `status` unless it is already there or further (see _RANK).
-    Conditional UPDATE, so two workers handling events of one message cannot go backwards."""
-    lower = [s for s, rank in _RANK.items() if rank < _RANK[status]]
-    fields: dict[str, object] = {"status": status, "updated_at": timezone.now()}
-    if status == Status.DELIVERED:
-        fields["delivered_at"] = at or timezone.now()
-    if status == Status.READ:
-        fields["read_at"] = at or timezone.now()
-    if status in (Status.FAILED, Status.BOUNCED):
-        fields["failed_at"] = at or timezone.now()
-    if error:
-        fields["error"] = error[:2000]
-    moved = Message.objects.filter(pk=message.pk, status__in=lower).update(**fields)
-    return bool(moved)
 
 
 def message_event(

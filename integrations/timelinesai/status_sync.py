@@ -2,7 +2,8 @@
 
 Normal (QR) accounts get no delivered/read webhooks, so recent sends are polled through
 `/messages/{uid}/status_history` (bounded per run), and `/whatsapp_accounts` tells which
-numbers are still connected. Status only moves forward: SENT → DELIVERED → READ.
+numbers are still connected. Status only moves forward: SENT → DELIVERED → READ
+(outreach.message_status).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from cerniq.provider_errors import (
     RateLimited,
 )
 from cerniq.providers import get_backend
+from outreach.message_status import advance, further
 from outreach.models import Channel, Message
 from outreach.reasons import STATUS_UNKNOWN
 from outreach.replanning import take_phone_offline
@@ -34,15 +36,10 @@ log = logging.getLogger(__name__)
 
 PROVIDER = "timelinesai"
 
-RANK: dict[str, int] = {Message.Status.SENT: 1, Message.Status.DELIVERED: 2, Message.Status.READ: 3}
 PROVIDER_STATUS = {
     "sent": Message.Status.SENT,
     "delivered": Message.Status.DELIVERED,
     "read": Message.Status.READ,
-}
-TIMESTAMP_FIELD: dict[str, str] = {
-    Message.Status.DELIVERED: "delivered_at",
-    Message.Status.READ: "read_at",
 }
 
 
@@ -51,7 +48,7 @@ def newest_status(history: list[dict]) -> str | None:
     best = None
     for entry in history:
         status = PROVIDER_STATUS.get(str(entry.get("status", "")).strip().lower())
-        if status and (best is None or RANK[status] > RANK[best]):
+        if status and (best is None or further(status, than=best)):
             best = status
     return best
 
@@ -118,13 +115,9 @@ def sync_delivery_status(*, limit: int = 200, max_age: timedelta = timedelta(day
             continue
         in_a_row = 0
         status = newest_status(history)
-        if status is None or RANK[status] <= RANK[message.status]:
+        if status is None or not further(status, than=message.status):
             continue
-        changes = {"status": status, TIMESTAMP_FIELD[status]: timezone.now()}
-        # Conditional on the old status, so a concurrent update never moves it backwards.
-        result.moved += Message.objects.filter(pk=message.pk, status=message.status).update(
-            **changes
-        )
+        result.moved += advance(message, status)  # never backwards, whoever moved it
     if result.stopped:
         log.warning("status sync stopped: %s", result.stopped)
     return result
