@@ -15,6 +15,8 @@
   one-click unsubscribe link built from it, which recipients must be able to open.
   cerniq.W020: it names this machine (http://127.0.0.1:8000, a local docker compose trial):
   allowed, but no recipient could open such a link.
+- cerniq.E041: EMAIL_CHANNEL_PROVIDERS names an integration that has no email backend
+  (COLD_EMAIL_PROVIDER / WARM_EMAIL_PROVIDER): that channel could not send at all.
 - cerniq.W040: with DEBUG off, ERASURE_HASH_KEY is unset: erased people are listed by
   hashes keyed from SECRET_KEY, and a new SECRET_KEY would forget them all.
 """
@@ -224,3 +226,23 @@ def check_erasure_key(app_configs: Any = None, **kwargs: Any) -> list[Warning]:
             id="cerniq.W040",
         )
     ]
+
+
+@register(Tags.compatibility)
+def check_email_channel_providers(app_configs: Any = None, **kwargs: Any) -> list[Error]:
+    from cerniq import integrations
+
+    errors = []
+    for channel, key in settings.EMAIL_CHANNEL_PROVIDERS.items():
+        integration = integrations.get(key)
+        if integration is None or "email" not in integration.backends:
+            usable = sorted(k for k, i in integrations.registry().items() if "email" in i.backends)
+            errors.append(
+                Error(
+                    f"{channel} is carried by {key!r}, which is not an integration with an "
+                    "email backend.",
+                    hint=f"Set COLD_EMAIL_PROVIDER / WARM_EMAIL_PROVIDER to one of {usable}.",
+                    id="cerniq.E041",
+                )
+            )
+    return errors

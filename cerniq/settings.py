@@ -326,6 +326,12 @@ WEBHOOK_REJECTED_ALERT_THRESHOLD = env.int("WEBHOOK_REJECTED_ALERT_THRESHOLD", d
 # With DEBUG off a sandbox backend is refused unless ALLOW_SANDBOX_PROVIDERS names it
 # ("true" for all, or aliases: "email.instantly,email.resend"): see cerniq.checks.
 ALLOW_SANDBOX_PROVIDERS = env.list("ALLOW_SANDBOX_PROVIDERS", default=[])
+# Which integration carries each email channel (a key of INTEGRATIONS with an "email"
+# backend; outreach.transports reads it, cerniq.checks refuses one that has none).
+EMAIL_CHANNEL_PROVIDERS = {
+    "EMAIL_COLD": env.str("COLD_EMAIL_PROVIDER", default="instantly"),
+    "EMAIL_WARM": env.str("WARM_EMAIL_PROVIDER", default="resend"),
+}
 PROVIDERS = {
     **integrations.provider_defaults(INTEGRATIONS, os.environ),
     # Reply triage: "hitl.triage.OfflineTriage" (no key needed) or

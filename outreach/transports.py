@@ -12,6 +12,7 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any, ClassVar
 
+from django.conf import settings
 from django.utils import timezone
 from django.utils.html import linebreaks
 
@@ -256,10 +257,6 @@ class EmailTransport(Transport):
     label = "email"
     contacted_stage = Stage.CONTACTED_EMAIL
     attempt_lease = timedelta(seconds=90)
-    ALIASES: ClassVar[dict[str, str]] = {
-        Channel.EMAIL_COLD: "email.instantly",
-        Channel.EMAIL_WARM: "email.resend",
-    }
 
     busy_reason = "its sender is paused by the reputation guard or not ready at its provider"
     SENDER_PAUSE_RECHECK = timedelta(hours=1)
@@ -268,7 +265,7 @@ class EmailTransport(Transport):
         self.channel = channel
 
     def backend(self) -> EmailBackend:
-        return get_backend(self.ALIASES[self.channel])
+        return get_backend(email_alias(self.channel))
 
     def our_sender(self) -> str:
         return self.backend().sender_address()
@@ -344,7 +341,13 @@ class EmailTransport(Transport):
         Lead.objects.filter(pk=recipient_id(message)).update(email_status=Lead.EmailStatus.INVALID)
 
     def provider_name(self, message: Message) -> str:
-        return self.ALIASES[self.channel].split(".", 1)[1]
+        return email_alias(self.channel).split(".", 1)[1]
+
+
+def email_alias(channel: str) -> str:
+    """The provider alias carrying an email channel (settings.EMAIL_CHANNEL_PROVIDERS: cold
+    email through Instantly and warm through Resend unless the deployment says otherwise)."""
+    return f"email.{settings.EMAIL_CHANNEL_PROVIDERS[channel]}"
 
 
 # `Message.raw_request` key of the email as rendered for its first attempt.
