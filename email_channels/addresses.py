@@ -36,6 +36,12 @@ def _valid(value: str) -> bool:
     return True
 
 
+def domain_of(address: str) -> str:
+    """The domain of an address, lowercased ("" without an @)."""
+    _, at, domain = (address or "").strip().lower().rpartition("@")
+    return domain if at else ""
+
+
 def address_in(value: object) -> str:
     """The address of `Name <address>` or of a bare address; "" when there is none."""
     if not isinstance(value, str) or len(value) > 2 * EMAIL_MAX + 200:

@@ -68,23 +68,15 @@ def record(provider: str, states: Iterable[SenderState], now: datetime | None = 
         )
         before = known.get(state.sender)
         flipped = before is None or before.ready != state.ready
+        values = {
+            "ready": state.ready,
+            "reason": reason[:1000],
+            "details": state.details,
+            "checked_at": now,
+            **({"changed_at": now} if flipped else {}),
+        }
         SenderCheck.objects.update_or_create(
-            provider=provider,
-            sender=state.sender,
-            defaults={
-                "ready": state.ready,
-                "reason": reason[:1000],
-                "details": state.details,
-                "checked_at": now,
-                **({"changed_at": now} if flipped else {}),
-            },
-            create_defaults={
-                "ready": state.ready,
-                "reason": reason[:1000],
-                "details": state.details,
-                "checked_at": now,
-                "changed_at": now,
-            },
+            provider=provider, sender=state.sender, defaults=values
         )
         changed += flipped
         subject = _subject(provider, state.sender)

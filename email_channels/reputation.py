@@ -29,6 +29,7 @@ from cerniq import reasons
 from cerniq.alerts import raise_alert, resolve_alerts
 from cerniq.models import Alert, Tenant
 from email_channels import reasons as codes
+from email_channels.addresses import domain_of
 from email_channels.models import SenderDay, SenderPause
 from email_channels.shield import bounce_verdict
 
@@ -38,10 +39,6 @@ COMPLAINT_MIN_SENT = 1000
 COMPLAINT_MIN_COUNT = 2
 BOUNCE_LIMIT_PERCENT = Decimal("3")
 Scope = SenderPause.Scope
-
-
-def domain_of(address: str) -> str:
-    return address.rpartition("@")[2].strip().lower()
 
 
 def count(

@@ -168,9 +168,8 @@ def check_tenant(tenant: Tenant, *, now: datetime | None = None) -> SignsRun:
             phones.end_new_contact_pause(phone)
             Phone.objects.filter(pk=phone.pk).update(restriction_reason="")
             run.resumed.append(phone.pk)
-    judged = [p for p in numbers if not p.new_contacts_paused]
-    for phone_id, reason in signs_of(judged, now).items():
-        phone = next(p for p in judged if p.pk == phone_id)
-        rest_new_chats(phone, reason, now=now)
+    judged = {p.pk: p for p in numbers if not p.new_contacts_paused}
+    for phone_id, reason in signs_of(list(judged.values()), now).items():
+        rest_new_chats(judged[phone_id], reason, now=now)
         run.paused.append(phone_id)
     return run

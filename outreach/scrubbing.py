@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import phonenumbers
@@ -43,18 +44,19 @@ class Person:
         unique = sorted({t.strip() for t in texts if t and len(t.strip()) >= 3}, key=len)
         return cls(lead.pk, tuple(reversed(unique)))
 
+    @cached_property
     def _pattern(self) -> re.Pattern[str] | None:
         if not self.texts:
             return None
         return re.compile("|".join(re.escape(t) for t in self.texts), re.IGNORECASE)
 
     def named_in(self, text: str) -> bool:
-        pattern = self._pattern()
+        pattern = self._pattern
         return bool(text) and pattern is not None and pattern.search(text) is not None
 
     def redact(self, text: str) -> str:
         """The text with every mention of the person replaced by ERASED."""
-        pattern = self._pattern()
+        pattern = self._pattern
         return pattern.sub(ERASED, text) if pattern is not None and text else text
 
     def redact_json(self, value: Any) -> Any:

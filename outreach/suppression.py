@@ -26,6 +26,7 @@ from django.db.models.functions import Lower, StrIndex, Substr
 from django.utils import timezone
 
 from cerniq.models import Tenant
+from email_channels.addresses import domain_of
 from outreach.models import Channel, Journey, Lead, Message, Suppression
 
 Kind = Suppression.Kind
@@ -37,8 +38,7 @@ def _email(value: str) -> str:
 
 def email_domain(email: str) -> str:
     """The domain part of an address, lowercased ("" without one)."""
-    _, at, domain = _email(email).partition("@")
-    return domain if at else ""
+    return domain_of(email)
 
 
 def email_domain_sql(email: Any) -> Substr:

@@ -20,6 +20,7 @@ from cerniq import reasons
 from cerniq.provider_errors import AccountBanned, AccountRestricted, ProviderError, SendResult
 from cerniq.providers import get_backend
 from email_channels import readiness, reputation
+from email_channels.addresses import domain_of
 from email_channels.backends import EmailBackend, OutgoingEmail
 from outreach import attachments, pacing, phone_health, unsubscribe
 from outreach import reasons as codes
@@ -278,7 +279,7 @@ class EmailTransport(Transport):
         if message.is_manual or not sender:
             return None
         provider = self.provider_name(message)
-        domain = reputation.domain_of(sender)
+        domain = domain_of(sender)
         if reputation.pause_of(message.tenant_id, provider, sender) is None and not (
             readiness.not_ready(provider, [sender, domain])
         ):

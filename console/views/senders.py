@@ -19,6 +19,7 @@ from django.views.decorators.http import require_GET, require_POST
 from cerniq.tenancy import AuthenticatedHttpRequest, TenantScope, scope_for
 from console.views.alerts import is_channel_admin
 from email_channels import reputation
+from email_channels.addresses import domain_of
 from email_channels.models import SenderCheck, SenderDay, SenderPause
 
 
@@ -46,8 +47,7 @@ def _rows(scope: TenantScope) -> list[dict]:
                 "pauses": [
                     p
                     for p in open_pauses
-                    if p.provider == provider
-                    and p.value in (address, reputation.domain_of(address))
+                    if p.provider == provider and p.value in (address, domain_of(address))
                 ],
             }
         )

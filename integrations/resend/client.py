@@ -39,7 +39,6 @@ import logging
 import re
 import time
 from datetime import datetime
-from email.utils import parseaddr
 from typing import Any
 from urllib.parse import quote
 
@@ -58,6 +57,7 @@ from cerniq.provider_errors import (
     SendResult,
 )
 from cerniq.provider_http import failed_before_sending, json_object
+from email_channels.addresses import address_in
 from email_channels.backends import MAX_ATTACHMENT_BYTES, EmailBackend, OutgoingEmail
 from integrations.resend import errors
 from integrations.resend.reply_address import reply_address
@@ -116,7 +116,7 @@ class ResendEmail(EmailBackend):
 
     def sender_address(self) -> str:
         """RESEND_FROM's address ("Agro Demo <oferte@agrofirma.ro>" → oferte@agrofirma.ro)."""
-        return parseaddr(self.from_address)[1].strip().lower()
+        return address_in(self.from_address).lower()
 
     # --- the interface -------------------------------------------------------------------
 

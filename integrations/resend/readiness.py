@@ -7,6 +7,7 @@ from __future__ import annotations
 from cerniq import reasons
 from cerniq.providers import get_backend
 from email_channels import reasons as codes
+from email_channels.addresses import domain_of
 from email_channels.readiness import SenderState
 from integrations.resend.client import ResendEmail
 
@@ -17,7 +18,7 @@ def senders() -> list[SenderState]:
     backend = get_backend("email.resend")
     if not isinstance(backend, ResendEmail):  # the demo's sandbox: nothing to ask
         return []
-    domain = backend.sender_address().rpartition("@")[2]
+    domain = domain_of(backend.sender_address())
     if not domain:
         return []
     listed = {str(d.get("name") or "").lower(): d for d in backend.domains()}
