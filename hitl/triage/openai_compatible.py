@@ -22,8 +22,8 @@ from dataclasses import replace
 from datetime import date
 from typing import Any
 
-import requests
-
+from cerniq.provider_errors import ProviderError, ProviderTimeout
+from cerniq.provider_http import ProviderHTTP
 from hitl.triage.base import (
     INTENTS,
     LANGUAGES,
@@ -186,6 +186,8 @@ class OpenAICompatibleTriage(TriageBackend):
         if response_format not in RESPONSE_FORMATS:
             raise ValueError(f"response_format must be one of {', '.join(RESPONSE_FORMATS)}")
         self.response_format = RESPONSE_FORMATS[response_format]
+        headers = {"Authorization": f"Bearer {self._api_key}"} if self._api_key else {}
+        self.http = ProviderHTTP("AI backend", self.base_url, timeout=self.timeout, headers=headers)
         self._offline = OfflineTriage()
 
     def __repr__(self) -> str:  # never show the key
@@ -207,15 +209,22 @@ class OpenAICompatibleTriage(TriageBackend):
             "today": today.isoformat(),
             "facts": facts_for_model(facts, text) if facts is not None else None,
         }
-        body: dict[str, Any] = {
-            "model": self.model,
-            "messages": [
+        return self._body(
+            [
                 {"role": "system", "content": SYSTEM_PROMPT % {"intents": ", ".join(INTENTS)}},
                 {"role": "user", "content": json.dumps(message, ensure_ascii=False)},
-            ],
-            "temperature": 0,
+            ]
+        )
+
+    def _body(
+        self, messages: list[dict[str, str]], *, json_answer: bool = True, temperature: float = 0
+    ) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "model": self.model,
+            "messages": messages,
+            "temperature": temperature,
         }
-        if self.response_format is not None:
+        if json_answer and self.response_format is not None:
             body["response_format"] = self.response_format
         return body
 
@@ -269,6 +278,34 @@ class OpenAICompatibleTriage(TriageBackend):
             signals=local_signals(text, answer["intent"]),
         )
 
+    def complete(
+        self, messages: list[dict[str, str]], *, json_answer: bool = True, temperature: float = 0
+    ) -> str:
+        """One chat completion: the first choice's text. Raises `cerniq.provider_errors`
+        classes like every provider client (the caller decides whether to fall back)."""
+        return self._completion_text(
+            self._body(messages, json_answer=json_answer, temperature=temperature)
+        )
+
+    def _completion_text(self, body: dict[str, Any]) -> str:
+        # A completion changes nothing at the provider: never an uncertain "send".
+        answer = self.http.request("POST", "/chat/completions", json_body=body, sends=False)
+        if not answer.ok:
+            raise self.http.error(answer)
+        payload = answer.payload
+        if payload is None:
+            raise self.http.unexpected(answer, "response is not JSON")
+        choices = payload.get("choices")
+        if not isinstance(choices, list) or not choices:
+            raise self.http.unexpected(answer, "no choices")
+        try:
+            content = choices[0]["message"]["content"]
+        except (KeyError, TypeError, IndexError):
+            content = None
+        if not isinstance(content, str):
+            raise self.http.unexpected(answer, "no message content")
+        return content
+
     def _ask(
         self,
         text: str,
@@ -278,50 +315,34 @@ class OpenAICompatibleTriage(TriageBackend):
         today: date,
         facts: DraftFacts | None = None,
     ) -> dict[str, Any]:
-        headers = {"Content-Type": "application/json", "Accept": "application/json"}
-        if self._api_key:
-            headers["Authorization"] = f"Bearer {self._api_key}"
         body = self.request_body(
             text, contact_name=contact_name, company_name=company_name, today=today, facts=facts
         )
         try:
-            response = requests.post(
-                f"{self.base_url}/chat/completions",
-                json=body,
-                headers=headers,
-                timeout=self.timeout,
-                allow_redirects=False,
-            )
-        except requests.Timeout:
-            raise _Failure("timeout") from None
-        except requests.ConnectionError:
-            raise _Failure("connection error") from None
-        except Exception as exc:  # any other transport failure
-            raise _Failure(f"request failed ({type(exc).__name__})") from None
-        if not 200 <= response.status_code < 300:
-            raise _Failure(f"HTTP {response.status_code}")
-        try:
-            payload = response.json()
-        except ValueError:
-            raise _Failure("response is not JSON") from None
-        try:
-            choices = payload["choices"]
-        except (KeyError, TypeError):
-            raise _Failure("no choices") from None
-        if not isinstance(choices, list) or not choices:
-            raise _Failure("no choices")
-        try:
-            content = choices[0]["message"]["content"]
-        except (KeyError, TypeError, IndexError):
-            raise _Failure("no message content") from None
-        if not isinstance(content, str):
-            raise _Failure("no message content")
+            content = self._completion_text(body)
+        except ProviderError as error:
+            raise _Failure(_failure_reason(error)) from None
         try:
             return parse_answer(content)
         except SchemaError as exc:
             raise _Failure(f"schema violation: {exc}") from None
         except ValueError:
             raise _Failure("malformed JSON") from None
+
+
+def _failure_reason(error: ProviderError) -> str:
+    """A short reason for the fallback shown with the reply (never the key or the text)."""
+    if isinstance(error, ProviderTimeout):
+        return "timeout"
+    if error.status_code is None:
+        return "connection error"
+    if not 200 <= error.status_code < 300:
+        return f"HTTP {error.status_code}"
+    text = str(error)
+    for what in ("response is not JSON", "no choices", "no message content"):
+        if what in text:
+            return what
+    return "unexpected answer"
 
 
 class _Failure(Exception):

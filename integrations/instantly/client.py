@@ -20,8 +20,8 @@ retry table (cerniq.retry) understands:
 | 401, 403 | AuthenticationFailed |
 | 402 "no active paid plan" | RejectedRequest, error_code "payment_required" (permanent) |
 | 429 | RateLimited (Retry-After, else 60 s); every process backs off |
-| 5xx, connection refused | ProviderUnavailable |
-| no answer in time | ProviderTimeout |
+| 5xx, connection refused, connect timeout | ProviderUnavailable |
+| no answer in time (read timeout) | ProviderTimeout |
 
 `error_code` is Instantly's `error` text as a slug ("payment_required", "not_found").
 The key is never logged; lead addresses are masked in log lines.
@@ -32,25 +32,20 @@ from __future__ import annotations
 import json
 import logging
 import re
-import time
 from collections.abc import Mapping, Sequence
 from datetime import date
 from typing import Any
 from urllib.parse import quote
 
-import requests
-
 from cerniq.logging import mask_pii
 from cerniq.provider_errors import (
     AuthenticationFailed,
-    ErrorDetails,
     ProviderError,
-    ProviderTimeout,
     ProviderUnavailable,
     RateLimited,
     RejectedRequest,
 )
-from cerniq.provider_http import failed_before_sending
+from cerniq.provider_http import Answer, ProviderHTTP, json_value
 from integrations.instantly.ratelimit import WorkspaceLimiter, workspace_key
 from integrations.instantly.results import AddLeadsResult, add_leads_result
 
@@ -79,9 +74,14 @@ class InstantlyClient:
     ) -> None:
         self._key = (api_key or "").strip()
         self.base_url = (base_url or API_BASE).rstrip("/")
-        if min(timeout) <= 0:
-            raise ValueError("timeout must be a (connect, read) pair of positive seconds")
-        self.timeout = (float(timeout[0]), float(timeout[1]))
+        self.http = ProviderHTTP(
+            "Instantly",
+            self.base_url,
+            timeout=timeout,
+            headers={"Authorization": f"Bearer {self._key}"},
+            default_retry_after=DEFAULT_RETRY_AFTER,
+        )
+        self.timeout = self.http.timeout
         self.limiter = limiter or WorkspaceLimiter(workspace_key(self._key))
 
     def __repr__(self) -> str:  # never show the key
@@ -353,57 +353,33 @@ class InstantlyClient:
         if not self._key:
             raise AuthenticationFailed("Instantly API key is not configured (INSTANTLY_API_KEY)")
         self.limiter.acquire()
-        headers = {
-            "Authorization": f"Bearer {self._key}",
-            "Accept": "application/json",
-            "User-Agent": USER_AGENT,
-        }
-        data = None
-        if body is not None:
-            data = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
-            headers["Content-Type"] = "application/json; charset=utf-8"
-        sends = method != "GET"
-        started = time.monotonic()
+        answer = self.http.request(method, path, params=params, json_body=body)
         try:
-            response = requests.request(
-                method,
-                self.base_url + path,
-                params=params,
-                data=data,
-                headers=headers,
-                timeout=self.timeout,
-                allow_redirects=False,
-            )
-        except requests.exceptions.ConnectTimeout as exc:
-            raise ProviderTimeout(
-                f"Instantly {method} {path}: connect timeout", uncertain=False
-            ) from exc
-        except requests.exceptions.Timeout as exc:
-            raise ProviderTimeout(
-                f"Instantly {method} {path}: read timeout", uncertain=sends
-            ) from exc
-        except requests.exceptions.RequestException as exc:
-            detail = mask_pii(str(exc))[:_EXCERPT]
-            raise ProviderUnavailable(
-                f"Instantly {method} {path}: {type(exc).__name__}: {detail}",
-                uncertain=sends and not failed_before_sending(exc),
-            ) from exc
-        status = response.status_code
-        elapsed = (time.monotonic() - started) * 1000
-        logger.info("Instantly %s %s -> HTTP %s (%.0f ms)", method, path, status, elapsed)
-        try:
-            parsed = response.json() if response.content else {}
+            parsed = json_value(answer.content)
         except ValueError:
             parsed = None
-        if 200 <= status < 300:
+        if answer.ok:
             if parsed is None:
-                raise _unexpected(f"{method} {path}", "non-JSON body", response.text)
+                raise self.http.unexpected(answer, "non-JSON body", uncertain=False)
             return parsed
-        error = _classify(method, path, response, parsed if isinstance(parsed, dict) else {})
+        error = self._classify(answer, parsed if isinstance(parsed, dict) else {})
         if isinstance(error, RateLimited):
             self.limiter.back_off(error.retry_after or DEFAULT_RETRY_AFTER)
-        logger.warning("Instantly %s %s failed: %s", method, path, error)
         raise error
+
+    def _classify(self, answer: Answer, body: dict[str, Any]) -> ProviderError:
+        """Instantly's `{"statusCode", "error", "message"}`; 402 is its own row."""
+        message = str(body.get("message") or body.get("error") or "")
+        code = _slug(str(body.get("error") or "")) or f"http_{answer.status}"
+        if answer.status == 402:
+            return RejectedRequest(
+                f"Instantly {answer.where}: HTTP 402: {mask_pii(message)}"
+                " (the workspace needs a paid plan)",
+                status_code=402,
+                provider_message=message,
+                error_code="payment_required",
+            )
+        return self.http.error(answer, message=message, code=code)
 
 
 def _id(value: str) -> str:
@@ -420,33 +396,7 @@ def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")
 
 
-def _classify(
-    method: str, path: str, response: requests.Response, answer: dict[str, Any]
-) -> ProviderError:
-    status = response.status_code
-    message = str(answer.get("message") or answer.get("error") or "")
-    if not answer:
-        message = " ".join(response.text[:_EXCERPT].split())
-    code = _slug(str(answer.get("error") or "")) or f"http_{status}"
-    text = f"Instantly {method} {path}: HTTP {status}: {mask_pii(message) or '(no message)'}"
-    common: ErrorDetails = {"status_code": status, "provider_message": message, "error_code": code}
-    if status == 429:
-        return RateLimited(text, retry_after=_retry_after(response), **common)
-    if status in (401, 403):
-        return AuthenticationFailed(text, **common)
-    if status == 402:
-        common["error_code"] = "payment_required"
-        return RejectedRequest(text + " (the workspace needs a paid plan)", **common)
-    if status >= 500:
-        return ProviderUnavailable(text, uncertain=method != "GET" and status != 503, **common)
-    return RejectedRequest(text, **common)
-
-
-def _retry_after(response: requests.Response) -> int:
-    value = (response.headers.get("Retry-After") or "").strip()
-    return int(value) if value.isdigit() else DEFAULT_RETRY_AFTER
-
-
 def _unexpected(where: str, what: str, answer: Any) -> ProviderError:
+    """A 2xx whose JSON is not shaped as documented."""
     shown = mask_pii(json.dumps(answer, ensure_ascii=False, default=str)[:_EXCERPT])
     return ProviderUnavailable(f"Instantly {where}: unexpected answer ({what}): {shown}")

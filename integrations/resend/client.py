@@ -37,12 +37,10 @@ import base64
 import json
 import logging
 import re
-import time
 from datetime import datetime
 from typing import Any
 from urllib.parse import quote
 
-import requests
 from django_dramatiq import apps as django_dramatiq_apps
 from dramatiq.rate_limits import WindowRateLimiter
 
@@ -50,13 +48,12 @@ from cerniq.logging import mask_pii
 from cerniq.provider_errors import (
     AuthenticationFailed,
     InvalidRecipient,
-    ProviderTimeout,
     ProviderUnavailable,
     RateLimited,
     RejectedRequest,
     SendResult,
 )
-from cerniq.provider_http import failed_before_sending, json_object
+from cerniq.provider_http import ProviderHTTP
 from email_channels.addresses import address_in
 from email_channels.backends import MAX_ATTACHMENT_BYTES, EmailBackend, OutgoingEmail
 from integrations.resend import errors
@@ -106,10 +103,16 @@ class ResendEmail(EmailBackend):
         if self.inbound_domain and not is_email(f"reply@{self.inbound_domain}"):
             raise ValueError(f"RESEND_INBOUND_DOMAIN is not a domain: {self.inbound_domain!r}")
         self.max_per_second = int(max_per_second or DEFAULT_MAX_PER_SECOND)
-        connect, read = timeout
-        if connect <= 0 or read <= 0 or self.max_per_second < 1:
-            raise ValueError("timeout must be positive seconds and max_per_second at least 1")
-        self.timeout = (float(connect), float(read))
+        if self.max_per_second < 1:
+            raise ValueError("max_per_second must be at least 1")
+        self.http = ProviderHTTP(
+            "Resend",
+            self.base_url,
+            timeout=timeout,
+            headers={"Authorization": f"Bearer {self._key}", "User-Agent": USER_AGENT},
+            default_retry_after=errors.DEFAULT_RETRY_AFTER,
+        )
+        self.timeout = self.http.timeout
 
     def __repr__(self) -> str:  # never show the key
         return f"<ResendEmail {self.base_url}>"
@@ -276,48 +279,13 @@ class ResendEmail(EmailBackend):
         body: dict[str, Any] | None = None,
         idempotency_key: str = "",
     ) -> dict[str, Any]:
-        headers = {
-            "Authorization": f"Bearer {self._key}",
-            "User-Agent": USER_AGENT,
-            "Accept": "application/json",
-        }
-        data = None
-        if body is not None:
-            headers["Content-Type"] = "application/json; charset=utf-8"
-            data = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
-        if idempotency_key:
-            headers["Idempotency-Key"] = idempotency_key
-        where = f"{method} {path}"
-        started = time.monotonic()
-        try:
-            response = requests.request(
-                method,
-                self.base_url + path,
-                data=data,
-                headers=headers,
-                timeout=self.timeout,
-                allow_redirects=False,
-            )
-            content = response.content
-        except requests.exceptions.ConnectTimeout as exc:
-            raise _transport(ProviderUnavailable, where, "connect timeout", exc, False) from exc
-        except requests.exceptions.ReadTimeout as exc:
-            raise _transport(ProviderTimeout, where, "read timeout", exc, True) from exc
-        except requests.exceptions.ConnectionError as exc:
-            sent = not failed_before_sending(exc)
-            raise _transport(ProviderUnavailable, where, "connection error", exc, sent) from exc
-        except requests.exceptions.RequestException as exc:
-            raise _transport(ProviderUnavailable, where, "transport error", exc, True) from exc
-        status = response.status_code
-        elapsed_ms = (time.monotonic() - started) * 1000
-        logger.info("Resend %s -> HTTP %s (%.0f ms)", where, status, elapsed_ms)
-        errors.remember_limits(response.headers)
-        payload = json_object(content)
-        if 200 <= status < 300 and payload is not None:
+        headers = {"Idempotency-Key": idempotency_key} if idempotency_key else None
+        answer = self.http.request(method, path, json_body=body, headers=headers)
+        errors.remember_limits(answer.headers)
+        payload = answer.payload
+        if answer.ok and payload is not None:
             return payload
-        error = errors.classify(where, response, payload, content)
-        logger.warning("Resend %s failed: %s (%s)", where, type(error).__name__, error.error_code)
-        raise error
+        raise errors.classify(self.http, answer)
 
 
 # --- checks -------------------------------------------------------------------------------
@@ -367,14 +335,3 @@ def _tags(tags: Any) -> list[dict[str, str]]:
 
 def _excerpt(payload: dict[str, Any]) -> str:
     return mask_pii(json.dumps(payload, ensure_ascii=False)[:200])
-
-
-def _transport(
-    cls: type[ProviderUnavailable] | type[ProviderTimeout],
-    where: str,
-    what: str,
-    exc: Exception,
-    uncertain: bool,
-) -> ProviderUnavailable | ProviderTimeout:
-    logger.warning("Resend %s: %s (%s)", where, what, type(exc).__name__)
-    return cls(f"Resend {where}: {what}: {mask_pii(str(exc))[:200]}", uncertain=uncertain)

@@ -35,10 +35,8 @@ from __future__ import annotations
 import math
 import time
 from datetime import UTC, datetime, timedelta
-from email.utils import parsedate_to_datetime
 from typing import Any
 
-import requests
 from django.core.cache import cache
 
 from cerniq.logging import mask_pii
@@ -51,8 +49,8 @@ from cerniq.provider_errors import (
     ProviderUnavailable,
     QuotaExceeded,
     RateLimited,
-    RejectedRequest,
 )
+from cerniq.provider_http import Answer, ProviderHTTP, retry_after_seconds
 
 LIMIT_KEY = "resend:ratelimit-limit"
 PAUSE_KEY = "resend:paused-until"
@@ -102,19 +100,8 @@ def paused_for() -> int:
 
 def retry_after(headers: Any, default: int = DEFAULT_RETRY_AFTER) -> int:
     """`retry-after` (seconds or an HTTP date), else `ratelimit-reset`, else `default`."""
-    value = str(headers.get("retry-after") or "").strip()
-    if value.isdigit():
-        return int(value)
-    if value:
-        try:
-            when = parsedate_to_datetime(value)
-        except (TypeError, ValueError, IndexError):
-            when = None
-        if when is not None:
-            when = when if when.tzinfo else when.replace(tzinfo=UTC)
-            return max(0, math.ceil((when - datetime.now(UTC)).total_seconds()))
     reset = _seconds(headers.get("ratelimit-reset"))
-    return reset if reset is not None else default
+    return retry_after_seconds(headers, reset if reset is not None else default)
 
 
 def _until_next_utc_day() -> int:
@@ -126,26 +113,26 @@ def _until_next_utc_day() -> int:
 # --- errors -------------------------------------------------------------------------------
 
 
-def classify(
-    where: str, response: requests.Response, payload: dict[str, Any] | None, content: bytes
-) -> ProviderError:
-    """The error for a non-2xx answer (or a 2xx that is not a JSON object)."""
-    status = response.status_code
-    headers = response.headers
+def classify(http: ProviderHTTP, answer: Answer) -> ProviderError:
+    """The error for a non-2xx answer (or a 2xx that is not a JSON object): Resend's own
+    rows, then the ones every provider shares (cerniq.provider_http)."""
+    status = answer.status
+    payload = answer.payload
     if payload is None:
-        return _not_json(where, response, content)
+        return _not_json(http, answer)
     name = str(payload.get("name") or "")
     message = str(payload.get("message") or payload.get("error") or "")
-    text = f"Resend {where}: HTTP {status} {name or '(no name)'}: {mask_pii(message)[:_EXCERPT]}"
+    text = f"Resend {answer.where}: HTTP {status} {name or '(no name)'}: "
+    text += mask_pii(message)[:_EXCERPT]
     common: ErrorDetails = {"status_code": status, "provider_message": message, "error_code": name}
 
     if name in ("daily_quota_exceeded", "monthly_quota_exceeded"):
         # The daily quota comes back at midnight UTC; the monthly one needs a bigger plan,
         # so its retries come a day apart while an operator sees the dead letters.
         default = _until_next_utc_day() if name == "daily_quota_exceeded" else 86_400
-        return QuotaExceeded(text, retry_after=retry_after(headers, default), **common)
+        return QuotaExceeded(text, retry_after=retry_after(answer.headers, default), **common)
     if status == 429 or name == "rate_limit_exceeded":
-        wait = retry_after(headers)
+        wait = retry_after(answer.headers)
         pause(wait)  # every process waits, not only the one that was told
         return RateLimited(text, retry_after=wait, **common)
     if name == "concurrent_idempotent_requests":
@@ -158,29 +145,27 @@ def classify(
         # under the key is an earlier attempt of this email, which it took. Looking it up
         # is not possible (no look-up by key), and failing it would dead-letter a sent email.
         return AlreadyAccepted(text + " (an earlier attempt holds this key)", **common)
-    if status in (401, 403) or name in ("missing_api_key", "restricted_api_key", "invalid_api_key"):
+    if name in ("missing_api_key", "restricted_api_key", "invalid_api_key"):
         return AuthenticationFailed(text, **common)
-    if status >= 500 or name in ("application_error", "internal_server_error"):
-        return ProviderUnavailable(text, uncertain=status != 503, **common)
+    if name in ("application_error", "internal_server_error") and status < 500:
+        return ProviderUnavailable(text, uncertain=answer.sends, **common)
     if status == 422 and "`to`" in message:
         return InvalidRecipient(text, **common)
-    if 200 <= status < 300:  # a JSON answer we do not understand: it may have been sent
-        return ProviderUnavailable(text, uncertain=True, **common)
-    return RejectedRequest(text, **common)
+    return http.error(answer, message=message, code=name)
 
 
-def _not_json(where: str, response: requests.Response, content: bytes) -> ProviderError:
-    status = response.status_code
-    kind = response.headers.get("Content-Type", "no content type")
-    excerpt = mask_pii(" ".join(content[:_EXCERPT].decode("utf-8", "replace").split()))
-    text = f"Resend {where}: HTTP {status} with a non-JSON body ({kind}): {excerpt!r}"
-    common: ErrorDetails = {"status_code": status, "provider_message": excerpt}
-    if status == 429:
-        wait = retry_after(response.headers)
+def _not_json(http: ProviderHTTP, answer: Answer) -> ProviderError:
+    kind = answer.headers.get("Content-Type", "no content type")
+    note = f"a non-JSON body ({kind})"
+    if answer.status == 429:
+        wait = retry_after(answer.headers)
         pause(wait)
-        return RateLimited(text, retry_after=wait, **common)
-    if status == 403:  # the API's own 403s are JSON: this is the WAF in front of it
-        return ProviderUnavailable(text + " (blocked before the API: User-Agent?)", **common)
-    if status >= 500 or 200 <= status < 300:
-        return ProviderUnavailable(text, uncertain=status != 503, **common)
-    return RejectedRequest(text, **common)
+        return http.error(answer, note=note, retry_after=wait)
+    if answer.status == 403:  # the API's own 403s are JSON: this is the WAF in front of it
+        return ProviderUnavailable(
+            f"Resend {answer.where}: HTTP 403 with {note}: {answer.excerpt()!r}"
+            " (blocked before the API: User-Agent?)",
+            status_code=403,
+            provider_message=answer.excerpt(),
+        )
+    return http.error(answer, note=note)

@@ -29,13 +29,9 @@ import json
 import logging
 import math
 import re
-import time
 from datetime import UTC, datetime, timedelta
-from email.utils import parsedate_to_datetime
 from typing import Any
 from urllib.parse import quote
-
-import requests
 
 from cerniq.logging import mask_pii
 from cerniq.provider_errors import (
@@ -44,14 +40,13 @@ from cerniq.provider_errors import (
     ErrorDetails,
     InvalidRecipient,
     ProviderError,
-    ProviderTimeout,
     ProviderUnavailable,
     QuotaExceeded,
     RateLimited,
     RejectedRequest,
     SendResult,
 )
-from cerniq.provider_http import failed_before_sending, json_object
+from cerniq.provider_http import Answer, ProviderHTTP
 from whatsapp.backends import MAX_TEXT, WhatsAppBackend
 
 logger = logging.getLogger(__name__)
@@ -83,10 +78,15 @@ class TimelinesAI(WhatsAppBackend):
     ) -> None:
         self._token = (api_token or "").strip()
         self.base_url = (base_url or API_BASE).rstrip("/")
-        connect, read = timeout
-        if connect <= 0 or read <= 0:
-            raise ValueError("timeout must be a (connect, read) pair of positive seconds")
-        self.timeout = (float(connect), float(read))
+        self.http = ProviderHTTP(
+            "TimelinesAI",
+            self.base_url,
+            timeout=timeout,
+            headers={"Authorization": f"Bearer {self._token}"},
+            fresh_connection=True,
+            default_retry_after=DEFAULT_RETRY_AFTER,
+        )
+        self.timeout = self.http.timeout
 
     def __repr__(self) -> str:  # never show the token
         return f"<TimelinesAI {self.base_url}>"
@@ -264,60 +264,62 @@ class TimelinesAI(WhatsAppBackend):
             raise ValueError(f"bad TimelinesAI path {path!r}")  # a bug here, not input
         if not self._token:
             raise AuthenticationFailed("TimelinesAI API token is not configured")
-        shown = mask_pii(path + ("?" + "&".join(f"{k}={v}" for k, v in params) if params else ""))
-        headers = {
-            "Authorization": f"Bearer {self._token}",
-            "Accept": "application/json",
-            "User-Agent": USER_AGENT,
-            "Connection": "close",
-        }
-        data = None
-        if json_body is not None:
-            data = json.dumps(json_body, ensure_ascii=False, separators=(",", ":")).encode()
-            headers["Content-Type"] = "application/json; charset=utf-8"
-        sends = method == "POST"  # only POSTs have side effects worth reconciling
-        started = time.monotonic()
-        try:
-            with requests.Session() as session:
-                response = session.request(
-                    method,
-                    self.base_url + path,
-                    params=params,
-                    data=data,
-                    headers=headers,
-                    timeout=self.timeout,
-                    allow_redirects=False,
-                )
-                content = response.content
-        except requests.exceptions.ConnectTimeout as exc:
-            error = _transport(ProviderUnavailable, method, shown, "connect timeout", exc, False)
-            raise error from exc
-        except requests.exceptions.ReadTimeout as exc:
-            raise _transport(ProviderTimeout, method, shown, "read timeout", exc, True) from exc
-        except requests.exceptions.ConnectionError as exc:
-            uncertain = sends and not failed_before_sending(exc)
-            error = _transport(
-                ProviderUnavailable, method, shown, "connection error", exc, uncertain
-            )
-            raise error from exc
-        except requests.exceptions.RequestException as exc:
-            error = _transport(ProviderUnavailable, method, shown, "transport error", exc, sends)
-            raise error from exc
-        elapsed_ms = (time.monotonic() - started) * 1000
-        status = response.status_code
-        logger.info("TimelinesAI %s %s -> HTTP %s (%.0f ms)", method, shown, status, elapsed_ms)
-
-        payload = json_object(content)
+        # Only POSTs have side effects worth reconciling.
+        answer = self.http.request(
+            method, path, params=params, json_body=json_body, sends=method == "POST"
+        )
+        payload = answer.payload
         if payload is None:
-            raise _non_json_error(method, shown, response, content, sends)
-        if 200 <= status < 300:
+            raise self._non_json_error(answer)
+        if answer.ok:
             if payload.get("status") == "ok":
                 return payload
             if payload.get("status") != "error":
-                raise _unexpected(payload, f"{method} {shown}", "no status ok/error", sends)
-        error = _classify(method, shown, status, payload, response.headers, sends)
-        logger.warning("TimelinesAI %s %s failed: %s", method, shown, type(error).__name__)
-        raise error
+                raise self.http.unexpected(answer, "no status ok/error")
+        raise self._classify(answer, payload)
+
+    def _non_json_error(self, answer: Answer) -> ProviderError:
+        kind = answer.headers.get("Content-Type", "no content type")
+        note = f"a non-JSON body ({kind})"
+        if answer.status == 403:
+            # The API's own 403s are JSON; an HTML 403 is Cloudflare's WAF in front of it.
+            return ProviderUnavailable(
+                f"TimelinesAI {answer.where}: HTTP 403 with {note}: {answer.excerpt()!r}"
+                " (Cloudflare block?)",
+                status_code=403,
+                provider_message=answer.excerpt(),
+            )
+        # e.g. the branded 404 page for a trailing slash, a gateway's 502 page
+        return self.http.error(answer, note=note)
+
+    def _classify(self, answer: Answer, payload: dict[str, Any]) -> ProviderError:
+        """The error class for an error envelope (any HTTP status, including 200)."""
+        message = str(payload.get("message") or payload.get("error") or "")
+        code = str(payload.get("error_code") or "")
+        low = message.lower()
+        text = f"TimelinesAI {answer.where}: HTTP {answer.status}"
+        text += f" {code}: " if code else ": "
+        text += mask_pii(message) or "(no message)"
+        common: ErrorDetails = {
+            "status_code": answer.status,
+            "provider_message": message,
+            "error_code": code,
+        }
+        if code == "quota_exceeded" or "quota exceeded" in low:
+            return QuotaExceeded(text, retry_after=_seconds_to_next_utc_day(), **common)
+        if answer.status == 429:
+            return self.http.error(answer, message=message, code=code)
+        if code == "rate_limit_exceeded":
+            return RateLimited(text, retry_after=self.http.default_retry_after, **common)
+        if code == "account_inactive" or "no connected whatsapp account" in low:
+            return AccountDisconnected(text, **common)
+        if code in _AUTH_CODES or low == "not authenticated":
+            return AuthenticationFailed(text, **common)
+        if "invalid phone number" in low or low.startswith("wrong phone number"):
+            return InvalidRecipient(text, **common)
+        if answer.ok:  # an error envelope under 200 that no row above names
+            return RejectedRequest(text, **common)
+        return self.http.error(answer, message=message, code=code)
 
 
 # --- validation ---------------------------------------------------------------------------
@@ -397,69 +399,6 @@ def _parse_timestamp(value: object) -> datetime | None:
     return None
 
 
-def _excerpt(content: bytes) -> str:
-    text = content.decode("utf-8", errors="replace")
-    return mask_pii(" ".join(text[:_EXCERPT].split()))
-
-
-def _non_json_error(
-    method: str, shown: str, response: requests.Response, content: bytes, sends: bool
-) -> ProviderError:
-    status = response.status_code
-    kind = response.headers.get("Content-Type", "no content type")
-    text = f"TimelinesAI {method} {shown}: HTTP {status} with a non-JSON body ({kind}): "
-    text += repr(_excerpt(content))
-    common: ErrorDetails = {"status_code": status, "provider_message": _excerpt(content)}
-    if status == 429:
-        return RateLimited(text, retry_after=_retry_after(response.headers), **common)
-    if status == 403:
-        # The API's own 403s are JSON; an HTML 403 is Cloudflare's WAF in front of it.
-        return ProviderUnavailable(text + " (Cloudflare block?)", **common)
-    if status >= 500 or 200 <= status < 300:
-        return ProviderUnavailable(text, uncertain=sends and status != 503, **common)
-    return RejectedRequest(text, **common)  # e.g. the branded 404 page for a trailing slash
-
-
-def _classify(
-    method: str,
-    shown: str,
-    status: int,
-    payload: dict[str, Any],
-    headers: Any,
-    sends: bool,
-) -> ProviderError:
-    """The error class for an error envelope (any HTTP status, including 200)."""
-    message = str(payload.get("message") or payload.get("error") or "")
-    code = str(payload.get("error_code") or "")
-    low = message.lower()
-    text = f"TimelinesAI {method} {shown}: HTTP {status}"
-    text += f" {code}: " if code else ": "
-    text += mask_pii(message) or "(no message)"
-    common: ErrorDetails = {"status_code": status, "provider_message": message, "error_code": code}
-
-    if code == "quota_exceeded" or "quota exceeded" in low:
-        return QuotaExceeded(text, retry_after=_seconds_to_next_utc_day(), **common)
-    if status == 429 or code == "rate_limit_exceeded":
-        return RateLimited(text, retry_after=_retry_after(headers), **common)
-    if code == "account_inactive" or "no connected whatsapp account" in low:
-        return AccountDisconnected(text, **common)
-    if status in (401, 403) or code in _AUTH_CODES or low == "not authenticated":
-        return AuthenticationFailed(text, **common)
-    if "invalid phone number" in low or low.startswith("wrong phone number"):
-        return InvalidRecipient(text, **common)
-    if status >= 500:
-        return ProviderUnavailable(text, uncertain=sends and status != 503, **common)
-    return RejectedRequest(text, **common)
-
-
-def _transport(
-    cls: type[ProviderError], method: str, shown: str, what: str, exc: Exception, uncertain: bool
-) -> ProviderError:
-    logger.warning("TimelinesAI %s %s: %s (%s)", method, shown, what, type(exc).__name__)
-    detail = mask_pii(str(exc))[:_EXCERPT]
-    return cls(f"TimelinesAI {method} {shown}: {what}: {detail}", uncertain=uncertain)
-
-
 def _unexpected(
     payload: dict[str, Any], where: str, what: str, uncertain: bool = False
 ) -> ProviderError:
@@ -469,21 +408,6 @@ def _unexpected(
         status_code=200,
         uncertain=uncertain,
     )
-
-
-def _retry_after(headers: Any) -> int:
-    value = (headers.get("Retry-After") or "").strip() if headers is not None else ""
-    if not value:
-        return DEFAULT_RETRY_AFTER
-    if value.isdigit():
-        return int(value)
-    try:
-        when = parsedate_to_datetime(value)
-    except (TypeError, ValueError, IndexError):
-        return DEFAULT_RETRY_AFTER
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return max(0, math.ceil((when - datetime.now(UTC)).total_seconds()))
 
 
 def _seconds_to_next_utc_day() -> int:

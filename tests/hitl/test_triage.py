@@ -490,7 +490,7 @@ def test_openai_success_and_the_request_it_sends(ai):
     (call,) = responses.calls
     assert call.request.url == URL
     assert call.request.headers["Authorization"] == f"Bearer {KEY}"
-    assert call.request.req_kwargs["timeout"] == 7.5
+    assert call.request.req_kwargs["timeout"] == (7.5, 7.5)
     body = json.loads(call.request.body)
     assert body["model"] == "gpt-4o-mini"
     assert body["response_format"] == {"type": "json_object"}
@@ -520,7 +520,7 @@ def test_openai_without_a_key_sends_no_authorization_header():  # Ollama, LM Stu
     )
     assert backend.analyse("Cât costă?", today=TODAY).backend == "openai_compatible"
     assert "Authorization" not in responses.calls[0].request.headers
-    assert responses.calls[0].request.req_kwargs["timeout"] == 20.0
+    assert responses.calls[0].request.req_kwargs["timeout"] == (20.0, 20.0)
 
 
 @responses.activate
@@ -585,7 +585,8 @@ def test_openai_schema_violation_falls_back(ai, answer, reason):
     ("http", "reason"),
     [
         ({"body": requests.exceptions.ReadTimeout("read timed out")}, "timeout"),
-        ({"body": requests.exceptions.ConnectTimeout("connect timed out")}, "timeout"),
+        # Never reached the backend, as for every provider (cerniq.provider_http).
+        ({"body": requests.exceptions.ConnectTimeout("connect timed out")}, "connection error"),
         ({"body": requests.exceptions.ConnectionError("refused")}, "connection error"),
         ({"status": 500, "json": {"error": {"message": "boom"}}}, "HTTP 500"),
         ({"status": 401, "json": {"error": {"message": f"bad key {KEY}"}}}, "HTTP 401"),
@@ -669,7 +670,7 @@ def test_triage_uses_the_configured_backend():
         False,
     )
     assert json.loads(responses.calls[0].request.body)["model"] == "m-1"
-    assert responses.calls[0].request.req_kwargs["timeout"] == 3.0
+    assert responses.calls[0].request.req_kwargs["timeout"] == (3.0, 3.0)
 
 
 # --- issue #10: complaints, sarcasm and meeting times as routing signals -----------------
