@@ -32,6 +32,7 @@ class TemplateVersionSerializer(serializers.ModelSerializer):
             "body",
             "weight",
             "is_active",
+            "draft",
             "sent_count",
             "reply_count",
             "positive_reply_count",
@@ -39,6 +40,12 @@ class TemplateVersionSerializer(serializers.ModelSerializer):
             "created_at",
         ]
         read_only_fields = fields
+        extra_kwargs = {
+            "draft": {
+                "help_text": "Drafted from a brochure and not approved yet: never sent, and "
+                "`is_active` is false, until a person approves it on the template's page."
+            }
+        }
 
     @extend_schema_field(serializers.FloatField(allow_null=True))
     def get_reply_rate(self, version: TemplateVersion) -> float | None:

@@ -25,6 +25,7 @@ from api.views.analytics import AnalyticsViewSet
 from api.views.erasure import EraseView
 from api.views.imports import ImportJobViewSet
 from api.views.lawful_basis import LeadBasisView
+from api.views.lead_rules import LeadRuleViewSet
 from api.views.leads import LeadViewSet
 from api.views.messages import MessageViewSet
 from api.views.person_data import PersonExportView
@@ -50,6 +51,7 @@ router.register("analytics", AnalyticsViewSet, basename="analytics")
 router.register("sequences", SequenceViewSet, basename="sequence")
 router.register("templates", TemplateViewSet, basename="template")
 router.register("quick-replies", QuickReplyViewSet, basename="quick-reply")
+router.register("lead-rules", LeadRuleViewSet, basename="lead-rule")
 router.register("suppressions", SuppressionViewSet, basename="suppression")
 router.register("webhooks", WebhookEndpointViewSet, basename="webhook")
 router.register("webhook-deliveries", WebhookDeliveryViewSet, basename="webhook-delivery")

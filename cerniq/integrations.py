@@ -14,7 +14,9 @@ the declarations the registry produces what used to be written by hand in severa
   provider is told of our changes without the core importing any integration;
 - how it forgets a person who opted out or was erased (`propagation`: a module whose
   calls get a receipt each, outreach.propagation);
-- where its webhook fixtures live (`replay_webhook`, the fixture tests).
+- where its webhook fixtures live (`replay_webhook`, the fixture tests);
+- its settings page for the workspace's admins, if it has one (`settings_urls`: mounted at
+  /outreach/settings/<key>/ and listed in the settings tabs).
 
 This module must stay importable from settings.py: it imports nothing of Django's.
 """
@@ -66,10 +68,25 @@ class Integration:
     # Dotted path of a function E.164 number -> the provider's account id for that number,
     # filled in when a phone is added without one (TimelinesAI: the account's JID).
     account_id_from_number: str = ""
+    # What the provider's id of a number looks like (a regular expression), when it cannot
+    # be found from the number and must be given (the Cloud API's phone number ID), and how
+    # to tell an admin where to find it.
+    account_id_pattern: str = ""
+    account_id_hint: str = ""
+    # Dotted path of a function tenant id -> how many people all its numbers together may
+    # start a conversation with in a moving 24 hours (None: no shared limit), which
+    # dispatch respects across those numbers (outreach.shared_limits). The Cloud API's
+    # business-portfolio messaging limit is one.
+    shared_daily_limit: str = ""
+    # Dotted path of a URLconf for the workspace admins' settings page of this integration
+    # (settings it keeps per tenant): mounted at /outreach/settings/<key>/, its page named
+    # "<key>_settings" (console.urls), listed in the settings tabs under `label`.
+    settings_urls: str = ""
 
     @property
     def fixtures(self) -> Path | None:
-        """The recorded webhook payloads (`fixtures/webhooks/*.json`), if any."""
+        """The recorded webhook payloads (`fixtures/webhooks/`: one file per event type, the
+        body exactly as the provider sends it; JSON for most, form-encoded for some), if any."""
         if self.package_dir is None:
             return None
         folder = self.package_dir / "fixtures" / "webhooks"
@@ -143,6 +160,11 @@ def receivers() -> dict[str, str]:
 def provider_choices(kind: str | None = None) -> list[tuple[str, str]]:
     """(key, label) of the registered providers, of one channel kind or all of them."""
     return [(key, i.label) for key, i in registry().items() if kind is None or kind in i.backends]
+
+
+def settings_pages() -> list[tuple[str, str, str]]:
+    """(key, label, URLconf) of every integration with a settings page of its own."""
+    return [(key, i.label, i.settings_urls) for key, i in registry().items() if i.settings_urls]
 
 
 def all_provider_choices() -> list[tuple[str, str]]:

@@ -76,6 +76,12 @@ class QuotaExceeded(ProviderError):
     """The provider's messaging quota is used up; `retry_after` points at the next day."""
 
 
+class RecipientLimited(ProviderError):
+    """The provider will not deliver to this person for a while, whoever sends: WhatsApp's
+    per-user marketing limit (Cloud API 131049, "wait at least 24 hours"). Retried once,
+    not before `retry_after` (24 hours at least); the number itself is not at fault."""
+
+
 class AlreadyAccepted(ProviderError):
     """The provider already holds a request under this idempotency key (Resend's 409
     `invalid_idempotent_request`): an earlier attempt of the message reached it, so this is

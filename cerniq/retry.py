@@ -4,6 +4,7 @@
 | network timeout / 5xx    | retry 3 times, exponential (15 s, 30 s, 60 s) |
 | 429 rate limited         | retry 5 times, fixed (Retry-After or 60 s)  |
 | provider quota exceeded  | retry at the next day's window (caller)      |
+| recipient limited        | retry once, after 24 hours at least          |
 | other 4xx, banned, auth  | no retry: dead letter (caller alerts)        |
 """
 
@@ -18,12 +19,15 @@ from cerniq.provider_errors import (
     ProviderTimeout,
     QuotaExceeded,
     RateLimited,
+    RecipientLimited,
 )
 
 BACKOFF_BASE = timedelta(seconds=15)
 MAX_RETRIES_TRANSIENT = 3
 MAX_RETRIES_RATE_LIMITED = 5
 RATE_LIMIT_DELAY = timedelta(seconds=60)
+MAX_RETRIES_RECIPIENT_LIMITED = 1
+RECIPIENT_LIMIT_DELAY = timedelta(hours=24)
 
 
 @dataclass(frozen=True)
@@ -43,6 +47,8 @@ def error_class(error: ProviderError) -> str:
         return "permanent"
     if isinstance(error, QuotaExceeded):
         return "quota"
+    if isinstance(error, RecipientLimited):
+        return "recipient_limited"
     if isinstance(error, RateLimited):
         return "rate_limited"
     if isinstance(error, ProviderTimeout):
@@ -59,6 +65,11 @@ def decide(error: ProviderError, attempts: int) -> Decision:
         return Decision(None, f"{name}: not retried")
     if isinstance(error, QuotaExceeded):
         return Decision(None, f"{name}: retry in the next day's window", next_day=True)
+    if isinstance(error, RecipientLimited):
+        if retries_done >= MAX_RETRIES_RECIPIENT_LIMITED:
+            return Decision(None, f"{name}: gave up after {retries_done} retry")
+        asked = timedelta(seconds=error.retry_after or 0)
+        return Decision(max(asked, RECIPIENT_LIMIT_DELAY), f"{name}: retry once, after 24 h")
     if isinstance(error, RateLimited):
         if retries_done >= MAX_RETRIES_RATE_LIMITED:
             return Decision(None, f"{name}: gave up after {retries_done} retries")

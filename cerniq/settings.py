@@ -67,6 +67,8 @@ INTEGRATIONS = [
     "integrations.timelinesai",
     "integrations.resend",
     "integrations.instantly",
+    "integrations.mailchimp",
+    "integrations.meta",
 ]
 INSTALLED_APPS += INTEGRATIONS  # their commands, actors (tasks.py) and fixtures
 

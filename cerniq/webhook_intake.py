@@ -15,6 +15,7 @@ from typing import Any
 
 from django.core.exceptions import RequestDataTooBig
 from django.db import transaction
+from django.http import HttpResponse
 from django.utils import timezone
 from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.parsers import BaseParser
@@ -78,7 +79,8 @@ def _log_cross_tenant_duplicate(provider: str, key: str, tenant: Tenant) -> None
 
 
 class WebhookIntakeView(APIView):
-    """POST /webhooks/<provider>/<token>/: verify, store, acknowledge. Nothing else."""
+    """POST /webhooks/<provider>/<token>/: verify, store, acknowledge. Nothing else. (A GET
+    is the provider's own URL check, answered by its receiver.)"""
 
     authentication_classes: list = []  # no SessionAuthentication, hence no CSRF check
     permission_classes = [AllowAny]
@@ -87,6 +89,14 @@ class WebhookIntakeView(APIView):
     renderer_classes = [JSONRenderer]
     content_negotiation_class = _JSONOnly
     schema = None  # provider callbacks, not part of our API schema
+
+    def get(self, request: Request, provider: str, token: str | None = None) -> HttpResponse:
+        """A provider checking its URL (`Receiver.answer_get`; 405 for most). Nothing is
+        stored."""
+        receiver = webhooks.get_receiver(provider)
+        if receiver is None:
+            return Response({"error": "not found"}, status=404)
+        return receiver.answer_get(request, token)
 
     def post(self, request: Request, provider: str, token: str | None = None) -> Response:
         response = self.receive(request, provider, token)
@@ -124,7 +134,7 @@ class WebhookIntakeView(APIView):
             "verified": True,
         }
         try:
-            payload = webhooks.parse_payload(raw, max_depth=receiver.MAX_DEPTH)
+            payload = receiver.parse_body(raw, request.headers.get("Content-Type", ""))
             event_type, key = webhooks._checked_identity(receiver, payload)
             if key and receiver.is_handled(event_type):
                 key = webhooks._checked_key(

@@ -12,8 +12,11 @@ as MALFORMED, never processed), so nothing a provider sent us is lost.
 
 What passes the door is strict JSON (`parse_payload`): UTF-8, no NaN/Infinity, no
 duplicated key, no NUL or lone surrogate in any string or key, nesting bounded, the body
-no larger than the receiver's cap. The receiver's `identify` then checks the event against
-the provider's documented schema. A body refused for a field is answered
+no larger than the receiver's cap. A receiver whose provider posts another encoding reads
+it in `parse_body` under the same rules (Mailchimp's forms); one whose provider checks its
+URL with a GET first answers it in `answer_get` (405 otherwise). The receiver's `identify`
+then checks the event against the provider's documented schema. A body refused for a field
+is answered
 `400 {"error": "invalid payload", "field": "message.message_uid", "problem": "not a UUID"}`
 and kept as a MALFORMED row: refused and malformed are one thing here (neither is ever
 processed or replayed; the row is evidence of what was sent, the error says why).
@@ -37,6 +40,7 @@ from django.db import connection, transaction
 from django.db.models import F
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver as on_signal
+from django.http import HttpResponse, JsonResponse
 from django.utils import timezone
 from django.utils.module_loading import import_string
 
@@ -119,6 +123,20 @@ class Receiver:
         later one (no id, no time of its own) can scope the key here with what is already
         stored, so a retry stays a duplicate and a later occurrence is a new event."""
         return key
+
+    def parse_body(self, raw: bytes, content_type: str) -> dict[str, Any]:
+        """The body as a dict, or MalformedPayload: strict JSON (`parse_payload`) whatever
+        the Content-Type says, as providers label JSON loosely. A provider that posts
+        another encoding (Mailchimp's forms) overrides this, applying the same hostile-input
+        rules (`check_strings_and_depth`). Run at the door and again in the worker (with the
+        stored Content-Type)."""
+        return parse_payload(raw, max_depth=self.MAX_DEPTH)
+
+    def answer_get(self, request: Request, token: str | None) -> HttpResponse:
+        """The answer to a GET at the provider's URL: 405 by default. A provider that checks
+        a URL with a GET before it sends to it (Mailchimp's validator, Meta's `hub.*`
+        handshake) overrides this; nothing is stored either way."""
+        return JsonResponse({"error": "method not allowed"}, status=405, headers={"Allow": "POST"})
 
     def max_body_bytes(self) -> int | None:
         from django.conf import settings
@@ -407,7 +425,8 @@ def process_event(event_id: int) -> str:
         receiver = get_receiver(event.provider)
         if receiver is None:
             raise LookupError(f"no webhook receiver for provider {event.provider!r}")
-        payload = parse_payload(bytes(event.raw_body), max_depth=receiver.MAX_DEPTH)
+        content_type = str((event.headers or {}).get("Content-Type") or "")
+        payload = receiver.parse_body(bytes(event.raw_body), content_type)
         with transaction.atomic():
             handled = receiver.handle(event, payload)
             status = Status.PROCESSED if handled else Status.IGNORED

@@ -7,7 +7,9 @@ from typing import TYPE_CHECKING, Any, cast
 
 from django.db import connection
 from django.http import HttpRequest
+from django.urls import reverse
 
+from cerniq import integrations
 from cerniq.models import Alert, Tenant
 from cerniq.tenancy import NoTenant, TenantScope, scope_for
 from outreach.next_send import NextSend, Reason, next_send_at
@@ -73,12 +75,21 @@ def _closed_window(tenant: Tenant) -> Callable[[], NextSend | None]:
     return closed
 
 
+def _integration_tabs() -> list[dict[str, str]]:
+    """The settings tabs of the integrations that have a page (cerniq.integrations)."""
+    return [
+        {"key": key, "label": label, "url": reverse(f"outreach:{key}_settings")}
+        for key, label, _urlconf in integrations.settings_pages()
+    ]
+
+
 def tenant(request: HttpRequest) -> dict[str, object]:
     """`current_tenant`: the signed-in user's tenant, or None (anonymous, no membership);
     `open_alert_count`: the badge's number (0 without a tenant); `inbox_unread`: the
     inbox badge's number (conversations with an unread reply); `is_tenant_admin`: may
     manage the tenant's settings (API keys); `closed_window`: the tenant's sending window
-    when it is closed (the banner), else None."""
+    when it is closed (the banner), else None; `integration_tabs`: the settings tabs of
+    integrations with a page of their own (worked out only by a page that shows them)."""
     user = getattr(request, "user", None)
     if user is None or not user.is_authenticated:
         return {"current_tenant": None, "open_alert_count": 0}
@@ -93,4 +104,5 @@ def tenant(request: HttpRequest) -> dict[str, object]:
         "inbox_unread": badges.unread,
         "is_tenant_admin": scope.is_admin,
         "closed_window": _closed_window(scope.tenant),
+        "integration_tabs": _integration_tabs,
     }

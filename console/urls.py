@@ -2,6 +2,7 @@
 
 from django.urls import include, path
 
+from cerniq import integrations
 from console.views import (
     analytics,
     api_keys,
@@ -39,5 +40,11 @@ urlpatterns = [
     path("", include("console.urls_quick_replies")),
     path("", include("console.urls_reply_settings")),
     path("", include("console.urls_consent_settings")),
+    path("", include("console.urls_lead_rules")),
     path("", include("console.urls_suppressions")),
+    # Integrations' own settings pages (their `settings_urls`): outreach:<key>_settings.
+    *[
+        path(f"settings/{key}/", include(urlconf))
+        for key, _label, urlconf in integrations.settings_pages()
+    ],
 ]

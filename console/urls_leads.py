@@ -3,6 +3,7 @@
 from django.urls import path
 
 from console.views import (
+    lead_add,
     lead_basis,
     lead_detail,
     lead_erase,
@@ -15,6 +16,7 @@ from console.views import (
 urlpatterns = [
     path("leads/", leads.lead_list, name="leads"),
     path("leads/bulk/", leads.lead_bulk, name="lead_bulk"),
+    path("leads/add/", lead_add.lead_add, name="lead_add"),
     path("leads/import/", lead_import.lead_import, name="lead_import"),
     path("leads/import/<int:pk>/", lead_import.import_job, name="lead_import_job"),
     path(

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from console.views import sequences, templates
+from console.views import brochures, sequences, templates
 
 urlpatterns: list = [
     path("sequences/", sequences.sequence_list, name="sequences"),
@@ -12,4 +12,10 @@ urlpatterns: list = [
     path("templates/new/", templates.template_edit, name="template_new"),
     path("templates/preview/", templates.template_preview, name="template_preview"),
     path("templates/<int:pk>/", templates.template_edit, name="template"),
+    # Templates drafted from a brochure or price list (outreach.brochures).
+    path("templates/brochures/", brochures.brochure_list, name="brochures"),
+    path("templates/brochures/<int:pk>/", brochures.brochure_detail, name="brochure"),
+    path("templates/brochures/<int:pk>/status/", brochures.brochure_status, name="brochure_status"),
+    path("templates/brochures/<int:pk>/file/", brochures.brochure_file, name="brochure_file"),
+    path("templates/brochures/<int:pk>/retry/", brochures.brochure_retry, name="brochure_retry"),
 ]

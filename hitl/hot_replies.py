@@ -2,12 +2,12 @@
 seconds of its arrival, not at the next look at the queue.
 
 Who hears of it: the operator the lead belongs to now (the one who took the conversation
-over, else the assignee of one of its open review items) by e-mail, when the deployment
-sends e-mail (EMAIL_URL) and that person has an address; otherwise the tenant's alert
-channels, through a HOT_REPLY alert (cerniq.alerts). Both are handed to the workers the
-moment the reply's transaction commits (the `alerts` queue, no delay): no periodic job
-stands between the reply and the notice. An e-mail that cannot be sent falls back to the
-alert channels, so the notice is never lost.
+over, else the assignee of one of its open review items, else the operator a lead rule
+gave it to) by e-mail, when the deployment sends e-mail (EMAIL_URL) and that person has an
+address; otherwise the tenant's alert channels, through a HOT_REPLY alert (cerniq.alerts).
+Both are handed to the workers the moment the reply's transaction commits (the `alerts`
+queue, no delay): no periodic job stands between the reply and the notice. An e-mail that
+cannot be sent falls back to the alert channels, so the notice is never lost.
 """
 
 from __future__ import annotations
@@ -40,8 +40,9 @@ def subject_of(lead_id: int) -> str:
 
 
 def owner_of(lead: Lead):
-    """The person the lead belongs to now, or None."""
-    journey = Journey.objects.filter(lead=lead).select_related("taken_over_by").first()
+    """The person the lead belongs to now, or None: who took it over, else the assignee of
+    its open review item, else the operator a lead rule gave it to."""
+    journey = Journey.objects.filter(lead=lead).select_related("taken_over_by", "operator").first()
     if journey is not None and journey.taken_over_by is not None:
         return journey.taken_over_by
     item = (
@@ -52,7 +53,9 @@ def owner_of(lead: Lead):
         .order_by("-assigned_at", "-pk")
         .first()
     )
-    return item.assignee if item is not None else None
+    if item is not None:
+        return item.assignee
+    return journey.operator if journey is not None else None
 
 
 def announce(lead: Lead, message: Message, intent: str) -> str:

@@ -28,10 +28,8 @@ from time import perf_counter
 from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
-from django_dramatiq import apps as django_dramatiq_apps
-from dramatiq.rate_limits import WindowRateLimiter
 
-from cerniq import reasons
+from cerniq import ai_budget, reasons
 from cerniq.formats import stored_moment
 from cerniq.models import Tenant
 from cerniq.outbound.events import emit
@@ -48,8 +46,9 @@ from outreach.suppression import channel_address, suppress
 
 log = logging.getLogger(__name__)
 
-AI_REQUESTS_PER_MINUTE = 60
-AI_LIMIT_KEY = "ai-triage-{tenant_id}"
+# The tenant's AI budget, shared with brochure drafting (cerniq.ai_budget).
+AI_REQUESTS_PER_MINUTE = ai_budget.AI_REQUESTS_PER_MINUTE
+AI_LIMIT_KEY = ai_budget.AI_LIMIT_KEY
 
 
 def analyse(lead: Lead, text: str, *, today: date | None = None, context=None):
@@ -67,14 +66,8 @@ def _triage_within_budget(lead: Lead, text: str, *, today: date | None, context=
     from hitl.triage import OfflineTriage, triage
 
     names = {"contact_name": lead.contact_name, "company_name": lead.name, "context": context}
-    backend = django_dramatiq_apps.RATE_LIMITER_BACKEND
-    limiter = WindowRateLimiter(
-        backend,
-        AI_LIMIT_KEY.format(tenant_id=lead.tenant_id),
-        limit=AI_REQUESTS_PER_MINUTE,
-        window=60,
-    )
-    with limiter.acquire(raise_on_failure=False) as acquired:
+    budget = ai_budget.ai_request(lead.tenant_id, limit=AI_REQUESTS_PER_MINUTE, key=AI_LIMIT_KEY)
+    with budget as acquired:
         if acquired:
             return triage(text, **names, today=today)
     result = OfflineTriage().analyse(text, **names, today=today)

@@ -24,6 +24,7 @@ from outreach import deadletters, stages
 from outreach.analytics import DAILY_FIELDS
 from outreach.lead_filters import search_match
 from outreach.models import (
+    Brochure,
     ContactBasis,
     DailyStats,
     Enrollment,
@@ -185,7 +186,13 @@ class JourneyAdmin(admin.ModelAdmin):
         "last_channel",
     )
     search_fields = ("lead__name", "lead__cui", "lead__phone", "lead__email")
-    autocomplete_fields = ("lead", "assigned_phone", "current_sequence", "taken_over_by")
+    autocomplete_fields = (
+        "lead",
+        "assigned_phone",
+        "current_sequence",
+        "taken_over_by",
+        "operator",
+    )
     date_hierarchy = "created_at"
     # Stage and consent only change through outreach.stages and the opt-out handling.
     readonly_fields = (
@@ -434,7 +441,8 @@ class EnrollmentAdmin(admin.ModelAdmin):
 class TemplateVersionInline(admin.StackedInline):
     model = TemplateVersion
     exclude = ("tenant",)
-    readonly_fields = ("sent_count", "reply_count", "positive_reply_count")
+    # A draft is approved on the template page (outreach.template_versions.approve).
+    readonly_fields = ("sent_count", "reply_count", "positive_reply_count", "draft", "brochure")
     extra = 0
 
 
@@ -462,10 +470,17 @@ class TemplateVersionAdmin(admin.ModelAdmin):
         "tenant",
     )
     list_select_related = ("template", "tenant")
-    list_filter = ("tenant", "is_active", "template__channel")
+    list_filter = ("tenant", "is_active", "draft", "template__channel")
     search_fields = ("template__name", "subject", "body")
     autocomplete_fields = ("template",)
-    readonly_fields = ("sent_count", "reply_count", "positive_reply_count", "created_at")
+    readonly_fields = (
+        "sent_count",
+        "reply_count",
+        "positive_reply_count",
+        "created_at",
+        "draft",
+        "brochure",
+    )
 
 
 @admin.register(DailyStats)
@@ -557,6 +572,33 @@ class ImportJobAdmin(admin.ModelAdmin):
                 ),
             ),
         )
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(Brochure)
+class BrochureAdmin(admin.ModelAdmin):
+    """Brochures uploaded to draft templates from (outreach.brochures): view only."""
+
+    list_display = ("file_name", "tenant", "status", "pages", "backend", "created_at")
+    list_select_related = ("tenant",)
+    list_filter = ("tenant", "status")
+    search_fields = ("file_name", "tenant__name")
+    # Reasons are stored as codes (cerniq.reasons): shown in the admin user's language.
+    exclude = ("error", "fallback_reason")
+    readonly_fields = ("error_text", "fallback_text")
+
+    @admin.display(description=_("error"))
+    def error_text(self, brochure: Brochure) -> str:
+        return reasons.render(brochure.error)
+
+    @admin.display(description=_("why the offline drafts"))
+    def fallback_text(self, brochure: Brochure) -> str:
+        return reasons.render(brochure.fallback_reason)
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
@@ -691,3 +733,7 @@ class QuickReplyAdmin(AuditRowAdmin):
     list_select_related = ("tenant",)
     list_filter = ("tenant", "channel")
     search_fields = ("name", "body")
+
+
+# The lead rules' admin lives with them (a module of its own).
+from outreach import rule_admin as _rule_admin  # noqa: E402,F401

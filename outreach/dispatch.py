@@ -11,16 +11,18 @@ from __future__ import annotations
 
 import logging
 from collections import Counter, defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from functools import partial
 
 from django.db import transaction
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from cerniq import reasons
 from cerniq.models import Tenant
-from outreach import automation, pacing, stalls
+from outreach import automation, pacing, shared_limits, stalls
 from outreach import reasons as codes
 from outreach.delivery import enqueue_message, plan_push
 from outreach.dispatch_batch import Batch
@@ -54,36 +56,42 @@ class DispatchResult:
         return f"{prefix}eligible {self.eligible}; dispatched: {sent}; skipped: {skipped}"
 
 
-# The order dispatch takes due journeys in, a batch at a time (the plan preview follows it).
+# The order dispatch takes due journeys in, a batch at a time (the plan preview follows it),
+# after the people who asked to be contacted and wait for their first message (ASKED).
 DUE_ORDER = ("next_action_at", "pk")
+ASKED = Q(contact_requested_at__isnull=False, first_contact_at__isnull=True)
 
 
-def due_journeys(tenant: Tenant, now: datetime):
-    """Journeys of `tenant` due by `now` whose automation is wanted (outreach.automation)."""
-    return Journey.objects.filter(automation.wanted_q(), tenant=tenant, next_action_at__lte=now)
+def due_journeys(tenant: Tenant, now: datetime, lead_ids: Iterable[int] | None = None):
+    """Journeys of `tenant` due by `now` whose automation is wanted (outreach.automation);
+    only those of `lead_ids` when given."""
+    due = Journey.objects.filter(automation.wanted_q(), tenant=tenant, next_action_at__lte=now)
+    return due if lead_ids is None else due.filter(lead_id__in=list(lead_ids))
 
 
 def dispatch_due(
-    tenant: Tenant, *, batch_size: int = 500, now: datetime | None = None, dry_run: bool = False
+    tenant: Tenant,
+    *,
+    batch_size: int = 500,
+    now: datetime | None = None,
+    dry_run: bool = False,
+    lead_ids: Iterable[int] | None = None,
 ) -> DispatchResult:
-    """Queue the next step for up to `batch_size` due leads of `tenant`."""
+    """Queue the next step for up to `batch_size` due leads of `tenant` (of `lead_ids`
+    when given: the people who just asked to be contacted, outreach.lead_rules)."""
     now = now or timezone.now()
+    lead_ids = None if lead_ids is None else list(lead_ids)
     result = DispatchResult(tenant=tenant.slug, dry_run=dry_run)
     window = SendingWindow.for_tenant(tenant)
     if not window.is_open(now):
         opening = window.next_opening(now)
-        due = due_journeys(tenant, now)
+        due = due_journeys(tenant, now, lead_ids)
         result.skipped[codes.OUTSIDE_WINDOW] = (
             due.count() if dry_run else due.update(next_action_at=opening)
         )
         return result
     with transaction.atomic():
-        journeys = list(
-            due_journeys(tenant, now)
-            .select_related("lead")
-            .select_for_update(skip_locked=True, of=("self",))
-            .order_by(*DUE_ORDER)[:batch_size]
-        )
+        journeys = _take(due_journeys(tenant, now, lead_ids), batch_size)
         result.eligible = len(journeys)
         if not journeys:
             return result
@@ -107,6 +115,17 @@ def dispatch_due(
             if not message.phone_id and message.channel != Channel.EMAIL_COLD:
                 transaction.on_commit(partial(enqueue_message, message))
     return result
+
+
+def _take(due: QuerySet[Journey], batch_size: int) -> list[Journey]:
+    """The batch, locked: those who asked to be contacted first, then the rest in
+    DUE_ORDER (two queries, each served by an index)."""
+    locked = due.select_related("lead").select_for_update(skip_locked=True, of=("self",))
+    journeys = list(locked.filter(ASKED).order_by(*DUE_ORDER)[:batch_size])
+    if len(journeys) < batch_size:
+        rest = locked.exclude(ASKED).order_by(*DUE_ORDER)
+        journeys += list(rest[: batch_size - len(journeys)])
+    return journeys
 
 
 def _plan(
@@ -139,12 +158,14 @@ def _write(
     for plan in queued:
         plan.journey.next_action_at = None
         result.skipped[codes.ALREADY_QUEUED] += 1
+    fresh = _within_shared_limits(tenant, fresh, batch, now, result)
     # A new contact always has its phone (_allocate_phone): its quota is that phone's.
-    wanted = Counter(p.phone_id for p in fresh if p.new_contact and p.phone_id is not None)
+    # One the person asked for costs none (whatsapp.quota.cost).
+    wanted = Counter(p.phone_id for p in fresh if p.quota_cost and p.phone_id is not None)
     granted = quota.reserve_many(dict(wanted), quota.quota_day(tenant, now))
     messages, keep = [], []
     for plan in fresh:
-        if plan.new_contact and plan.phone_id is not None:
+        if plan.quota_cost and plan.phone_id is not None:
             if granted.get(plan.phone_id, 0) <= 0:
                 result.skipped[codes.QUOTA_EXHAUSTED] += 1
                 continue
@@ -162,6 +183,40 @@ def _write(
     _save_journeys(journeys)
     stalls.record(batch.stalls, [p.journey.lead_id for p in keep], now)
     return messages
+
+
+def _within_shared_limits(
+    tenant: Tenant, plans: list[Plan], batch: Batch, now: datetime, result: DispatchResult
+) -> list[Plan]:
+    """The plans a provider's limit for all its numbers together leaves room for
+    (outreach.shared_limits); the others wait, their reason recorded."""
+    caps = shared_limits.limits(tenant.pk, now)
+    if not caps:
+        return plans
+    again: dict[str, set[int]] = {}
+    for limit in caps:
+        leads = {p.journey.lead_id for p in plans if limit.takes(p.phone_id)}
+        again[limit.provider] = shared_limits.people_already_written(
+            tenant.pk, limit.phone_ids, leads, now
+        )
+    kept = []
+    for plan in plans:
+        cap = next((c for c in caps if c.takes(plan.phone_id)), None)
+        lead_id = plan.journey.lead_id
+        if cap is None or lead_id in again[cap.provider]:
+            kept.append(plan)
+            continue
+        if cap.left <= 0:
+            result.skipped[codes.SHARED_LIMIT] += 1
+            enrollment = batch.enrollments.get(lead_id)
+            if enrollment is not None:
+                said = reasons.code(codes.SHARED_LIMIT, provider=cap.label, limit=cap.limit)
+                batch.stalls.append((enrollment, said))
+            continue
+        cap.left -= 1
+        again[cap.provider].add(lead_id)
+        kept.append(plan)
+    return kept
 
 
 def _save_journeys(journeys: list[Journey]) -> None:
@@ -196,8 +251,9 @@ def _message(tenant: Tenant, plan: Plan, at: datetime, day: date) -> Message:
         phone_id=plan.phone_id,
         counterpart=lead.phone if plan.channel == Channel.WHATSAPP else lead.email,
         provider_thread_id=plan.chat_id,
-        quota_cost=1 if plan.new_contact else 0,
-        quota_day=day if plan.new_contact else None,
+        quota_cost=plan.quota_cost,
+        quota_day=day if plan.quota_cost else None,
+        solicited=plan.solicited,
         sequence_id=plan.step.sequence_id,
         step=plan.step,
         idempotency_key=plan.key,

@@ -50,7 +50,7 @@ class Batch:
         template_ids = {s.template_id for steps in self.steps.values() for s in steps}
         self.versions: dict[int, list[TemplateVersion]] = defaultdict(list)
         for version in TemplateVersion.objects.filter(
-            template_id__in=template_ids, is_active=True, weight__gt=0
+            template_id__in=template_ids, is_active=True, draft=False, weight__gt=0
         ).order_by("version"):
             self.versions[version.template_id].append(version)
         self.tenant = tenant

@@ -22,6 +22,7 @@ from outreach.dispatch_batch import Batch
 from outreach.hours import SendingWindow
 from outreach.models import Channel, Journey, Message, Sequence, SequenceStep, TemplateVersion
 from outreach.readiness import readiness
+from whatsapp import quota
 from whatsapp.allocation import choose_phone
 
 log = logging.getLogger(__name__)
@@ -44,6 +45,17 @@ class Plan:
     chat_id: str = ""
     fallback_sequence: Sequence | None = None
     basis: str = ""  # Message.basis: the lawful basis of a first message, or "missing"
+    asked: bool = False  # the person asked to be contacted (Journey.contact_requested_at)
+
+    @property
+    def solicited(self) -> bool:
+        """A first WhatsApp message the person asked for (Message.solicited)."""
+        return self.new_contact and self.asked
+
+    @property
+    def quota_cost(self) -> int:
+        """Message.quota_cost, by the quota's one rule (whatsapp.quota.cost)."""
+        return quota.cost(self.new_contact, asked=self.asked)
 
     @property
     def key(self) -> str:
@@ -168,6 +180,7 @@ def _plan_one(
         body.variant_hash,
         fallback_sequence=fallback,
         basis=basis.mark,
+        asked=journey.contact_requested_at is not None,
     )
     if choice.channel == Channel.WHATSAPP:
         skipped = _allocate_phone(plan, batch, window, now)
@@ -183,17 +196,24 @@ def _allocate_phone(plan: Plan, batch: Batch, window: SendingWindow, now: dateti
         return reasons.code(codes.NO_SENDING_PHONE)
     journey = plan.journey
     chat_phone, chat_id = batch.chats.get(journey.lead_id, (None, ""))
+    # A number resting after restriction signs starts no new chat, asked for or not.
+    usable = [
+        p.pk
+        for p in batch.phones
+        if not (plan.asked and p.new_contacts_paused and p.pk != chat_phone)
+    ]
     chosen = choose_phone(
-        [p.pk for p in batch.phones],
+        usable,
         batch.remaining,
         chat_phone=chat_phone,
         assigned_phone=journey.assigned_phone_id,
+        asked=plan.asked,
     )
     if chosen is None:
         journey.next_action_at = window.next_day_opening(now)
         return reasons.code(codes.QUOTA_EXHAUSTED)
     plan.phone_id, plan.new_contact = chosen.phone_id, chosen.new_contact
-    if chosen.new_contact:
+    if plan.quota_cost:
         batch.remaining[chosen.phone_id] -= 1
     else:
         plan.chat_id = chat_id

@@ -20,11 +20,11 @@ from django.utils.translation import gettext as _
 from cerniq import reasons
 from cerniq.model_fields import column
 from cerniq.models import Tenant
+from outreach import lead_rules, stalls
 from outreach import reasons as codes
-from outreach import stalls
 from outreach.importing.cleaning import _CLEANERS, _Row, clean_fields, custom_problem
 from outreach.importing.writing import _create, _Index, _Target
-from outreach.models import Lead
+from outreach.models import Lead, LeadRule
 from outreach.suppression import erased, flag_imported
 
 FIELDS = tuple(_CLEANERS)  # name, cui, county, locality, contact_name, phone, ... email_status
@@ -132,8 +132,20 @@ def _lock_tenant(tenant: Tenant) -> None:
     list(Tenant.objects.select_for_update(no_key=True).filter(pk=tenant.pk).values("pk"))
 
 
-def create_lead(tenant: Tenant, data: Mapping[str, Any], *, source: str = "api") -> Lead:
-    """A new lead with its COLD journey; LeadInvalid or DuplicateLead say why not."""
+def create_lead(
+    tenant: Tenant,
+    data: Mapping[str, Any],
+    *,
+    source: str = LeadRule.Source.API,
+    form_id: str = "",
+    requested_contact: bool = False,
+) -> Lead:
+    """A new lead with its COLD journey; LeadInvalid or DuplicateLead say why not. Then the
+    tenant's lead rules: `source` is api, page or lead_ads (also stored as Lead.source),
+    `form_id` the Lead Ads form, `requested_contact` that the person asked to be contacted
+    (outreach.lead_rules.lead_created)."""
+    if source not in LeadRule.Source.values:
+        raise ValueError(f"unknown lead source {source!r}")
     values, errors = _clean(data)
     custom = _custom(data, errors)
     if not values.get("name") and "name" not in errors:
@@ -147,9 +159,12 @@ def create_lead(tenant: Tenant, data: Mapping[str, Any], *, source: str = "api")
     with transaction.atomic():
         _lock_tenant(tenant)
         _find_duplicate(tenant, values)
-        (lead_id,) = _create(tenant, [_Row(0, values, custom)], source)
-        flag_imported(tenant.pk, [lead_id])
-    return Lead.objects.get(pk=lead_id)
+        (lead,) = _create(tenant, [_Row(0, values, custom)], source)
+        flag_imported(tenant.pk, [lead.pk])
+        lead_rules.lead_created(
+            lead, source=source, form_id=form_id, requested_contact=requested_contact
+        )
+    return Lead.objects.get(pk=lead.pk)
 
 
 def update_lead(lead: Lead, data: Mapping[str, Any]) -> Lead:

@@ -66,6 +66,14 @@ class Lead(models.Model):
     # None: nobody has checked the number yet; True: a WhatsApp message reached it; False:
     # not on WhatsApp (the provider said so, or the import's check did). outreach.readiness.
     phone_reachable = models.BooleanField(null=True, blank=True, default=None)
+    whatsapp_user_id = models.CharField(
+        max_length=160,
+        blank=True,
+        default="",
+        db_default="",
+        help_text="WhatsApp's business-scoped user id (BSUID), learnt from the provider; "
+        "finds the lead when a message carries no phone number",
+    )
     email = models.EmailField(blank=True)
     email_status = models.CharField(
         max_length=16, choices=EmailStatus.choices, default=EmailStatus.UNKNOWN
@@ -98,6 +106,7 @@ class Lead(models.Model):
         indexes = [
             models.Index(fields=["tenant", "phone"], name="lead_tenant_phone_idx"),
             models.Index(fields=["tenant", "email"], name="lead_tenant_email_idx"),
+            models.Index(fields=["tenant", "whatsapp_user_id"], name="lead_tenant_wa_user_idx"),
             models.Index(fields=["tenant", "county"], name="lead_tenant_county_idx"),
             # The leads page: its default order, newest-first order, county filter (iexact).
             # Its search (LIKE on search_text) uses a trigram GIN index on PostgreSQL,
@@ -156,6 +165,14 @@ class Journey(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
     taken_over_at = models.DateTimeField(null=True, blank=True)
+    # The colleague the lead is given to (a lead rule): told of its hot replies when nobody
+    # has taken it over or holds its review item (hitl.hot_replies.owner_of).
+    operator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    # The person asked to be contacted (a form's "contact me", outreach.lead_rules): their
+    # first message goes first and costs no cold new-contact quota (docs/lead-rules.md).
+    contact_requested_at = models.DateTimeField(null=True, blank=True)
 
     whatsapp_opted_out = models.BooleanField(default=False)
     whatsapp_opted_out_at = models.DateTimeField(null=True, blank=True)
@@ -189,6 +206,12 @@ class Journey(models.Model):
         indexes = [
             # The due-lead query: tenant + stage + next_action_at.
             models.Index(fields=["tenant", "stage", "next_action_at"], name="journey_due_idx"),
+            # Dispatch takes first the few who asked to be contacted and wait for it.
+            models.Index(
+                fields=["tenant", "next_action_at"],
+                condition=Q(contact_requested_at__isnull=False, first_contact_at__isnull=True),
+                name="journey_asked_due_idx",
+            ),
             models.Index(fields=["assigned_phone", "stage"], name="journey_phone_idx"),
             # The leads page sorted by stage / last contact (the lead id breaks ties).
             models.Index(fields=["stage", "lead"], name="journey_stage_lead_idx"),
@@ -337,6 +360,18 @@ class TemplateVersion(models.Model):
     sent_count = models.PositiveIntegerField(default=0)
     reply_count = models.PositiveIntegerField(default=0)
     positive_reply_count = models.PositiveIntegerField(default=0)
+    # A draft (drafted from a brochure, outreach.brochures) is never active: dispatch and
+    # the send path use active versions only, so a draft goes out once a person approves
+    # it (outreach.template_versions.approve), and is an ordinary version from then on.
+    draft = models.BooleanField(default=False, db_default=False)
+    brochure = models.ForeignKey(
+        "outreach.Brochure",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="versions",
+        help_text=_("the brochure this version was drafted from"),
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -353,6 +388,13 @@ class TemplateVersion(models.Model):
                 condition=Q(reply_count__lte=F("sent_count"))
                 & Q(positive_reply_count__lte=F("reply_count")),
                 name="templateversion_counts_consistent",
+            ),
+            models.CheckConstraint(
+                condition=Q(draft=False) | Q(is_active=False),
+                name="templateversion_draft_inactive",
+                violation_error_message=_(
+                    "A draft stays off until a person approves it on the template's page."
+                ),
             ),
         ]
 
@@ -591,6 +633,9 @@ class Message(models.Model):
     )
     provider_url = models.URLField(max_length=500, blank=True)
     quota_cost = models.PositiveSmallIntegerField(default=0)
+    # A first message the person asked for (Journey.contact_requested_at): quota_cost 0,
+    # yet a first contact in the figures; pacing sends it before other automated work.
+    solicited = models.BooleanField(default=False, db_default=False)
     quota_day = models.DateField(
         null=True, blank=True, help_text="the local day whose new-contact quota this used"
     )
@@ -1128,8 +1173,12 @@ class QuickReply(models.Model):
         return self.name
 
 
-# An erasure's audit row and the receipts of what providers were told (a module of their
-# own, loaded with the app's models).
+# An erasure's audit row and the receipts of what providers were told, and the brochures
+# templates are drafted from, and the lead rules (modules of their own, loaded with the
+# app's models).
+from outreach.brochure_models import Brochure as Brochure  # noqa: E402
 from outreach.privacy_models import ContactBasis as ContactBasis  # noqa: E402
 from outreach.privacy_models import Erasure as Erasure  # noqa: E402
 from outreach.privacy_models import Propagation as Propagation  # noqa: E402
+from outreach.rule_models import LeadRule as LeadRule  # noqa: E402
+from outreach.rule_models import RuleFiring as RuleFiring  # noqa: E402

@@ -78,12 +78,15 @@ def claim_phone(phone_id: int, now: datetime | None = None) -> datetime | None:
 
 
 def finish_send(phone_id: int, tenant: Tenant) -> datetime:
-    """Release the phone after a provider call; the next send waits a fresh gap. (What
-    went out is counted where it is recorded: `count_send`.)"""
+    """Release the phone after a provider call; the next send waits a fresh gap, only the
+    minimum when a first message someone asked for is waiting (`Message.solicited`: it goes
+    next, see `_priority`). (What went out is counted where it is recorded: `count_send`.)"""
     finished = timezone.now()
-    Phone.objects.filter(pk=phone_id).update(
-        busy_until=None, next_send_at=finished + gap_for(tenant)
-    )
+    asked = Message.objects.filter(
+        phone_id=phone_id, status=Message.Status.QUEUED, solicited=True
+    ).exists()
+    gap = timedelta(seconds=tenant.pacing_min_seconds) if asked else gap_for(tenant)
+    Phone.objects.filter(pk=phone_id).update(busy_until=None, next_send_at=finished + gap)
     return finished
 
 
@@ -213,11 +216,13 @@ def _unless_due(now: datetime) -> Case:
 
 
 def _priority() -> Case:
-    """A person's messages first, then automated replies, follow-ups, new contacts."""
+    """A person's messages first, then automated replies and first messages people asked
+    for (a form's "contact me"), follow-ups, new contacts."""
     return Case(
         When(status=Message.Status.SENDING, then=Value(0)),
         When(is_manual=True, then=Value(1)),
         When(step__isnull=True, then=Value(2)),
+        When(solicited=True, then=Value(2)),
         When(quota_cost=0, then=Value(3)),
         default=Value(4),
         output_field=IntegerField(),

@@ -22,6 +22,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import quote_plus
 
 import phonenumbers
 from django.core import serializers
@@ -43,6 +44,7 @@ from outreach.models import (
     OptOutLift,
     OptOutRecord,
     Propagation,
+    RuleFiring,
     StageTransition,
     Suppression,
     SuppressionRemoval,
@@ -94,12 +96,16 @@ BinaryField.register_lookup(BytesContain)
 
 def needles(lead: Lead) -> list[bytes]:
     """What a stored payload or file about this person holds: the number's national digits
-    (whether written +40722…, 40722… or 0722…) and the address as stored (lowercase)."""
+    (whether written +40722…, 40722… or 0722…) and the address as stored (lowercase), also
+    as a form-encoded body writes it (`ion%40agro.ro`: Mailchimp's webhooks)."""
     found = []
     if lead.phone:
         found.append(str(phonenumbers.parse(lead.phone).national_number).encode())
     if lead.email:
-        found.append(lead.email.strip().lower().encode())
+        address = lead.email.strip().lower()
+        found.append(address.encode())
+        if (encoded := quote_plus(address)) != address:
+            found.append(encoded.encode())
     return found
 
 
@@ -160,6 +166,7 @@ def _scrub_lead(rows: QuerySet, person: Person) -> int:
         name=ERASED,
         contact_name="",
         phone="",
+        whatsapp_user_id="",
         email="",
         cui="",
         locality="",
@@ -270,6 +277,13 @@ for _section in (
         "propagation_receipts",
         Propagation,
         lambda lead: Propagation.objects.filter(lead=lead),
+        nothing,
+    ),
+    # Which lead rule took them and what it did (codes and names, nothing of theirs).
+    Section(
+        "lead_rule_firings",
+        RuleFiring,
+        lambda lead: RuleFiring.objects.filter(lead=lead),
         nothing,
     ),
 ):

@@ -150,7 +150,7 @@ def replay(
         for plan in queued:  # dispatch skips it and reserves no quota for it
             plan.journey.next_action_at = None
             skips.append(Skip(plan.journey, reasons.code(codes.ALREADY_QUEUED)))
-            if plan.new_contact and plan.phone_id is not None:
+            if plan.quota_cost and plan.phone_id is not None:
                 batch.remaining[plan.phone_id] += 1
         for plan in fresh:  # queued: the send schedules the next step (dispatch._write)
             plan.journey.next_action_at = None
@@ -213,7 +213,7 @@ def pace(
     for order, planned_at in enumerate(planned):
         plan = planned_at.plan
         if plan.phone_id is not None:
-            rank = 3 + plan.new_contact
+            rank = 2 if plan.solicited else 3 + plan.new_contact
             by_phone[plan.phone_id].append((rank, planned_at.run, len(waiting) + order, planned_at))
     times: dict[int, datetime | None] = {}
     for items in by_phone.values():

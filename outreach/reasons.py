@@ -83,6 +83,13 @@ NO_SENDING_PHONE = reasons.define(
 QUOTA_EXHAUSTED = reasons.define(
     "dispatch.quota_exhausted", _("today's WhatsApp limit is reached; tried again tomorrow")
 )
+SHARED_LIMIT = reasons.define(
+    "dispatch.shared_limit",
+    _(
+        "the messaging limit %(provider)s sets for all its numbers together (%(limit)s people "
+        "in 24 hours) is reached; tried again as it frees up"
+    ),
+)
 OUTSIDE_WINDOW = reasons.define(
     "dispatch.outside_window", _("outside the sending window; due at its next opening")
 )
@@ -381,3 +388,9 @@ PLAN_DUE_LATER = reasons.define("plan.due_later", _("its next step is due after 
 PLAN_NOTHING_PLANNED = reasons.define(
     "plan.nothing_planned", _("nothing is planned for the lead (waiting for a reply or a send)")
 )
+
+# --- brochure drafting: their codes live with it (outreach.brochures.reasons) -------------
+from outreach.brochures import reasons as _brochure_reasons  # noqa: E402,F401
+
+# --- lead rules: their codes live with them (outreach.lead_rules.reasons) -----------------
+from outreach.lead_rules import reasons as _lead_rule_reasons  # noqa: E402,F401

@@ -35,6 +35,7 @@ class Person:
     @classmethod
     def of(cls, lead: Lead) -> Person:
         texts = [lead.name, lead.contact_name, lead.phone, lead.email.strip().lower()]
+        texts.append(lead.whatsapp_user_id)  # WhatsApp's id of the person (a BSUID)
         # A surname on its own ("Vlădescu's farm"); short words ("Ana", "SRL") would blank
         # other people's text too.
         texts += [word for word in lead.contact_name.split() if len(word) >= 4]

@@ -146,6 +146,16 @@ def first_run_at(window: SendingWindow, step: SequenceStep, at: datetime) -> dat
     return window.add_delay(at, step.delay_value, step.delay_unit)
 
 
+def asked_run_at(window: SendingWindow, at: datetime) -> datetime:
+    """A person who asked to be contacted and has not been yet: the first step is due now
+    when the sending window is open, else at its opening (the step's delay is not waited)."""
+    return at if window.is_open(at) else window.next_opening(at)
+
+
+def _asked(journey: Journey) -> bool:
+    return journey.contact_requested_at is not None and journey.first_contact_at is None
+
+
 @transaction.atomic
 def enroll_many(
     leads: QuerySet[Lead] | Iterable[Lead | int],
@@ -179,7 +189,8 @@ def enroll_many(
             lead_id__in=lead_ids, status__in=[Enrollment.Status.ACTIVE, Enrollment.Status.PAUSED]
         ).values_list("lead_id", flat=True)
     )
-    run_at = first_run_at(SendingWindow.for_tenant(sequence.tenant), steps[0], at)
+    window = SendingWindow.for_tenant(sequence.tenant)
+    run_at = first_run_at(window, steps[0], at)
     new, touched = [], []
     for lead_id in lead_ids:
         journey = journeys.get(lead_id)
@@ -191,17 +202,18 @@ def enroll_many(
             result.skip(lead_id, refused)
         else:
             result.outcomes[lead_id] = ""
+            due = asked_run_at(window, at) if _asked(journey) else run_at
             new.append(
                 Enrollment(
                     tenant_id=sequence.tenant_id,
                     lead_id=lead_id,
                     sequence=sequence,
                     sequence_version=sequence.version,
-                    next_run_at=run_at,
+                    next_run_at=due,
                 )
             )
             journey.current_sequence, journey.sequence_step = sequence, 0
-            journey.next_action_at = run_at
+            journey.next_action_at = due
             touched.append(journey)
     Enrollment.objects.bulk_create(new, batch_size=1000)
     Journey.objects.bulk_update(

@@ -1,4 +1,5 @@
-"""Outreach actors: thin wrappers over the services (dispatch, sending, pacing, imports)."""
+"""Outreach actors: thin wrappers over the services (dispatch, sending, pacing, imports,
+brochure drafts)."""
 
 from __future__ import annotations
 
@@ -22,6 +23,16 @@ def dispatch_all_tenants(batch_size: int = 500) -> None:
     for tenant in Tenant.objects.filter(is_active=True):
         result = dispatch_due(tenant, batch_size=batch_size)
         log.info("dispatch %s", result.summary())
+
+
+@dramatiq.actor(queue_name="outreach.dispatch", max_retries=3, time_limit=600_000)
+def dispatch_requested(tenant_id: int, lead_ids: list[int]) -> None:
+    """Dispatch at once the new leads that asked to be contacted (outreach.lead_rules),
+    not at the next periodic run; outside the sending window they wait for its opening."""
+    tenant = Tenant.objects.filter(pk=tenant_id, is_active=True).first()
+    if tenant is not None:
+        result = dispatch_due(tenant, batch_size=max(1, len(lead_ids)), lead_ids=lead_ids)
+        log.info("dispatch of leads who asked %s", result.summary())
 
 
 @dramatiq.actor(queue_name="email.cold", max_retries=3, time_limit=150_000)
@@ -63,6 +74,14 @@ def run_import_job(job_id: int) -> None:
     from outreach.import_jobs import run_import
 
     run_import(job_id)
+
+
+@dramatiq.actor(queue_name="outreach.imports", max_retries=0, time_limit=600_000)
+def run_brochure(brochure_id: int) -> None:
+    """Read an uploaded brochure and draft templates from it (progress kept on its row)."""
+    from outreach.brochures.jobs import run
+
+    run(brochure_id)
 
 
 # Workers consume only declared queues: declare every per-phone and email queue.

@@ -5,9 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.db import transaction
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from outreach.models import Message, Template, TemplateVersion
+from outreach import stalls
+from outreach.models import Enrollment, Message, Template, TemplateVersion
 
 # Versions of one template, retired ones included (the editor shows them all, and the
 # page's formset and the API's list take no more).
@@ -43,8 +45,9 @@ def save_versions(template: Template, specs: list[VersionSpec]) -> list[Template
     """Apply the editor's versions: new ones get the next numbers; a version whose text
     changed after it was used (messages carry it) is retired and its new text becomes a new
     version, so each version's results stay those of one text; weight and on/off are
-    changed in place. Returns the versions as saved, in the order of `specs`; refuses
-    (TooManyVersions) to pass MAX_VERSIONS."""
+    changed in place (a draft's text too, but it stays off: `approve` turns it on).
+    Returns the versions as saved, in the order of `specs`; refuses (TooManyVersions) to
+    pass MAX_VERSIONS."""
     Template.objects.select_for_update().filter(pk=template.pk).first()
     existing = {v.pk: v for v in template.versions.all()}
     used = set(
@@ -62,9 +65,9 @@ def save_versions(template: Template, specs: list[VersionSpec]) -> list[Template
         current = existing.get(spec.id) if spec.id is not None else None
         if current is not None:
             if not _makes_a_version(spec, existing, used):
-                TemplateVersion.objects.filter(pk=current.pk).update(
-                    **fields, is_active=spec.is_active
-                )
+                # A draft stays off until a person approves it (`approve`).
+                active = spec.is_active and not current.draft
+                TemplateVersion.objects.filter(pk=current.pk).update(**fields, is_active=active)
                 saved.append(TemplateVersion.objects.get(pk=current.pk))
                 continue
             TemplateVersion.objects.filter(pk=current.pk).update(is_active=False)
@@ -89,3 +92,25 @@ def _makes_a_version(
     if current is None:
         return True
     return current.pk in used and (current.body, current.subject) != (spec.body, spec.subject)
+
+
+@transaction.atomic
+def approve(version: TemplateVersion) -> TemplateVersion:
+    """A person approves a draft (outreach.brochures): it is checked as any version the
+    editor saves (TemplateVersion.clean raises ValidationError), turned on, and is an
+    ordinary version from then on, in the template's A/B split by its weight. Enrollments
+    stalled on a template with no active version wake up (outreach.stalls). A version
+    that is no draft is returned as it is."""
+    Template.objects.select_for_update().filter(pk=version.template_id).first()
+    version = TemplateVersion.objects.select_related("template").get(pk=version.pk)
+    if not version.draft:
+        return version
+    version.clean()
+    TemplateVersion.objects.filter(pk=version.pk).update(draft=False, is_active=True)
+    waiting = Enrollment.objects.filter(
+        status=Enrollment.Status.ACTIVE,
+        stalled_since__isnull=False,
+        sequence__steps__template_id=version.template_id,
+    ).values_list("lead_id", flat=True)
+    stalls.wake(set(waiting), timezone.now())
+    return TemplateVersion.objects.get(pk=version.pk)

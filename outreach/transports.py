@@ -17,24 +17,61 @@ from django.utils import timezone
 from django.utils.html import linebreaks
 
 from cerniq import reasons
-from cerniq.provider_errors import AccountBanned, AccountRestricted, ProviderError, SendResult
+from cerniq.provider_errors import (
+    AccountBanned,
+    AccountRestricted,
+    ProviderError,
+    RejectedRequest,
+    SendResult,
+)
 from cerniq.providers import get_backend
 from email_channels import readiness, reputation
 from email_channels.addresses import domain_of
 from email_channels.backends import EmailBackend, OutgoingEmail
-from outreach import attachments, pacing, phone_health, unsubscribe
+from outreach import attachments, customer_window, pacing, phone_health, unsubscribe
 from outreach import reasons as codes
 from outreach.models import Channel, Journey, Lead, Message, Stage
 from outreach.readiness import email_readiness
 from outreach.replanning import take_phone_offline
 from outreach.sequences import is_opt_out_confirmation
+from outreach.spintax import lead_variables
 from outreach.suppression import channel_address, listed
 from whatsapp import reasons as phone_reasons
-from whatsapp.backends import WhatsAppBackend
+from whatsapp.backends import OutgoingWhatsApp, WhatsAppBackend
 from whatsapp.models import Phone
 
 # Earlier attempts are looked for from a minute before they started (clock skew).
 LOOKBACK_SKEW = timedelta(minutes=1)
+
+
+# Where a WhatsApp backend's own rendering of a message is kept in `raw_request`
+# (WhatsAppBackend.prepare), and the reason it could not be rendered.
+PREPARED = "whatsapp_request"
+PREPARE_ERROR = "error"
+
+
+def outgoing_whatsapp(message: Message, phone: Phone) -> OutgoingWhatsApp:
+    """What a WhatsApp backend is told of a message it shapes itself."""
+    lead = recipient(message)
+    return OutgoingWhatsApp(
+        tenant_id=message.tenant_id,
+        account_phone=phone.number,
+        account_id=phone.account_id,
+        to=message.counterpart,
+        to_user_id=lead.whatsapp_user_id,
+        text=message.body,
+        template_version_id=message.template_version_id,
+        variables=lead_variables(lead),
+        window_open=customer_window.is_open(lead.pk, phone.pk, timezone.now()),
+        reference=message.idempotency_key or "",
+        is_manual=message.is_manual,
+    )
+
+
+def starts_chat(message: Message) -> bool:
+    """A first message: one that costs a new-contact slot, or one the person asked for
+    (which costs none, whatsapp.quota.cost) — either way it opens the chat."""
+    return bool(message.quota_cost or message.solicited)
 
 
 class MissingRecipient(ValueError):
@@ -179,11 +216,44 @@ class WhatsAppTransport(Transport):
         else:
             pacing.release_unused(sending_phone_id(message))
 
+    def request_to_store(self, message: Message) -> dict[str, Any] | None:
+        """What a backend that shapes its own requests (the Cloud API: an approved template
+        outside the customer-service window) renders for this message, once; the text the
+        person will read becomes the message's body, so the timeline shows what was sent.
+        A message that cannot go out as it is keeps the reason, and is prepared again on a
+        later attempt (an operator may have approved a template meanwhile)."""
+        stored = message.raw_request or {}
+        if PREPARED in stored and PREPARE_ERROR not in stored[PREPARED]:
+            return None
+        phone = sending_phone(message)
+        try:
+            prepared = self.backend(phone).prepare(outgoing_whatsapp(message, phone))
+        except ProviderError as error:
+            return {**stored, PREPARED: {PREPARE_ERROR: str(error), "class": type(error).__name__}}
+        if prepared is None:
+            return None
+        text = prepared.get("text")
+        if isinstance(text, str) and text.strip() and text != message.body:
+            Message.objects.filter(pk=message.pk).update(body=text)
+            message.body = text
+        return {**stored, PREPARED: prepared}
+
     def deliver(self, message: Message) -> SendResult:
         phone = sending_phone(message)
         backend = self.backend(phone)
+        prepared = (message.raw_request or {}).get(PREPARED)
+        if isinstance(prepared, dict):
+            if PREPARE_ERROR in prepared:
+                raise RejectedRequest(prepared[PREPARE_ERROR])
+            return backend.send_prepared(
+                account_id=phone.account_id,
+                to=message.counterpart,
+                to_user_id=recipient(message).whatsapp_user_id,
+                prepared=prepared,
+                reference=message.idempotency_key or "",
+            )
         chat_id = message.provider_thread_id or self._known_chat(message, backend)
-        if chat_id and not message.quota_cost:
+        if chat_id and not starts_chat(message):
             return backend.send_to_chat(chat_id=chat_id, text=message.body)
         return backend.send_to_phone(
             account_phone=phone.number, to=message.counterpart, text=message.body
@@ -191,7 +261,7 @@ class WhatsAppTransport(Transport):
 
     def _known_chat(self, message: Message, backend: WhatsAppBackend) -> str:
         """The chat of an earlier message to this lead from this phone (follow-ups go there)."""
-        if message.quota_cost:
+        if starts_chat(message):
             return ""
         earlier = (
             Message.objects.filter(
@@ -218,11 +288,12 @@ class WhatsAppTransport(Transport):
             text=message.body,
             since=started - LOOKBACK_SKEW,
             account_id=phone.account_id,
+            reference=message.idempotency_key or "",
         )
 
     def count_sent(self, message: Message, at: datetime) -> None:
         # What the health guard reads (failures since the last send) and the phone pages show.
-        pacing.count_send(sending_phone_id(message), new_contact=bool(message.quota_cost), at=at)
+        pacing.count_send(sending_phone_id(message), new_contact=starts_chat(message), at=at)
 
     def journey_changes(self, message: Message) -> dict[str, Any]:
         return {"assigned_phone_id": message.phone_id}

@@ -30,6 +30,7 @@ from email_channels.models import (
 )
 from hitl.models import ConversationState, Note, ReplyResponse, ReplyTriage, ReviewItem, ReviewSLA
 from outreach.models import (
+    Brochure,
     Channel,
     ContactBasis,
     DailyStats,
@@ -38,12 +39,14 @@ from outreach.models import (
     ImportJob,
     Journey,
     Lead,
+    LeadRule,
     Message,
     MessageAttachment,
     OptOutLift,
     OptOutRecord,
     Propagation,
     QuickReply,
+    RuleFiring,
     Sequence,
     SequenceStep,
     StageTransition,
@@ -215,6 +218,14 @@ def make_one_of_everything(tenant: Tenant) -> dict[str, Any]:
         "quick_reply": QuickReply.objects.create(
             tenant=tenant, name="pret", body="Bună ziua, {{contact_name}}! <i>Lista de prețuri</i>"
         ),
+        "lead_rule": (
+            rule := LeadRule.objects.create(
+                tenant=tenant, name="Formular <b>Iași</b>", county="Iași", sequence=sequence
+            )
+        ),
+        "rule_firing": RuleFiring.objects.create(
+            tenant=tenant, lead=lead, rule=rule, rule_name=rule.name, source="lead_ads"
+        ),
         "suppression": Suppression.objects.create(
             tenant=tenant, phone=f"+4079{next(_seq):07d}", reason="stop from an unknown sender"
         ),
@@ -266,6 +277,15 @@ def make_one_of_everything(tenant: Tenant) -> dict[str, Any]:
         ),
         "import_job": ImportJob.objects.create(
             tenant=tenant, created_by=user, file_name="leads.csv", content=b"name\nAgro SRL\n"
+        ),
+        "brochure": Brochure.objects.create(
+            tenant=tenant,
+            created_by=user,
+            file=f"brochures/{tenant.pk}/test/oferta <b>2026</b>.pdf",
+            file_name="oferta <b>2026</b>.pdf",
+            size=1024,
+            status=Brochure.Status.DONE,
+            backend="offline",
         ),
         "sender_account": SenderAccount.objects.create(
             tenant=tenant, provider="instantly", address="vanzari@cerniq-mail.ro", sent=3

@@ -18,15 +18,19 @@ def choose_phone(
     *,
     chat_phone: int | None = None,
     assigned_phone: int | None = None,
+    asked: bool = False,
 ) -> Allocation | None:
     """The phone of the lead's existing chat (a follow-up, no quota) when it is usable;
     else its assigned (sticky) phone if that one has quota left; else the usable phone with
-    the most quota left (lowest id on a tie). None when no usable phone has quota left."""
+    the most quota left (lowest id on a tie). None when no usable phone has quota left.
+    `asked`: the person asked to be contacted, so the first message costs no quota
+    (whatsapp.quota.cost) and a phone whose day is full may still carry it."""
     if chat_phone is not None and chat_phone in usable:
         return Allocation(chat_phone, new_contact=False)
-    candidates = [pk for pk in usable if remaining.get(pk, 0) > 0]
+    candidates = [pk for pk in usable if asked or remaining.get(pk, 0) > 0]
     if not candidates:
         return None
     if assigned_phone in candidates:
         return Allocation(assigned_phone, new_contact=True)
-    return Allocation(max(candidates, key=lambda pk: (remaining[pk], -pk)), new_contact=True)
+    best = max(candidates, key=lambda pk: (remaining.get(pk, 0), -pk))
+    return Allocation(best, new_contact=True)

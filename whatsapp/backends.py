@@ -7,6 +7,7 @@ path applies one retry table to every provider.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -16,6 +17,25 @@ from cerniq.provider_errors import SendResult
 # (TimelinesAI's `text` takes 2,000 characters). Templates, manual messages, AI replies
 # and every backend's own check use this one number.
 MAX_TEXT = 2000
+
+
+@dataclass(frozen=True)
+class OutgoingWhatsApp:
+    """What the core knows of a WhatsApp message about to go out, for a backend that must
+    shape it itself (`WhatsAppBackend.prepare`): the Cloud API sends an approved template
+    outside the 24-hour customer-service window and free text only inside it."""
+
+    tenant_id: int
+    account_phone: str  # our number, E.164
+    account_id: str  # the provider's id of our number
+    to: str  # E.164 ("" when only the user id is known)
+    to_user_id: str  # the provider's id of the person (Meta's BSUID), "" when unknown
+    text: str  # the rendered text (spintax chosen)
+    template_version_id: int | None  # the version it was rendered from (None: a person's)
+    variables: dict[str, str] = field(default_factory=dict)  # the lead's template variables
+    window_open: bool = False  # the person wrote to this number in the last 24 hours
+    reference: str = ""  # our idempotency key, echoed back by providers that can
+    is_manual: bool = False
 
 
 class WhatsAppBackend(ABC):
@@ -41,10 +61,11 @@ class WhatsAppBackend(ABC):
 
     @abstractmethod
     def find_sent(
-        self, *, to: str, text: str, since: datetime, account_id: str = ""
+        self, *, to: str, text: str, since: datetime, account_id: str = "", reference: str = ""
     ) -> SendResult | None:
         """An outbound message with this text to `to` sent at or after `since`, or None.
-        The send path's reconciliation: it decides whether a lost attempt went out."""
+        The send path's reconciliation: it decides whether a lost attempt went out.
+        `reference` is our idempotency key, for providers that echo it back."""
 
     @abstractmethod
     def list_accounts(self) -> list[dict[str, Any]]:
@@ -53,3 +74,19 @@ class WhatsAppBackend(ABC):
     @abstractmethod
     def account_status(self, account_phone: str) -> str | None:
         """ "active", "disconnected", … for one account; None when the provider has none."""
+
+    # --- shaping a message (optional) ------------------------------------------------------
+
+    def prepare(self, outgoing: OutgoingWhatsApp) -> dict[str, Any] | None:
+        """The request this provider will send for a message, rendered once and stored
+        with it (every attempt sends the same), with `"text"` being what the person will
+        read. None (the default): plain text through `send_to_phone` / `send_to_chat`.
+        Raise a `PermanentProviderError` when the message cannot be sent as it is (no
+        approved template outside the customer-service window)."""
+        return None
+
+    def send_prepared(
+        self, *, account_id: str, to: str, to_user_id: str, prepared: dict[str, Any], reference: str
+    ) -> SendResult:
+        """Send what `prepare` rendered."""
+        raise NotImplementedError(f"{type(self).__name__} prepares nothing")

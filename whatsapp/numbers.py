@@ -3,6 +3,8 @@ the number in E.164, a provider of the registry, the provider's account id."""
 
 from __future__ import annotations
 
+import re
+
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils.module_loading import import_string
@@ -54,6 +56,17 @@ def default_account_id(provider: str, number: str) -> str:
     return import_string(integration.account_id_from_number)(number)
 
 
+def account_id_problem(provider: str, account_id: str) -> str:
+    """Why `account_id` cannot be this provider's id of a number ("" when it can)."""
+    integration = integrations.get(provider)
+    if integration is None or not integration.account_id_pattern:
+        return ""
+    if re.fullmatch(integration.account_id_pattern, account_id):
+        return ""
+    hint = integration.account_id_hint or _("the provider's id of the number")
+    return _("%(provider)s needs %(hint)s.") % {"provider": integration.label, "hint": _(hint)}
+
+
 def add_phone(
     tenant: Tenant, *, number: str, provider: str, account_id: str = "", label: str = ""
 ) -> Phone:
@@ -71,6 +84,10 @@ def add_phone(
         limit = max_length(Phone, field)
         if len(value) > limit:
             errors[field] = [_("At most %(n)d characters.") % {"n": limit}]
+    if "provider" not in errors and "account_id" not in errors:
+        problem = account_id_problem(provider, account_id)
+        if problem:
+            errors["account_id"] = [problem]
     if errors:
         raise ValidationError(errors)
     existing = Phone.objects.filter(tenant=tenant, number=number).first()

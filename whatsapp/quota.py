@@ -57,6 +57,14 @@ class QuotaStatus:
         return max(self.limit - self.used, 0)
 
 
+def cost(new_contact: bool, *, asked: bool = False) -> int:
+    """What a message costs of its phone's new-contact quota (`Message.quota_cost`): one
+    slot for a chat we start unasked, none for a follow-up in an existing chat or a first
+    message the person asked for (a form's "contact me"). The quota limits unsolicited
+    contacts; WhatsApp's own messaging limits still count every new chat at the provider."""
+    return 1 if new_contact and not asked else 0
+
+
 def quota_day(tenant: Tenant, at: datetime | None = None) -> date:
     """The quota day: the calendar day in the tenant's time zone, not UTC's (the one
     definition; dispatch, manual sends, releases, the dashboard and the admin use it)."""

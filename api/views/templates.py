@@ -51,6 +51,7 @@ TEMPLATE_SHOWN = OpenApiExample(
                 "body": "{Bună ziua|Salut}, {{contact_name|stimate client}}!",
                 "weight": 100,
                 "is_active": True,
+                "draft": False,
                 "sent_count": 240,
                 "reply_count": 31,
                 "positive_reply_count": 12,

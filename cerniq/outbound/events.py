@@ -19,6 +19,7 @@ from cerniq.models import WebhookDelivery, WebhookEndpoint
 
 # Event type → what it means (the endpoint form's choices, the docs' catalogue).
 EVENTS: dict[str, Any] = {
+    "lead.created": _("A lead was created (import, API, the leads page, a Lead Ads form)."),
     "lead.replied": _("A lead replied (any channel)."),
     "lead.stage_changed": _("A lead moved to another stage."),
     "lead.opted_out": _("A lead opted out (every channel stops)."),
@@ -54,8 +55,16 @@ def emit(tenant_id: int, event_type: str, data: dict[str, Any]) -> list[int]:
     """Owe `event_type` to every enabled endpoint of the tenant that takes it; the ids of
     the outbox rows written (none when nobody listens). `data` holds ids and the fields an
     integrator needs, never secrets."""
+    return emit_many(tenant_id, event_type, [data])
+
+
+def emit_many(tenant_id: int, event_type: str, data: list[dict[str, Any]]) -> list[int]:
+    """`emit` for many events of one type at once (an import's new leads): the endpoints
+    are read once and every row is written in one bulk insert, however many events."""
     if event_type not in EVENTS:
         raise UnknownEvent(f"unknown webhook event {event_type!r}")
+    if not data:
+        return []
     endpoints = [
         endpoint
         for endpoint in WebhookEndpoint.objects.filter(
@@ -66,22 +75,31 @@ def emit(tenant_id: int, event_type: str, data: dict[str, Any]) -> list[int]:
     if not endpoints:
         return []
     slug = endpoints[0].tenant.slug
-    return queue(endpoints, envelope(new_event_id(), event_type, slug, data))
+    return _write([envelope(new_event_id(), event_type, slug, one) for one in data], endpoints)
 
 
 def queue(endpoints: list[WebhookEndpoint], payload: dict) -> list[int]:
     """Outbox rows for `payload` (one event) to `endpoints`, sent on commit."""
+    return _write([payload], endpoints)
+
+
+def _write(payloads: list[dict], endpoints: list[WebhookEndpoint]) -> list[int]:
+    """One outbox row per event and endpoint, in one bulk insert; handed over on commit."""
     now = timezone.now()
     rows = WebhookDelivery.objects.bulk_create(
-        WebhookDelivery(
-            tenant_id=endpoint.tenant_id,
-            endpoint=endpoint,
-            event_id=payload["id"],
-            event_type=payload["type"],
-            payload=payload,
-            next_attempt_at=now,
-        )
-        for endpoint in endpoints
+        (
+            WebhookDelivery(
+                tenant_id=endpoint.tenant_id,
+                endpoint=endpoint,
+                event_id=payload["id"],
+                event_type=payload["type"],
+                payload=payload,
+                next_attempt_at=now,
+            )
+            for payload in payloads
+            for endpoint in endpoints
+        ),
+        batch_size=500,
     )
     ids = [row.pk for row in rows]
     transaction.on_commit(lambda: enqueue(ids))

@@ -42,6 +42,7 @@ from outreach.reasons import (
 )
 
 TIMELINE_LATEST = 50  # messages shown by default; ?all=1 shows the whole conversation
+RULE_FIRINGS_SHOWN = 10
 
 
 def _lead(scope: TenantScope, pk: int) -> Lead:
@@ -51,6 +52,7 @@ def _lead(scope: TenantScope, pk: int) -> Lead:
             "journey__assigned_phone",
             "journey__current_sequence",
             "journey__taken_over_by",
+            "journey__operator",
         ),
         pk=pk,
     )
@@ -132,6 +134,8 @@ def page_context(
         "may_erase": is_channel_admin(request, scope),
         "erasure": lead.erasures.select_related("requested_by").first(),
         "receipts": receipt_rows(lead),
+        # Which lead rule took the lead, what it did and was refused (outreach.lead_rules).
+        "rule_firings": list(lead.rule_firings.all()[:RULE_FIRINGS_SHOWN]),
         "basis_rows": basis_rows(lead),
         "basis_choices": ContactBasis.Basis.choices,
         "basis_channels": CHANNEL_CHOICES,

@@ -12,9 +12,14 @@ from outreach.propagation import OURS
 ACTIONS = {
     "queues_cancelled": _("queued messages cancelled"),
     "delete_lead": _("lead deleted"),
+    "unsubscribe_member": _("member unsubscribed"),
+    "delete_member": _("member deleted permanently"),
+    "unsubscribed_there": _("the person unsubscribed there"),
 }
 ANSWERS = {
     "deleted": _("deleted"),
+    "unsubscribed": _("unsubscribed"),
+    "unsubscribed_there": _("already unsubscribed there"),
     "already_gone": _("already gone"),
     "still_queued": _("still queued"),
 }

@@ -37,7 +37,8 @@ class AddPhoneForm(forms.Form):
         max_length=128,
         required=False,
         help_text=gettext_lazy(
-            "Leave it empty for TimelinesAI: the account is found from the number."
+            "Leave it empty for TimelinesAI: the account is found from the number. For the "
+            "WhatsApp Cloud API, the number's Phone number ID from WhatsApp Manager."
         ),
     )
 

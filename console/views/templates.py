@@ -1,9 +1,11 @@
-"""The templates pages: list with each version's results, the editor, the live preview."""
+"""The templates pages: list with each version's results, the editor (where a drafted
+version is approved), the live preview."""
 
 from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Prefetch
 from django.http import HttpRequest, HttpResponse
@@ -15,7 +17,7 @@ from cerniq.models import Tenant
 from cerniq.params import parse_id
 from cerniq.tenancy import scope_for
 from console.forms import TemplateForm, VersionFormSet
-from outreach import sequences, spintax, template_compliance
+from outreach import sequences, spintax, template_compliance, template_versions
 from outreach.analytics import rate
 from outreach.models import Channel, Template, TemplateVersion, known_custom_fields
 from outreach.template_preview import preview_template
@@ -62,7 +64,9 @@ def template_edit(request: HttpRequest, pk: int | None = None) -> HttpResponse:
     scope = scope_for(request)
     tenant = scope.tenant
     template = scope.get_or_404(Template, pk=pk) if pk is not None else Template(tenant=tenant)
-    existing = {v.pk: v for v in template.versions.all()} if pk is not None else {}
+    existing = (
+        {v.pk: v for v in template.versions.select_related("brochure")} if pk is not None else {}
+    )
     custom = known_custom_fields(tenant.pk)
     if request.method == "POST":
         form = TemplateForm(request.POST, instance=template, tenant=tenant)
@@ -93,6 +97,8 @@ def template_edit(request: HttpRequest, pk: int | None = None) -> HttpResponse:
                 versions._non_form_errors = versions.error_class([str(refused)])
             else:
                 messages.success(request, _("Template %(name)s saved.") % {"name": saved.name})
+                if approving := parse_id(request.POST.get("approve") or ""):
+                    _approve(request, saved, approving)
                 if warning := _compliance_warning(tenant, saved):
                     messages.warning(request, warning)
                 return redirect("outreach:template", pk=saved.pk)
@@ -134,8 +140,33 @@ def template_edit(request: HttpRequest, pk: int | None = None) -> HttpResponse:
         "versions": versions,
         "rows": rows,
         "template": template if pk is not None else None,
+        "has_draft": any(v.draft for v in existing.values()),
     }
     return render(request, "outreach/template_form.html", context)
+
+
+def _approve(request: HttpRequest, template: Template, pk: int) -> None:
+    """The person approved a draft (after saving their edits): it is sent from now on."""
+    version = template.versions.filter(pk=pk, draft=True).first()
+    if version is None:
+        return
+    try:
+        approved = template_versions.approve(version)
+    except ValidationError as refused:
+        messages.error(
+            request,
+            _("v%(version)d is still a draft: %(problems)s")
+            % {"version": version.version, "problems": " ".join(refused.messages)},
+        )
+        return
+    messages.success(
+        request,
+        _(
+            "v%(version)d approved: it is an ordinary version now, sent in the template's "
+            "A/B split by its weight (%(weight)d) with the other active versions."
+        )
+        % {"version": approved.version, "weight": approved.weight},
+    )
 
 
 def _compliance_warning(tenant: Tenant, template: Template) -> str:

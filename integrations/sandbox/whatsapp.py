@@ -99,7 +99,7 @@ class SandboxWhatsApp(WhatsAppBackend):
         return None
 
     def find_sent(
-        self, *, to: str, text: str, since: datetime, account_id: str = ""
+        self, *, to: str, text: str, since: datetime, account_id: str = "", reference: str = ""
     ) -> SendResult | None:
         if timezone.is_naive(since):
             raise ValueError("since must be timezone-aware")

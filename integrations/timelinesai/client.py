@@ -171,7 +171,7 @@ class TimelinesAI(WhatsAppBackend):
         return chats[0] if chats else None
 
     def find_sent(
-        self, *, to: str, text: str, since: datetime, account_id: str = ""
+        self, *, to: str, text: str, since: datetime, account_id: str = "", reference: str = ""
     ) -> SendResult | None:
         """Was `text` already sent to `to` at or after `since`? (reconciling an uncertain send)
 

@@ -24,12 +24,11 @@ from cerniq.provider_errors import (
     RateLimited,
 )
 from cerniq.providers import get_backend
-from outreach.message_status import advance, further
+from outreach.message_status import further
 from outreach.models import Channel, Message
 from outreach.reasons import STATUS_UNKNOWN
-from outreach.replanning import take_phone_offline
+from outreach.whatsapp_status import StatusReport, account_reported, move
 from whatsapp.models import Phone
-from whatsapp.phones import mark_active
 from whatsapp.reasons import ACCOUNT_STATUS, PROVIDER_EVENT
 
 log = logging.getLogger(__name__)
@@ -115,9 +114,8 @@ def sync_delivery_status(*, limit: int = 200, max_age: timedelta = timedelta(day
             continue
         in_a_row = 0
         status = newest_status(history)
-        if status is None or not further(status, than=message.status):
-            continue
-        result.moved += advance(message, status)  # never backwards, whoever moved it
+        if status is not None:  # never backwards, whoever moved it (the core's rule)
+            result.moved += move(message, StatusReport(message.provider_message_id, status))
     if result.stopped:
         log.warning("status sync stopped: %s", result.stopped)
     return result
@@ -143,13 +141,10 @@ def sync_phone_status() -> list[str]:
     now = timezone.now()
     for phone in phones:
         status = accounts.get(phone.number.lstrip("+"), "missing").lower()
-        if status != "active" and phone.status == Phone.Status.ACTIVE:
-            said = reasons.code(ACCOUNT_STATUS, provider="TimelinesAI", status=status)
-            take_phone_offline(phone, said)
-            changes.append(f"{phone.number}: ACTIVE → OFFLINE ({status})")
-        elif status == "active" and phone.status == Phone.Status.OFFLINE:
-            mark_active(phone)
-            changes.append(f"{phone.number}: OFFLINE → ACTIVE")
+        said = reasons.code(ACCOUNT_STATUS, provider="TimelinesAI", status=status)
+        change = account_reported(phone, connected=status == "active", reason=said)
+        if change:
+            changes.append(change if status == "active" else f"{change} ({status})")
     Phone.objects.filter(pk__in=[p.pk for p in phones]).update(last_health_check_at=now)
     return changes
 
@@ -179,8 +174,9 @@ def handle_account_event(tenant, event) -> None:
             event.account_id,
         )
         return
-    if event.event_type in OFFLINE_EVENTS and phone.status == Phone.Status.ACTIVE:
-        what = event.event_type.rsplit(":", 1)[-1]
-        take_phone_offline(phone, reasons.code(PROVIDER_EVENT, provider="TimelinesAI", event=what))
-    elif event.event_type in ONLINE_EVENTS and phone.status == Phone.Status.OFFLINE:
-        mark_active(phone)
+    what = event.event_type.rsplit(":", 1)[-1]
+    said = reasons.code(PROVIDER_EVENT, provider="TimelinesAI", event=what)
+    if event.event_type in OFFLINE_EVENTS:
+        account_reported(phone, connected=False, reason=said)
+    elif event.event_type in ONLINE_EVENTS:
+        account_reported(phone, connected=True, reason=said)

@@ -34,9 +34,12 @@ SENT = (
     & Q(sent_at__isnull=False)
     & ~OPT_OUT_CONFIRMATION
 )
-# A first contact: a WhatsApp message that cost a new-contact slot, or the first step of
-# an email sequence.
-FIRST_CONTACT = Q(quota_cost=1) | (~Q(channel=Channel.WHATSAPP) & Q(step__position=1))
+# A first contact: a WhatsApp message that cost a new-contact slot or that the person asked
+# for (`solicited`: it costs no slot, docs/lead-rules.md), or the first step of an email
+# sequence.
+FIRST_CONTACT = (
+    Q(quota_cost=1) | Q(solicited=True) | (~Q(channel=Channel.WHATSAPP) & Q(step__position=1))
+)
 # A follow-up: a later automated step of a sequence. Not an AI answer to a reply, not a
 # person's message, not an opt-out confirmation (none of them has a step).
 FOLLOW_UP = Q(step__isnull=False, is_manual=False) & ~FIRST_CONTACT

@@ -16,14 +16,14 @@ from django.utils import timezone
 from cerniq import reasons
 from cerniq.model_fields import column
 from cerniq.models import Tenant
+from outreach import lead_rules, stalls
 from outreach import reasons as codes
-from outreach import stalls
 from outreach.importing import basis_columns
 from outreach.importing.cleaning import Progress, _Row, _validate
 from outreach.importing.reading import IMPORT_FIELDS, Record
 from outreach.importing.report import ImportReport, RowError
 from outreach.lead_search import search_text_of, writes_sources
-from outreach.models import Journey, Lead, Stage
+from outreach.models import Journey, Lead, LeadRule, Stage
 from outreach.suppression import erased, flag_imported
 
 BATCH_SIZE = 1000
@@ -168,7 +168,7 @@ def _pending_updates(tenant: Tenant, matches: list[tuple[int, _Row]]) -> list[_U
     return updates
 
 
-def _create(tenant: Tenant, rows: list[_Row], source: str) -> list[int]:
+def _create(tenant: Tenant, rows: list[_Row], source: str) -> list[Lead]:
     """New leads, each with its COLD journey."""
     leads = [
         Lead(tenant=tenant, source=source, custom_fields=row.custom, **row.values) for row in rows
@@ -176,7 +176,7 @@ def _create(tenant: Tenant, rows: list[_Row], source: str) -> list[int]:
     Lead.objects.bulk_create(leads, batch_size=BATCH_SIZE)
     journeys = [Journey(tenant=tenant, lead=lead, stage=Stage.COLD) for lead in leads]
     Journey.objects.bulk_create(journeys, batch_size=BATCH_SIZE)
-    return [lead.pk for lead in leads]
+    return leads
 
 
 def _update(tenant: Tenant, updates: list[_Update]) -> None:
@@ -294,7 +294,8 @@ def _import(
         updates = [] if create_only else _pending_updates(tenant, plan.matches)
         created_ids: list[int] = []
         if not dry_run:
-            created_ids = _create(tenant, plan.creates, source)
+            created = _create(tenant, plan.creates, source)
+            created_ids = [lead.pk for lead in created]
             if updates:
                 _update(tenant, updates)
             # An address that asked us to stop stays stopped for whichever lead carries it.
@@ -302,6 +303,8 @@ def _import(
             _record_bases(tenant, plan, created_ids, source, create_only=create_only)
             # New data may unblock a stalled enrollment: due again, dispatch looks again.
             stalls.wake([lead_id for lead_id, _, _ in updates])
+            # The one door of new leads: the tenant's lead rules, `lead.created` events.
+            lead_rules.leads_created(tenant, created, source=LeadRule.Source.IMPORT)
     if progress is not None:
         progress(processed)
     rejected.extend(plan.duplicates)

@@ -25,6 +25,10 @@ PRODUCTION_ENV = {
     "RESEND_WEBHOOK_SECRET": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
     "INSTANTLY_API_KEY": "an-instantly-api-key",
     "INSTANTLY_SENDERS": "vanzari@agrofirma-mail.ro",
+    "META_ACCESS_TOKEN": "EAAG-a-system-user-token",
+    "META_APP_SECRET": "a-meta-app-secret",
+    "META_VERIFY_TOKEN": "a-meta-verify-token",
+    "MAILCHIMP_API_KEY": "0123456789abcdef0123456789abcdef-us21",
 }
 SANDBOX_EMAIL = "integrations.sandbox.email.SandboxEmail"
 
@@ -36,7 +40,9 @@ def inherited() -> dict[str, str]:
         k: v
         for k, v in os.environ.items()
         if k not in dropped
-        and not k.startswith(("TIMELINESAI_", "RESEND_", "INSTANTLY_", "ALLOW_SANDBOX"))
+        and not k.startswith(
+            ("TIMELINESAI_", "RESEND_", "INSTANTLY_", "META_", "MAILCHIMP_", "ALLOW_SANDBOX")
+        )
     }
 
 

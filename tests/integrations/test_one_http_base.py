@@ -29,6 +29,8 @@ from cerniq.provider_errors import (
 from hitl.triage.openai_compatible import OpenAICompatibleTriage
 from integrations.instantly.client import InstantlyClient
 from integrations.instantly.ratelimit import WorkspaceLimiter, workspace_key
+from integrations.mailchimp.client import MailchimpClient, subscriber_hash
+from integrations.meta.cloud import CloudAPI
 from integrations.resend.client import ResendEmail
 from integrations.timelinesai.client import TimelinesAI
 
@@ -96,7 +98,43 @@ def ai_backend() -> Provider:
     )
 
 
-PROVIDERS = [timelinesai, instantly, resend, ai_backend]
+def mailchimp() -> Provider:
+    client = MailchimpClient(api_key="key-us21", base_url="https://us21.mc.test/3.0")
+    return Provider(
+        "mailchimp",
+        "PUT",
+        f"https://us21.mc.test/3.0/lists/a6b5da1054/members/{subscriber_hash('ion@agro.ro')}",
+        lambda: client.upsert_member(
+            "a6b5da1054", "ion@agro.ro", status_if_new="subscribed", merge_fields={}
+        ),
+        lambda status, text: {
+            "type": "x",
+            "title": "Some Problem",
+            "status": status,
+            "detail": text,
+        },
+        sends=True,
+    )
+
+
+def meta_cloud() -> Provider:
+    client = CloudAPI(access_token="EAAG", waba_id="1")
+    return Provider(
+        "meta",
+        "POST",
+        "https://graph.facebook.com/v23.0/106540352242922/messages",
+        lambda: client.send(
+            account_id="106540352242922",
+            to="+40722111333",
+            content={"type": "text", "text": {"body": "Bună ziua"}},
+        ),
+        # A Meta error body without a code of its own: the HTTP status decides.
+        lambda status, text: {"error": {"message": text, "type": "OAuthException"}},
+        sends=True,
+    )
+
+
+PROVIDERS = [timelinesai, instantly, resend, ai_backend, mailchimp, meta_cloud]
 
 
 @dataclass(frozen=True)

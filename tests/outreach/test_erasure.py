@@ -48,6 +48,7 @@ ANA = {
     "email": "ana.vladescu@ferma-example.ro",
     "cui": "22732040",
     "locality": "Slobozia",
+    "whatsapp_user_id": "RO.8812734401928374",  # WhatsApp's id of her (a BSUID)
 }
 # What of Ana may be written anywhere: her names, number (in any format) and address, and
 # what she and we wrote.
@@ -55,6 +56,7 @@ ANA_TEXTS = [
     "Vlădescu",
     "722111222",
     "ana.vladescu@ferma-example.ro",
+    "RO.8812734401928374",
     "Cât costă tratamentul pentru 40 ha?",
     "Oferta pentru Ferma Ana",
     "Sună-l pe soțul ei",

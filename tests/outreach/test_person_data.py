@@ -39,6 +39,7 @@ NOT_PERSON_DATA = {
     "whatsapp.PhoneStatusChange": "a sending number's history",
     "outreach.DailyStats": "counts per sending number and day",
     "email_channels.SenderPause": "our own sending addresses and domains, paused",
+    "outreach.LeadRule": "a workspace's lead rule (`phone` is our sending number to assign)",
 }
 
 

@@ -25,14 +25,17 @@ def fixture_dir(provider: str) -> Path:
 
 
 def resolve_fixture(name: str, provider: str) -> Path:
-    """A path to a file, or a fixture name (with or without .json) for the provider."""
+    """A path to a file, or a fixture name (with or without its extension: .json, or .txt
+    for a form-encoded body) for the provider."""
     given = Path(name)
     if given.is_file():
         return given
-    for candidate in (fixture_dir(provider) / name, fixture_dir(provider) / f"{name}.json"):
+    folder = fixture_dir(provider)
+    fixtures = sorted(p for p in folder.iterdir() if p.is_file() and not p.name.startswith("."))
+    for candidate in (folder / name, *(p for p in fixtures if p.stem == name)):
         if candidate.is_file():
             return candidate
-    available = sorted(p.stem for p in fixture_dir(provider).glob("*.json"))
+    available = sorted(p.stem for p in fixtures)
     raise CommandError(
         f"No file or {provider} fixture named {name!r}. Fixtures: {', '.join(available) or '-'}"
     )
@@ -70,7 +73,8 @@ class Command(BaseCommand):
             raise CommandError(f"Unknown tenant {tenant!r} (give its slug).") from None
         path = resolve_fixture(fixture, provider)
         body = path.read_bytes()
-        # Delivered as the provider would: its URL token and/or its signature headers.
+        # Delivered as the provider would: its URL token and/or its signature headers (and
+        # its Content-Type, when it posts no JSON).
         receiver = get_receiver(provider)
         if receiver is None:
             raise CommandError(f"No webhook receiver for {provider!r} in this deployment.")

@@ -28,7 +28,7 @@ class EchoWhatsApp(WhatsAppBackend):
         return None
 
     def find_sent(
-        self, *, to: str, text: str, since: datetime, account_id: str = ""
+        self, *, to: str, text: str, since: datetime, account_id: str = "", reference: str = ""
     ) -> SendResult | None:
         return None
 
