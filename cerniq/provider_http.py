@@ -178,10 +178,12 @@ class ProviderHTTP:
         params: list[tuple[str, str]] | Mapping[str, str] | None = None,
         json_body: Any = None,
         form: Mapping[str, str] | None = None,
+        files: Mapping[str, tuple[str, bytes, str]] | None = None,
         headers: Mapping[str, str] | None = None,
         sends: bool | None = None,
     ) -> Answer:
-        """One HTTP call. Transport failures are raised mapped; every status is returned."""
+        """One HTTP call. Transport failures are raised mapped; every status is returned.
+        `files` (name → (filename, bytes, content type)) with `form` makes a multipart body."""
         sends = method.upper() != "GET" if sends is None else sends
         all_headers = {**self._headers, **(headers or {})}
         data: bytes | Mapping[str, str] | None = None
@@ -194,7 +196,7 @@ class ProviderHTTP:
         where = f"{method} {masked(path + query)}"
         started = time.monotonic()
         try:
-            response = self._send(method, path, params, data, all_headers)
+            response = self._send(method, path, params, data, all_headers, files)
             content = response.content
         except requests.exceptions.RequestException as exc:
             raise self._transport_error(where, exc, sends) from exc
@@ -211,6 +213,7 @@ class ProviderHTTP:
         params: Any,
         data: Any,
         headers: dict[str, str],
+        files: Any = None,
     ) -> requests.Response:
         arguments: dict[str, Any] = {
             "params": params,
@@ -218,6 +221,8 @@ class ProviderHTTP:
             "headers": headers,
             "allow_redirects": False,
         }
+        if files:
+            arguments["files"] = files
         if self._auth is not None:
             arguments["auth"] = self._auth
         url = self.base_url + path

@@ -93,12 +93,17 @@ class TimelinesAI(WhatsAppBackend):
 
     # --- sending ------------------------------------------------------------------------
 
-    def send_to_phone(self, *, account_phone: str, to: str, text: str) -> SendResult:
-        """`POST /messages`: first message to a number, from `account_phone`'s account."""
+    def send_to_phone(
+        self, *, account_phone: str, to: str, text: str, file_uid: str = ""
+    ) -> SendResult:
+        """`POST /messages`: first message to a number, from `account_phone`'s account;
+        with `file_uid` (an uploaded file, `upload_file`) the text is its caption."""
         _check_phone(account_phone, "account_phone")
         _check_phone(to, "to")
-        _check_text(text)
+        _check_text(text, may_be_empty=bool(file_uid))
         body = {"phone": to, "text": text, "whatsapp_account_phone": account_phone}
+        if file_uid:
+            body["file_uid"] = _check_file_uid(file_uid)
         try:
             payload = self._request("POST", "/messages", json_body=body)
         except InvalidRecipient as exc:
@@ -109,12 +114,34 @@ class TimelinesAI(WhatsAppBackend):
             raise
         return _send_result(payload, thread_id="")
 
-    def send_to_chat(self, *, chat_id: str, text: str) -> SendResult:
-        """`POST /chats/{chat_id}/messages`: a follow-up; the chat's own account sends it."""
+    def send_to_chat(self, *, chat_id: str, text: str, file_uid: str = "") -> SendResult:
+        """`POST /chats/{chat_id}/messages`: a follow-up; the chat's own account sends it
+        (with `file_uid`, a file with `text` as its caption)."""
         chat = _check_chat_id(chat_id)
-        _check_text(text)
-        payload = self._request("POST", f"/chats/{chat}/messages", json_body={"text": text})
+        _check_text(text, may_be_empty=bool(file_uid))
+        body = {"text": text}
+        if file_uid:
+            body["file_uid"] = _check_file_uid(file_uid)
+        payload = self._request("POST", f"/chats/{chat}/messages", json_body=body)
         return _send_result(payload, thread_id=chat)
+
+    def upload_file(self, *, content: bytes, filename: str, content_type: str) -> dict[str, Any]:
+        """`POST /files_upload` (multipart `file`, `filename`, `content_type`) → the
+        FileInfo (`uid`, `filename`, `size`, `mimetype`, …): send it with `file_uid`.
+        Uploaded once per file; TimelinesAI keeps it in the workspace's files."""
+        if not content:
+            raise RejectedRequest("the file is empty")
+        name = (filename or "").strip()
+        if not name or "/" in name or "\\" in name or len(name) > 200:
+            raise RejectedRequest(f"not a file name: {name[:60]!r}")
+        form = {"filename": name, "content_type": content_type}
+        payload = self._request(
+            "POST", "/files_upload", form=form, files={"file": (name, content, content_type)}
+        )
+        data = payload.get("data")
+        if not isinstance(data, dict) or not isinstance(data.get("uid"), str) or not data["uid"]:
+            raise _unexpected(payload, "POST /files_upload", "no data.uid", uncertain=True)
+        return data
 
     def _raise_if_sender_down(self, account_phone: str, original: InvalidRecipient) -> None:
         details: ErrorDetails = {
@@ -258,6 +285,8 @@ class TimelinesAI(WhatsAppBackend):
         *,
         params: list[tuple[str, str]] | None = None,
         json_body: dict[str, Any] | None = None,
+        form: dict[str, str] | None = None,
+        files: dict[str, tuple[str, bytes, str]] | None = None,
     ) -> dict[str, Any]:
         """One HTTP call on a fresh connection; returns the parsed `{"status": "ok"}` body."""
         if not path.startswith("/") or path.endswith("/"):
@@ -266,7 +295,13 @@ class TimelinesAI(WhatsAppBackend):
             raise AuthenticationFailed("TimelinesAI API token is not configured")
         # Only POSTs have side effects worth reconciling.
         answer = self.http.request(
-            method, path, params=params, json_body=json_body, sends=method == "POST"
+            method,
+            path,
+            params=params,
+            json_body=json_body,
+            form=form,
+            files=files,
+            sends=method == "POST",
         )
         payload = answer.payload
         if payload is None:
@@ -331,8 +366,8 @@ def _check_phone(value: str, name: str) -> None:
         raise RejectedRequest(f"{name} must be an E.164 number like +40722000111, got {shown!r}")
 
 
-def _check_text(text: str) -> None:
-    if not isinstance(text, str) or not text.strip():
+def _check_text(text: str, *, may_be_empty: bool = False) -> None:
+    if not isinstance(text, str) or (not text.strip() and not may_be_empty):
         raise RejectedRequest("text is empty")
     if len(text) > MAX_TEXT:
         raise RejectedRequest(f"text is {len(text)} characters; TimelinesAI accepts {MAX_TEXT}")
@@ -342,6 +377,12 @@ def _check_text(text: str) -> None:
         text.encode("utf-8")
     except UnicodeEncodeError:
         raise RejectedRequest("text is not valid Unicode (lone surrogate)") from None
+
+
+def _check_file_uid(uid: str) -> str:
+    if not isinstance(uid, str) or not _MESSAGE_UID.fullmatch(uid):
+        raise RejectedRequest(f"not a TimelinesAI file uid: {str(uid)[:60]!r}")
+    return uid
 
 
 def _check_chat_id(chat_id: str | int) -> str:

@@ -289,3 +289,22 @@ def test_an_empty_parameter_is_refused_before_meta_refuses_it(tenant, cloud, app
 def test_another_workspaces_approved_template_is_never_used(tenant, other_tenant, cloud, approved):
     with pytest.raises(RejectedRequest):
         cloud.prepare(outgoing(other_tenant, approved.pk))
+
+
+def test_media_is_uploaded_for_a_number_and_sent_by_its_id(cloud):
+    with responses.RequestsMock() as mock:
+        mock.post(
+            "https://graph.facebook.com/v23.0/106540352242922/media",
+            json={"id": "1479537139650973"},
+        )
+        media_id = cloud.upload_media(
+            account_id="106540352242922",
+            content=b"\x89PNG\r\n\x1a\n",
+            filename="parcela.png",
+            content_type="image/png",
+        )
+        sent = mock.calls[0].request.body
+    assert media_id == "1479537139650973"
+    assert b'name="messaging_product"\r\n\r\nwhatsapp' in sent
+    assert b'name="type"\r\n\r\nimage/png' in sent
+    assert b'filename="parcela.png"' in sent
