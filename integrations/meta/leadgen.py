@@ -168,10 +168,17 @@ def mapped_values(form: LeadForm, answers: dict[str, str]) -> tuple[dict[str, An
 
 
 def make_lead(row: LeadAd, form: LeadForm, answers: dict[str, str]) -> None:
+    """The lead and its consent in one transaction: what the rules start after it commits
+    (a first message dispatched at once) already finds the lawful basis recorded."""
     values, problems = mapped_values(form, answers)
     if form.requires_cui and not values.get("cui"):
         _finish(row, LeadAd.Status.REFUSED, "; ".join(problems))
         return
+    with transaction.atomic():
+        _make_lead(row, form, values, problems)
+
+
+def _make_lead(row: LeadAd, form: LeadForm, values: dict[str, Any], problems: list[str]) -> None:
     status = LeadAd.Status.CREATED
     try:
         lead = create_lead(
