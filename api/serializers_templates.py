@@ -11,9 +11,10 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from api.serializers_sequences import row_id
+from api.serializers_template_ab import ABDecisionSerializer
 from outreach import spintax
 from outreach.analytics import rate
-from outreach.models import Channel, Template, TemplateVersion
+from outreach.models import ABDecision, Channel, Template, TemplateVersion
 from outreach.template_preview import MAX_PREVIEW_COUNT, PREVIEW_COUNT
 from outreach.template_versions import MAX_VERSIONS
 
@@ -54,6 +55,9 @@ class TemplateVersionSerializer(serializers.ModelSerializer):
 
 class TemplateSerializer(serializers.ModelSerializer):
     versions = TemplateVersionSerializer(many=True, read_only=True, help_text="Oldest first.")
+    ab_suggestion = serializers.SerializerMethodField(
+        help_text="The A/B winner waiting for a person to confirm or dismiss it, else null."
+    )
 
     class Meta:
         model = Template
@@ -63,11 +67,30 @@ class TemplateSerializer(serializers.ModelSerializer):
             "channel",
             "language",
             "is_active",
+            "ab_mode",
+            "ab_suggestion",
             "versions",
             "created_at",
             "updated_at",
         ]
         read_only_fields = fields
+        extra_kwargs = {
+            "ab_mode": {
+                "help_text": "What the A/B rule may do: off (figures only), suggest (a person "
+                "confirms each winner), auto (applied at once)."
+            }
+        }
+
+    @extend_schema_field(ABDecisionSerializer(allow_null=True))
+    def get_ab_suggestion(self, template: Template) -> dict | None:
+        waiting = getattr(template, "ab_waiting", None)
+        if waiting is None:  # not prefetched (api.views.templates prefetches it)
+            waiting = list(
+                template.ab_decisions.filter(status=ABDecision.Status.SUGGESTED).select_related(
+                    "decided_by", "winner"
+                )
+            )
+        return ABDecisionSerializer(waiting[0]).data if waiting else None
 
 
 class VersionWriteSerializer(serializers.Serializer):
@@ -87,6 +110,11 @@ class TemplateCreateSerializer(serializers.Serializer):
     channel = serializers.ChoiceField(Channel.choices)
     language = serializers.ChoiceField(Template.Language.choices, default=Template.Language.RO)
     is_active = serializers.BooleanField(default=True)
+    ab_mode = serializers.ChoiceField(
+        Template.ABMode.choices,
+        default=Template.ABMode.SUGGEST,
+        help_text="What the A/B rule may do with the versions' weights.",
+    )
     # many=True passes max_length on to DRF's ListSerializer; the stubs do not list it.
     versions = VersionWriteSerializer(  # type: ignore[call-arg]
         many=True, allow_empty=False, max_length=MAX_VERSIONS, help_text=f"At most {MAX_VERSIONS}."

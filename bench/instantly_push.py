@@ -1,23 +1,31 @@
-"""Benchmark the cold-email push: 10,000 due leads handed to Instantly in bulk.
+"""Benchmark the cold-email push: 10,000 due leads handed to Instantly by the real workers.
 
-    .venv/bin/python bench/instantly_push.py [--leads 10000]
-        [--one-transaction]
+    .venv/bin/python bench/instantly_push.py [--leads 10000] [--processes 1] [--threads 2]
+        [--redis-url redis://127.0.0.1:6379/5] [--in-process] [--one-transaction]
         [--database-url postgres://…/any_name] [--smoke] [--strict]
 
 Uses its own PostgreSQL database (created if missing, migrated, and the `bench-instantly`
-tenant recreated at the start; any name, bench/harness.py; production settings). Builds a
-tenant with a one-step cold-email sequence and `--leads` enrolled leads with valid
-addresses, queues their first email with `dispatch_due`, then times ONE
-`outreach.pushing.push_due` in this process with the real `InstantlyEmail` backend (the
-real InstantlyClient, its rate limiter on the in-process stub backend) pointed at a local
-fake Instantly HTTP server (threaded `http.server`: campaigns, activate, leads/add with
-the documented answer and `skip_if_in_workspace`, leads/list).
+tenant recreated at the start; any name, bench/harness.py; production settings) and its own
+Redis database and Dramatiq namespace (`cerniq-bench-instantly`, emptied at the start).
+Builds a tenant with a one-step cold-email sequence and `--leads` enrolled leads with valid
+addresses and queues their first email with `dispatch_due` (in this process, its planned
+pushes dropped), then enqueues ONE `outreach.tasks.push_cold_email` for the tenant and
+starts the workers `manage.py rundramatiq` starts (`--processes` x `--threads`, production
+settings) plus bench/push_stamps.py, which times each push run in the worker and counts the
+SQL statements it runs. The workers use the real `InstantlyEmail` backend and
+`InstantlyClient` pointed at a local fake Instantly HTTP server (threaded `http.server`:
+campaigns, activate, leads/add with the documented answer and `skip_if_in_workspace`,
+leads/list). A second push is enqueued once the first ended: it must hand nothing over.
 
-Reports leads/s, HTTP calls per 1,000 leads, SQL queries per lead and where the time and
-the queries go (the push's phases, timed by wrapping them), and checks that every lead was
-pushed exactly once (the fake counts each address it receives), that every message is SENT
-with its Instantly lead id, and that a second push hands nothing over. Exits 1 only on
-errors (a lead not pushed, pushed twice, a message not SENT), never on a slow figure.
+`--in-process` runs the push in this process instead (no Redis, no workers) and adds where
+the time and the statements go, the push's functions timed by wrapping them;
+`--one-transaction` (with it) runs the whole push in one transaction.
+
+Reports leads/s (from the push run's start to its end, in the worker), HTTP calls per 1,000
+leads and SQL statements per lead, and checks that every lead was pushed exactly once (the
+fake counts each address it receives), that every message is SENT with its Instantly lead
+id, and that the second push handed nothing over. Exits 1 only on errors (a lead not
+pushed, pushed twice, a message not SENT, a worker error), never on a slow figure.
 
 Ceiling, in the same run: the least a push of these leads can do: their addresses posted to
 a second fake's leads/add in batches of 1,000 and one UPDATE marking their messages SENT
@@ -32,12 +40,16 @@ import json
 import logging
 import os
 import random
+import signal
+import subprocess
 import sys
+import tempfile
 import threading
 import time
 import uuid
 from collections import Counter, defaultdict
 from contextlib import contextmanager, nullcontext
+from dataclasses import dataclass
 from datetime import datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -51,6 +63,10 @@ from bench.dispatch import shape  # noqa: E402
 GOAL_RATE = 500  # leads/s handed to Instantly
 GOAL_STATEMENTS = 0.5  # SQL statements per lead
 TENANT_SLUG = "bench-instantly"
+NAMESPACE = "cerniq-bench-instantly"
+DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/5"
+PUSH_DEADLINE = 1800  # seconds a push may take before the bench gives up on it
+ROOT = Path(__file__).resolve().parent.parent
 # A Monday, 10:00 in Bucharest: the window is open.
 NOW = datetime(2025, 3, 3, 10, 0, tzinfo=ZoneInfo("Europe/Bucharest"))
 SUBJECT = "Ofertă pentru {{company_name}}"
@@ -201,16 +217,18 @@ def build_world(leads: int):
     return tenant
 
 
-# --- timing the push's phases --------------------------------------------------------------
+# --- timing the push's phases (--in-process) -------------------------------------------------
 
 
 class Phases:
-    """Seconds and SQL queries per phase of the push (the innermost wrapped call counts)."""
+    """Seconds and SQL statements per phase of the push (the innermost wrapped call counts)."""
+
+    REST = "push_due (the rest)"
 
     def __init__(self) -> None:
         self.seconds: dict[str, float] = defaultdict(float)
         self.queries: Counter[str] = Counter()
-        self.stack: list[str] = ["push_due (the rest)"]
+        self.stack: list[str] = [self.REST]
         self.shapes: dict[str, Counter[str]] = defaultdict(Counter)
 
     def wrap(self, name: str, function):
@@ -222,7 +240,7 @@ class Phases:
             finally:
                 self.seconds[name] += time.perf_counter() - started
                 self.stack.pop()
-                if self.stack[-1] != "push_due (the rest)":  # keep exclusive time
+                if self.stack[-1] != self.REST:  # keep exclusive time
                     self.seconds[self.stack[-1]] -= time.perf_counter() - started
 
         return timed
@@ -233,20 +251,28 @@ class Phases:
         return execute(sql, params, many, context)
 
 
+# The push's functions timed when the module has them (the push is rewritten over time).
+PHASES = {
+    "outreach.pushing": (
+        "due_cold_messages", "why_not_send", "wanted", "hourly_room", "_claim", "claim",
+        "reconcile", "record_sent", "record_sent_many", "record_failure", "record_failures",
+        "cancel_message", "cancel_messages",
+    ),
+    "integrations.instantly.backend.InstantlyEmail": ("send_many",),
+}  # fmt: skip
+
+
 @contextmanager
 def phases_of_push(phases: Phases):
-    from integrations.instantly import backend as instantly_backend
-    from outreach import pushing
+    from django.utils.module_loading import import_string
 
-    names = {
-        pushing: ("due_cold_messages", "why_not_send", "hourly_room", "_claim")
-        + ("record_sent", "record_failure"),
-        instantly_backend.InstantlyEmail: ("send_many",),
-    }
     saved = []
-    for owner, attrs in names.items():
+    for path, attrs in PHASES.items():
+        owner = import_string(path)
         for attr in attrs:
-            original = getattr(owner, attr)
+            original = getattr(owner, attr, None)
+            if original is None:
+                continue
             saved.append((owner, attr, original))
             label = "send_many (HTTP + campaign)" if attr == "send_many" else attr
             setattr(owner, attr, phases.wrap(label, original))
@@ -260,43 +286,132 @@ def phases_of_push(phases: Phases):
 # --- the run ---------------------------------------------------------------------------------
 
 
-def run(args: argparse.Namespace) -> int:
-    from django.db import connection, transaction
+@dataclass
+class Push:
+    """One push as measured: seconds, SQL statements, what it handed over."""
 
+    seconds: float
+    queries: int
+    outcome: str
+    phases: Phases | None = None
+
+
+def queue_cold_email(args: argparse.Namespace):
     from outreach import delivery, dispatch
     from outreach.dispatch import dispatch_due
     from outreach.models import Channel, Message
+
+    # Dispatch plans pushes; the bench enqueues the one it measures itself.
+    saved = delivery.plan_push, dispatch.plan_push
+    delivery.plan_push = dispatch.plan_push = lambda tenant_id, at=None: None
+    try:
+        print(f"building {args.leads} leads …", flush=True)
+        tenant = build_world(args.leads)
+        while sum(dispatch_due(tenant, batch_size=1000, now=NOW).dispatched.values()):
+            pass
+    finally:
+        delivery.plan_push, dispatch.plan_push = saved
+    cold = Message.objects.filter(tenant=tenant, channel=Channel.EMAIL_COLD)
+    return tenant, cold
+
+
+def in_process(args: argparse.Namespace, tenant) -> tuple[Push, Push]:
+    from django.db import connection, transaction
+
     from outreach.pushing import push_due
 
-    # Dispatch plans a push actor; this bench calls push_due itself.
-    delivery.plan_push = dispatch.plan_push = lambda tenant_id, at=None: None
-    print(f"building {args.leads} leads …", flush=True)
-    tenant = build_world(args.leads)
-    while sum(dispatch_due(tenant, batch_size=1000, now=NOW).dispatched.values()):
-        pass
-    cold = Message.objects.filter(tenant=tenant, channel=Channel.EMAIL_COLD)
-    queued = cold.filter(status=Message.Status.QUEUED).count()
-    print(f"queued {queued} cold emails; {harness.load_note()}; pushing …", flush=True)
-    floor = ceiling(cold, queued)
-
     phases = Phases()
-    # --one-transaction: the whole push in one transaction, an upper bound of what
-    # recording each batch's results in one transaction (one commit per batch) would gain.
+    # --one-transaction: the whole push in one transaction.
     scope = transaction.atomic() if args.one_transaction else nullcontext()
     with phases_of_push(phases), connection.execute_wrapper(phases.count):
         started = time.perf_counter()
         with scope:
-            outcome = push_due(tenant.pk, now=NOW)
+            outcome = push_due(tenant.pk)
         seconds = time.perf_counter() - started
-    again = push_due(tenant.pk, now=NOW)
+    first = Push(seconds, sum(phases.queries.values()), str(outcome), phases)
+    started = time.perf_counter()
+    again = push_due(tenant.pk)
+    return first, Push(time.perf_counter() - started, 0, str(again))
 
-    errors = check(args, FAKE, cold, queued, outcome, again)
-    report(args, outcome, seconds, phases, queued)
+
+def empty_broker(url: str) -> None:
+    import redis
+
+    client = redis.Redis.from_url(url)
+    for key in client.scan_iter(f"{NAMESPACE}*"):
+        client.delete(key)
+
+
+def wait_for_run(stamps: Path, n: int, workers: subprocess.Popen, logs: Path) -> dict:
+    """The n-th push run's stamp, once the worker wrote it."""
+    deadline = time.monotonic() + PUSH_DEADLINE
+    while time.monotonic() < deadline:
+        lines = stamps.read_text().splitlines() if stamps.exists() else []
+        if len(lines) >= n:
+            return json.loads(lines[n - 1])
+        if workers.poll() is not None:
+            raise harness.BenchError(f"the workers exited ({workers.returncode}); see {logs}")
+        time.sleep(0.2)
+    raise harness.BenchError(f"push {n} did not end within {PUSH_DEADLINE} s; see {logs}")
+
+
+def through_workers(args: argparse.Namespace, tenant) -> tuple[Push, Push, list[str]]:
+    from bench.send_pipeline import worker_command
+    from outreach.tasks import push_cold_email
+
+    empty_broker(args.redis_url)
+    logs = Path(tempfile.mkdtemp(prefix="bench-instantly-"))
+    stamps = logs / "pushes.jsonl"
+    env = dict(os.environ, BENCH_PUSH_STAMPS=str(stamps))
+    command = worker_command(args, shutdown_ms=30_000, extra_modules=("bench.push_stamps",))
+    push_cold_email.send(tenant.pk)
+    print(f"workers {args.processes} x {args.threads}; logs in {logs}", flush=True)
+    with (logs / "workers.log").open("wb") as log:
+        workers = subprocess.Popen(
+            command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )  # fmt: skip
+        try:
+            first = wait_for_run(stamps, 1, workers, logs)
+            push_cold_email.send(tenant.pk)  # a duplicate: hands nothing over
+            second = wait_for_run(stamps, 2, workers, logs)
+        finally:
+            workers.send_signal(signal.SIGTERM)
+            try:
+                workers.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                os.killpg(workers.pid, signal.SIGKILL)
+    errors = harness.error_lines((logs / "workers.log").read_text(errors="replace"))
+    errors += [
+        f"push run {n} raised; see {logs}" for n, r in ((1, first), (2, second)) if r["failed"]
+    ]
+    return (
+        Push(first["ended"] - first["started"], first["queries"], f"cpu {first['cpu']:.2f} s"),
+        Push(second["ended"] - second["started"], second["queries"], ""),
+        errors[:10],
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    from outreach.models import Message
+
+    tenant, cold = queue_cold_email(args)
+    queued = cold.filter(status=Message.Status.QUEUED).count()
+    print(f"queued {queued} cold emails; {harness.load_note()}; pushing …", flush=True)
+    floor = ceiling(cold, queued)
+    if args.in_process:
+        first, again = in_process(args, tenant)
+        errors: list[str] = []
+    else:
+        first, again, errors = through_workers(args, tenant)
+    errors += check(args, FAKE, cold, queued)
+    report(args, first, again, queued)
     for error in errors:
         print(f"ERROR: {error}")
     if errors:
         return 1
-    statements = sum(phases.queries.values()) / queued
+    seconds = first.seconds
+    statements = first.queries / queued
     harness.judge(
         "instantly_push",
         f">= {GOAL_RATE} leads/s handed to Instantly",
@@ -343,7 +458,7 @@ def ceiling(cold, queued: int) -> float:
     return seconds
 
 
-def check(args, fake: FakeInstantly, cold, queued: int, outcome, again) -> list[str]:
+def check(args, fake: FakeInstantly, cold, queued: int) -> list[str]:
     from outreach.models import Message
 
     errors = []
@@ -358,45 +473,47 @@ def check(args, fake: FakeInstantly, cold, queued: int, outcome, again) -> list[
         cold.filter(status=Message.Status.SENT).values_list("counterpart", "provider_message_id")
     )
     if len(sent) != args.leads:
-        errors.append(f"{len(sent)} messages SENT of {args.leads} ({outcome})")
+        errors.append(f"{len(sent)} messages SENT of {args.leads}")
     wrong = [e for e, pid in sent.items() if fake.leads.get(e, {}).get("id") != pid]
     if wrong:
         errors.append(f"{len(wrong)} SENT rows without their Instantly lead id")
-    if again.calls or again.sent:
-        errors.append(f"a second push handed over {again.sent} more ({again})")
+    if fake.calls["POST /api/v2/leads/add"] > -(-args.leads // 1000):
+        errors.append(f"{fake.calls['POST /api/v2/leads/add']} leads/add calls: a push repeated")
     if fake.calls["POST /api/v2/campaigns"] != 1:
         errors.append(f"{fake.calls['POST /api/v2/campaigns']} campaigns created, not 1")
     return errors
 
 
-def report(args, outcome, seconds: float, phases: Phases, queued: int) -> None:
+def report(args, first: Push, again: Push, queued: int) -> None:
     total_calls = sum(FAKE.calls.values())
-    total_queries = sum(phases.queries.values())
     print()
-    mode = " (one transaction)" if args.one_transaction else ""
-    print(f"| push_due of {queued} due cold emails{mode} | value |")
+    mode = "in this process" if args.in_process else f"workers {args.processes}x{args.threads}"
+    mode += ", one transaction" if args.one_transaction else ""
+    print(f"| push of {queued} due cold emails ({mode}) | value |")
     print("| --- | --- |")
-    print(f"| wall time | {seconds:.2f} s |")
-    print(f"| leads/s | {queued / seconds:,.0f} |")
-    print(f"| outcome | sent {outcome.sent}, failed {outcome.failed}, calls {outcome.calls} |")
+    print(f"| wall time | {first.seconds:.2f} s {first.outcome} |")
+    print(f"| leads/s | {queued / first.seconds:,.0f} |")
     print(f"| HTTP calls | {total_calls} ({1000 * total_calls / queued:.1f} per 1,000 leads) |")
     for name, n in sorted(FAKE.calls.items()):
         print(f"| &nbsp; {name} | {n} |")
-    print(f"| SQL queries | {total_queries} ({total_queries / queued:.1f} per lead) |")
+    print(f"| SQL statements | {first.queries} ({first.queries / queued:.2f} per lead) |")
+    print(f"| second push | {again.seconds:.2f} s, {again.queries} statements {again.outcome} |")
+    if first.phases is None:
+        return
+    phases = first.phases
     print()
-    print("| phase | seconds | share | SQL queries | per lead |")
+    print("| phase | seconds | share | SQL statements | per lead |")
     print("| --- | --- | --- | --- | --- |")
     measured = dict(phases.seconds)
-    measured["push_due (the rest)"] = seconds - sum(
-        v for k, v in measured.items() if k != "push_due (the rest)"
-    )
+    measured[Phases.REST] = first.seconds - sum(v for k, v in measured.items() if k != Phases.REST)
     for name, value in sorted(measured.items(), key=lambda kv: -kv[1]):
         n = phases.queries.get(name, 0)
-        print(f"| {name} | {value:.2f} | {100 * value / seconds:.0f} % | {n} | {n / queued:.1f} |")
-    for name in ("record_sent", "why_not_send"):
-        print(f"\nqueries of {name}, per lead:")
-        for sql, n in phases.shapes[name].most_common(16):
-            print(f"  {n / queued:4.1f}  {sql[:150]}")
+        share = 100 * value / first.seconds
+        print(f"| {name} | {value:.2f} | {share:.0f} % | {n} | {n / queued:.2f} |")
+    for name, shapes in phases.shapes.items():
+        print(f"\nstatements of {name}, per lead:")
+        for sql, n in shapes.most_common(12):
+            print(f"  {n / queued:6.3f}  {sql[:150]}")
 
 
 FAKE = FakeInstantly()
@@ -405,29 +522,42 @@ FAKE = FakeInstantly()
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--leads", type=int, default=10_000)
+    parser.add_argument("--processes", type=int, default=1)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--redis-url", default=DEFAULT_REDIS_URL)
     parser.add_argument(
-        "--one-transaction",
-        action="store_true",
-        help="push in one transaction (estimates one commit per batch instead of per lead)",
+        "--in-process", action="store_true", help="push in this process, with a phase table"
+    )
+    parser.add_argument(
+        "--one-transaction", action="store_true", help="with --in-process: in one transaction"
     )
     harness.add_arguments(parser)
     args = parser.parse_args()
     if args.smoke:
         args.leads = 50
     server = serve(FAKE)
-    os.environ.pop("REDIS_URL", None)  # in-process: the stub broker and rate limiter
     os.environ.update(
         INSTANTLY_BACKEND="integrations.instantly.backend.InstantlyEmail",
         INSTANTLY_API_KEY="bench-key",
         INSTANTLY_BASE_URL=f"http://127.0.0.1:{server.server_port}",
         INSTANTLY_SENDERS="vanzari@cerniq-mail.ro",
+        NO_PROXY="127.0.0.1,localhost",
+        PYTHONUNBUFFERED="1",
+        LOG_LEVEL="INFO",
     )
+    if args.in_process:
+        os.environ.pop("REDIS_URL", None)  # the stub broker and rate limiter
+    else:
+        os.environ.update(REDIS_URL=args.redis_url, DRAMATIQ_NAMESPACE=NAMESPACE)
     from bench.import_leads import configure
 
     configure("instantly", args)
     logging.disable(logging.INFO)  # the client logs every call; this process prints a table
     try:
         return run(args)
+    except harness.BenchError as error:
+        print(f"ERROR: {error}")
+        return 1
     finally:
         server.shutdown()
 

@@ -57,6 +57,11 @@ class Integration:
     # after the transaction commits (cerniq.integrations.notify). Keep them quick: a hook
     # that calls the provider enqueues an actor of its own.
     hooks: dict[str, str] = field(default_factory=dict)
+    # The same events in bulk (cerniq.integrations.notify_many): dotted path of a function
+    # called once with `changes`, the keyword arguments of each change, when a batch made
+    # many at once (a push of cold email moving a thousand leads). An integration without
+    # one gets its `hooks` function once per change.
+    bulk_hooks: dict[str, str] = field(default_factory=dict)
     package_dir: Path | None = None  # Path(__file__).parent, for the fixtures
     # Dotted path of a module telling the provider of an opt-out or an erasure, with a
     # receipt per call (outreach.propagation): `targets(lead, cause)` lists what it holds
@@ -186,6 +191,12 @@ def notify(event: str, **details: Any) -> None:
     """Tell every integration that hooks `event` (after the current transaction commits, so
     none acts on a change that is rolled back). A failing hook is logged, never raised: the
     core's change stands whatever a provider's sync does."""
+    notify_many(event, [details])
+
+
+def notify_many(event: str, changes: list[dict[str, Any]]) -> None:
+    """`notify` for many changes of one event: an integration with a bulk hook for it is
+    called once with them all (`changes=`), the others once per change."""
     import logging
 
     from django.db import transaction
@@ -193,14 +204,20 @@ def notify(event: str, **details: Any) -> None:
 
     if event not in HOOK_EVENTS:
         raise ValueError(f"unknown integration event {event!r}")
-    paths = [i.hooks[event] for i in registry().values() if event in i.hooks]
+    calls: list[tuple[str, list[dict[str, Any]]]] = []
+    for integration in registry().values():
+        if event in integration.bulk_hooks and len(changes) > 1:
+            calls.append((integration.bulk_hooks[event], [{"changes": changes}]))
+        elif event in integration.hooks:
+            calls.append((integration.hooks[event], changes))
 
     def run() -> None:
-        for path in paths:
-            try:
-                import_string(path)(**details)
-            except Exception:
-                logging.getLogger(__name__).exception("integration hook %s failed", path)
+        for path, arguments in calls:
+            for kwargs in arguments:
+                try:
+                    import_string(path)(**kwargs)
+                except Exception:
+                    logging.getLogger(__name__).exception("integration hook %s failed", path)
 
-    if paths:
+    if calls and changes:
         transaction.on_commit(run)

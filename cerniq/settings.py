@@ -252,6 +252,10 @@ PERIODIC_JOBS.append(
     {"name": "check-senders", "cron": "*/30 * * * *", "actor": "outreach.tasks.check_senders"}
 )
 PERIODIC_JOBS.append(
+    # Templates' A/B versions judged on positive replies (outreach.ab_winners, hourly).
+    {"name": "ab-winners", "cron": "25 * * * *", "actor": "outreach.tasks.evaluate_ab_winners"}
+)
+PERIODIC_JOBS.append(
     # Opt-out and erasure receipts whose provider call is due again (outreach.propagation).
     {"name": "propagate-due", "cron": "* * * * *", "actor": "outreach.tasks.propagate_due"}
 )
@@ -371,6 +375,18 @@ NOTIFY_BY_EMAIL = bool(env.str("EMAIL_URL", default=""))
 if NOTIFY_BY_EMAIL:
     vars().update(env.email_url("EMAIL_URL"))
 DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="Cerniq Outreach <cerniq@localhost>")
+
+# --- A WhatsApp chat's history (hitl.chat_backfill, docs/chat-history.md) -----------------
+# Fetched once when a lead's chat becomes known (false: only when a person asks on the lead
+# page), at most this many pages (50 messages each on TimelinesAI) and this many days back
+# per fetch (never beyond a workspace's retention age). TimelinesAI allows 30 requests a
+# second per IP address for everything: the fetches take at most this many of them.
+CHAT_HISTORY_ON_NEW_CHAT = env.bool("CHAT_HISTORY_ON_NEW_CHAT", default=True)
+CHAT_HISTORY_MAX_PAGES = env.int("CHAT_HISTORY_MAX_PAGES", default=20)
+CHAT_HISTORY_MAX_DAYS = env.int("CHAT_HISTORY_MAX_DAYS", default=365)
+TIMELINESAI_HISTORY_REQUESTS_PER_SECOND = env.int(
+    "TIMELINESAI_HISTORY_REQUESTS_PER_SECOND", default=5
+)
 
 # --- Auth, i18n, static ---------------------------------------------------------------
 AUTH_PASSWORD_VALIDATORS = [
@@ -574,6 +590,7 @@ SPECTACULAR_SETTINGS = {
         "SuppressionKindEnum": "outreach.models.Suppression.Kind",
         "ReviewKindEnum": "hitl.models.ReviewItem.Kind",
         "SuppressionSourceEnum": "outreach.models.Suppression.Source",
+        "TemplateABModeEnum": "outreach.models.Template.ABMode",
     },
 }
 

@@ -119,6 +119,12 @@ StepFormSet = forms.formset_factory(
 
 
 class TemplateForm(forms.ModelForm):
+    # Saved by outreach.ab_winners.decisions.set_mode (turning it off withdraws a waiting
+    # suggestion), not by the form; left out of a post, the template keeps its mode.
+    ab_mode = forms.ChoiceField(
+        label=_("A/B winner"), choices=Template.ABMode.choices, required=False
+    )
+
     class Meta:
         model = Template
         fields = ["name", "channel", "language", "is_active"]
@@ -132,6 +138,10 @@ class TemplateForm(forms.ModelForm):
     def __init__(self, *args: Any, tenant: Tenant, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.tenant = tenant
+        self.fields["ab_mode"].initial = self.instance.ab_mode
+
+    def clean_ab_mode(self) -> str:
+        return self.cleaned_data.get("ab_mode") or self.instance.ab_mode
 
     def clean_name(self) -> str:
         name = self.cleaned_data["name"]

@@ -3,6 +3,7 @@
 from django.urls import path
 
 from console.views import (
+    chat_history,
     lead_add,
     lead_basis,
     lead_detail,
@@ -33,5 +34,10 @@ urlpatterns = [
     path("leads/<int:pk>/export.json", lead_export.lead_export, name="lead_export"),
     path("leads/<int:pk>/erase/", lead_erase.lead_erase, name="lead_erase"),
     path("leads/<int:pk>/basis/", lead_basis.record_basis, name="lead_record_basis"),
+    path(
+        "leads/<int:pk>/chat-history/",
+        chat_history.lead_chat_history,
+        name="lead_chat_history",
+    ),
     path("leads/<int:pk>/<str:action>/", lead_detail.lead_action, name="lead_action"),
 ]

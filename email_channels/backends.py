@@ -88,6 +88,17 @@ class OutgoingEmail:
         )
 
 
+@dataclass(frozen=True)
+class SentQuery:
+    """One earlier send to look for at the provider (`EmailBackend.find_sent_many`): the
+    arguments of `find_sent`."""
+
+    idempotency_key: str
+    to: str
+    since: datetime
+    email: OutgoingEmail | None = None
+
+
 class EmailBackend(ABC):
     needs_credentials: bool = True
     is_sandbox: bool = False
@@ -120,6 +131,15 @@ class EmailBackend(ABC):
         """The send made with this key, if the provider has it (reconciliation of an
         attempt whose worker died), else None. `email` is what was being sent, for a
         provider that must recognise a send by its content (an answer in a thread)."""
+
+    def find_sent_many(self, sends: Sequence[SentQuery]) -> list[SendResult | None]:
+        """`find_sent` for several sends (reconciling a batch whose outcome is unknown): one
+        answer per send, in order; a ProviderError raised when the provider cannot be
+        asked. A backend that can look many up in one call overrides this."""
+        return [
+            self.find_sent(idempotency_key=q.idempotency_key, to=q.to, since=q.since, email=q.email)
+            for q in sends
+        ]
 
     def send_many(
         self, emails: Sequence[tuple[OutgoingEmail, str]]

@@ -5,7 +5,15 @@ from __future__ import annotations
 from django.contrib import admin
 
 from cerniq import reasons
-from hitl.models import ConversationState, Note, ReplyResponse, ReplyTriage, ReviewItem, ReviewSLA
+from hitl.models import (
+    ChatBackfill,
+    ConversationState,
+    Note,
+    ReplyResponse,
+    ReplyTriage,
+    ReviewItem,
+    ReviewSLA,
+)
 from outreach.admin import AuditRowAdmin
 
 
@@ -107,3 +115,31 @@ class ConversationStateAdmin(AuditRowAdmin):
     list_select_related = ("user", "lead", "tenant")
     list_filter = ("tenant",)
     raw_id_fields = ("user", "lead")
+
+
+@admin.register(ChatBackfill)
+class ChatBackfillAdmin(AuditRowAdmin):
+    """Each WhatsApp chat's history fetch (hitl.chat_backfill; docs/chat-history.md): where
+    it stands, what it stored, why it failed. Written by the fetch and the lead page only."""
+
+    list_display = (
+        "requested_at",
+        "lead",
+        "chat_id",
+        "status",
+        "trigger",
+        "pages",
+        "stored",
+        "end",
+        "error_text",
+        "tenant",
+    )
+    list_select_related = ("lead", "tenant")
+    list_filter = ("status", "trigger", "provider", "tenant")
+    raw_id_fields = ("lead", "phone", "requested_by")
+    date_hierarchy = "requested_at"
+
+    @admin.display(description="Error", ordering="error")
+    def error_text(self, row: ChatBackfill) -> str:
+        """The stored reason in the reader's language (cerniq.reasons)."""
+        return reasons.render(row.error) if row.error else ""

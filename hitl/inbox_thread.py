@@ -21,6 +21,7 @@ from hitl.analysis import words
 from hitl.inbox import Cursor
 from hitl.models import Note
 from outreach.models import Channel, Lead, Message, MessageAttachment, StageTransition
+from outreach.past_messages import history_flag
 
 THREAD_LATEST = 50
 # A poll after "show earlier" re-renders everything from the oldest message shown, up to
@@ -49,6 +50,7 @@ MESSAGE_FIELDS = (
     "template_version__version",
     "template_version__template__name",
     "sender",
+    "is_history",
 )
 
 
@@ -119,7 +121,9 @@ def thread(
         messages = messages.exclude(_older_than(since))
         limit = SINCE_LIMIT
     found = list(
-        messages.annotate(sender=KeyTextTransform("sender", "raw_request"))
+        messages.annotate(
+            sender=KeyTextTransform("sender", "raw_request"), is_history=history_flag()
+        )
         .order_by("-created_at", "-pk")
         .values(*MESSAGE_FIELDS)[: limit + 1]
     )

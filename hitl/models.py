@@ -276,3 +276,73 @@ class ConversationState(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user_id} in conversation {self.lead_id}"
+
+
+class ChatBackfill(models.Model):
+    """Fetching one WhatsApp chat's earlier messages from its provider (hitl.chat_backfill,
+    docs/chat-history.md): once per chat when it becomes known, again when a person asks.
+    Where the fetch is (the next page, the lease of the run that holds it), what it found,
+    and how it ended; the page shows it."""
+
+    class Status(models.TextChoices):
+        QUEUED = "QUEUED", _("Waiting for a worker")
+        RUNNING = "RUNNING", _("Fetching")
+        DONE = "DONE", _("Fetched")
+        FAILED = "FAILED", _("Failed")
+
+    class Trigger(models.TextChoices):
+        CHAT_LEARNT = "CHAT_LEARNT", _("The chat became known")
+        PERSON = "PERSON", _("Asked for on the lead page")
+
+    class End(models.TextChoices):
+        START = "START", _("The chat's first message was reached")
+        PAGES = "PAGES", _("The page limit was reached")
+        DAYS = "DAYS", _("The age limit was reached")
+
+    tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="+")
+    lead = models.ForeignKey(Lead, on_delete=models.CASCADE, related_name="chat_backfills")
+    phone = models.ForeignKey(
+        "whatsapp.Phone", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    provider = models.CharField(max_length=16)
+    chat_id = models.CharField(max_length=255)
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.QUEUED)
+    trigger = models.CharField(max_length=12, choices=Trigger.choices)
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    # Messages from this moment on are the live path's (the webhooks): never fetched as history.
+    requested_at = models.DateTimeField()
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    # The run that holds the fetch, until then (a run that died lets go when it passes).
+    claimed_until = models.DateTimeField(null=True, blank=True)
+    next_page = models.PositiveIntegerField(default=1)
+    pages = models.PositiveIntegerField(default=0)  # fetched so far
+    fetched = models.PositiveIntegerField(default=0)  # entries the provider returned
+    stored = models.PositiveIntegerField(default=0)  # new messages kept
+    already = models.PositiveIntegerField(default=0)  # kept before (ours, or an earlier fetch)
+    skipped = models.PositiveIntegerField(default=0)  # notes, calls, outside the bounds
+    end = models.CharField(max_length=8, choices=End.choices, blank=True)
+    # Provider failures so far per class of the retry table (cerniq.retry), and the next try.
+    retries = models.JSONField(default=dict, blank=True)
+    retry_at = models.DateTimeField(null=True, blank=True)
+    error = models.CharField(max_length=255, blank=True)  # a reason code (cerniq.reasons)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["tenant", "provider", "chat_id"], name="chatbackfill_one_per_chat"
+            ),
+            models.CheckConstraint(
+                condition=~Q(status__in=["DONE", "FAILED"]) | Q(finished_at__isnull=False),
+                name="chatbackfill_finished_has_time",
+            ),
+            models.CheckConstraint(condition=Q(next_page__gte=1), name="chatbackfill_page_from_1"),
+        ]
+        indexes = [models.Index(fields=["lead", "requested_at"], name="chatbackfill_lead_idx")]
+
+    def __str__(self) -> str:
+        return f"history of chat {self.chat_id} ({self.status})"

@@ -5,7 +5,14 @@ from __future__ import annotations
 
 from django.db.models import Model, QuerySet
 
-from hitl.models import ConversationState, Note, ReplyResponse, ReplyTriage, ReviewItem
+from hitl.models import (
+    ChatBackfill,
+    ConversationState,
+    Note,
+    ReplyResponse,
+    ReplyTriage,
+    ReviewItem,
+)
 from outreach.models import Lead
 from outreach.person_data import Section, register
 from outreach.scrubbing import ERASED, Scrub, blank, nothing, redact
@@ -26,6 +33,8 @@ _SCRUBS: dict[str, Scrub] = {
     "reply_responses": nothing,
     "notes": blank(body=ERASED),
     "conversation_read_state": nothing,
+    # The chat's id may be made of the number (a provider's choice); an error may quote it.
+    "chat_history_fetches": redact("chat_id", "error"),
 }
 
 
@@ -36,5 +45,6 @@ def register_sections() -> None:
         (ReplyResponse, "reply_responses"),
         (Note, "notes"),
         (ConversationState, "conversation_read_state"),
+        (ChatBackfill, "chat_history_fetches"),
     ):
         register(Section(name, model, _of_lead(model), _SCRUBS[name]))

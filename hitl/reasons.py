@@ -156,3 +156,15 @@ SLA_MISSED = reasons.define(
     now=_priority,
     due=moment_label,
 )
+
+# --- a WhatsApp chat's history, fetched from its provider (hitl.chat_backfill) ----------
+BACKFILL_FAILED = reasons.define(
+    "hitl.backfill.failed", _("The provider could not give the history: %(error)s")
+)
+BACKFILL_RETRYING = reasons.define("hitl.backfill.retrying", _("The provider answered: %(error)s"))
+BACKFILL_ERASED = reasons.define(
+    "hitl.backfill.erased", _("The person was erased: their history is not fetched")
+)
+BACKFILL_UNSUPPORTED = reasons.define(
+    "hitl.backfill.unsupported", _("%(provider)s cannot give a chat's earlier messages")
+)

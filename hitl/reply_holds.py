@@ -21,6 +21,7 @@ from django.utils.dateparse import parse_datetime
 from cerniq import reasons
 from outreach import sequences, stages
 from outreach.models import Enrollment, Journey, Lead, Message
+from outreach.past_messages import NOT_HISTORY
 from outreach.reasons import STOP_COMPANY_REPLIED, STOP_REPLY
 
 RUNNING = (Enrollment.Status.ACTIVE, Enrollment.Status.PAUSED)
@@ -86,9 +87,11 @@ def _give_back_one(lead_id: int, state: dict, message: Message, back: datetime |
     journey = Journey.objects.select_for_update().filter(lead_id=lead_id).first()
     if journey is None or journey.stage not in stages.AUTOMATED or journey.taken_over_by_id:
         return False
-    wrote_since = Message.objects.filter(
+    newer = Message.objects.filter(
         lead_id=lead_id, direction=Message.Direction.INBOUND, pk__gt=message.pk
-    ).exists()
+    )
+    # A chat's history stored since was written before: not a newer message.
+    wrote_since = newer.filter(NOT_HISTORY).exists()
     if wrote_since or Enrollment.objects.filter(lead_id=lead_id, status__in=RUNNING).exists():
         return False  # its newer message, or a new enrollment, decides now
     planned = [parse_datetime(state["next_action_at"])] if state.get("next_action_at") else []

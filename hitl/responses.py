@@ -33,6 +33,7 @@ from hitl.models import ReplyResponse, ReviewItem
 from outreach import optout
 from outreach.hours import SendingWindow
 from outreach.models import Message, Priority
+from outreach.past_messages import NOT_HISTORY
 from outreach.recording import ECHO_MARK
 
 CLOSED_BY_PERSON = (ReviewItem.Status.RESOLVED, ReviewItem.Status.DISMISSED)
@@ -180,9 +181,13 @@ def rebuild(tenant: Tenant) -> int:
     # (when, rank, what, row): at one instant a reply comes before the item it opened, and
     # both before the answer, as they happened.
     events: dict[int, list[tuple[datetime, int, str, Any]]] = defaultdict(list)
-    messages = Message.objects.filter(tenant=tenant).filter(
-        Q(direction=Message.Direction.INBOUND)
-        | Q(direction=Message.Direction.OUTBOUND, is_manual=True)
+    messages = (
+        Message.objects.filter(tenant=tenant)
+        .filter(
+            Q(direction=Message.Direction.INBOUND)
+            | Q(direction=Message.Direction.OUTBOUND, is_manual=True)
+        )
+        .filter(NOT_HISTORY)  # a chat's earlier messages, fetched later: no reply waited
     )
     for message in messages.only(
         "pk",

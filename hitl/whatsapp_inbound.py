@@ -9,6 +9,10 @@ which lead it belongs to, and the reply path (opt-out, stop, triage) live only h
 A lead is found by the chat (exact), then by its phone number, then by the WhatsApp user
 id (Meta's business-scoped id, `Lead.whatsapp_user_id`): since 2026 a user with a username
 may write with no phone number in the webhook, and the id is then all there is.
+
+Each of the three is where a lead's chat id becomes known: the chat's earlier messages are
+then fetched once (hitl.chat_backfill.chat_known; stored as history by
+hitl.whatsapp_history, never through the reply path).
 """
 
 from __future__ import annotations
@@ -21,8 +25,10 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 
 from cerniq.models import Tenant
+from hitl.chat_backfill import chat_known
 from hitl.replies import process_reply, process_unknown_sender
 from outreach.models import Channel, Lead, Message
+from outreach.past_messages import HISTORY_MARK
 from outreach.recording import ECHO_MARK
 from whatsapp.models import Phone
 
@@ -112,7 +118,7 @@ def _learn_user_id(lead: Lead, user_id: str) -> None:
 
 def receive(tenant: Tenant, inbound: WhatsAppInbound) -> Message | None:
     """Store an inbound message once and take it through the reply path. None when it was
-    stored before (a provider's redelivery)."""
+    stored before (a provider's redelivery), unless only as history (`_live_after_history`)."""
     lead = find_lead(
         tenant,
         chat_id=inbound.chat_id,
@@ -123,6 +129,7 @@ def receive(tenant: Tenant, inbound: WhatsAppInbound) -> Message | None:
     raw.update(dict(inbound.extra))
     if inbound.sender_user_id:
         raw["user_id"] = inbound.sender_user_id
+    phone = our_phone(tenant, number=inbound.our_number, account_id=inbound.our_account_id)
     try:
         with transaction.atomic():
             message = Message.objects.create(
@@ -132,9 +139,7 @@ def receive(tenant: Tenant, inbound: WhatsAppInbound) -> Message | None:
                 direction=Message.Direction.INBOUND,
                 status=Message.Status.RECEIVED,
                 body=inbound.text or "",
-                phone=our_phone(
-                    tenant, number=inbound.our_number, account_id=inbound.our_account_id
-                ),
+                phone=phone,
                 counterpart=inbound.sender_phone or inbound.sender_user_id,
                 provider_message_id=inbound.provider_message_id,
                 provider_thread_id=inbound.chat_id,
@@ -143,8 +148,7 @@ def receive(tenant: Tenant, inbound: WhatsAppInbound) -> Message | None:
                 raw_response=raw,
             )
     except IntegrityError:
-        log.info("message %s already stored", inbound.provider_message_id)
-        return None
+        return _live_after_history(tenant, inbound, raw)
     if lead is None:
         log.info("reply from an unknown sender kept as message %s", message.pk)
         process_unknown_sender(tenant, message)
@@ -152,6 +156,32 @@ def receive(tenant: Tenant, inbound: WhatsAppInbound) -> Message | None:
     _learn_user_id(lead, inbound.sender_user_id)
     if message.body.strip():  # attachment-only: kept in the conversation, nothing to triage
         process_reply(lead, message)
+    chat_known(tenant, lead_id=lead.pk, phone=phone, chat_id=inbound.chat_id)
+    return message
+
+
+def _live_after_history(
+    tenant: Tenant, inbound: WhatsAppInbound, raw: dict[str, object]
+) -> Message | None:
+    """The message is stored already. A redelivery: nothing to do (None). But when a chat's
+    history fetch stored it first, its webhook is the live path catching up: the row stops
+    being history and goes through the reply path now, once."""
+    history = Message.objects.filter(
+        tenant=tenant,
+        channel=Channel.WHATSAPP,
+        direction=Message.Direction.INBOUND,
+        provider_message_id=inbound.provider_message_id,
+        raw_response__has_key=HISTORY_MARK,
+    )
+    if not history.update(raw_response=raw):  # one delivery takes it over, at most
+        log.info("message %s already stored", inbound.provider_message_id)
+        return None
+    message = Message.objects.select_related("lead", "lead__tenant").get(
+        tenant=tenant, channel=Channel.WHATSAPP, provider_message_id=inbound.provider_message_id
+    )
+    log.info("message %s, stored as history, arrived live: the reply path takes it", message.pk)
+    if message.lead is not None and message.body.strip():
+        process_reply(message.lead, message)
     return message
 
 
@@ -173,19 +203,26 @@ def record_echo(tenant: Tenant, echo: WhatsAppEcho) -> None:
     the API, or our own send whose row is not written yet. In that last case the send path
     adopts the echo when it records the same provider id (`outreach.recording.adopt_echo`):
     one row, ours, with the echo's chat."""
+    phone = our_phone(tenant, number=echo.our_number, account_id=echo.our_account_id)
     if _learn_chat(tenant, echo):
+        sent = Message.objects.filter(
+            tenant=tenant, channel=Channel.WHATSAPP, provider_message_id=echo.provider_message_id
+        )
+        lead_id = sent.values_list("lead_id", flat=True).first()
+        chat_known(tenant, lead_id=lead_id, phone=phone, chat_id=echo.chat_id)
         return
     origin = echo.origin or "WhatsApp"
+    lead = find_lead(tenant, chat_id=echo.chat_id, phone=echo.recipient_phone)
     try:
         with transaction.atomic():
             Message.objects.create(
                 tenant=tenant,
-                lead=find_lead(tenant, chat_id=echo.chat_id, phone=echo.recipient_phone),
+                lead=lead,
                 channel=Channel.WHATSAPP,
                 direction=Message.Direction.OUTBOUND,
                 status=Message.Status.SENT,
                 body=echo.text or "",
-                phone=our_phone(tenant, number=echo.our_number, account_id=echo.our_account_id),
+                phone=phone,
                 counterpart=echo.recipient_phone,
                 provider_message_id=echo.provider_message_id,
                 provider_thread_id=echo.chat_id,
@@ -202,6 +239,7 @@ def record_echo(tenant: Tenant, echo: WhatsAppEcho) -> None:
     except IntegrityError:
         # Stored meanwhile: our send recorded this id, or this echo was processed before.
         _learn_chat(tenant, echo)
+    chat_known(tenant, lead_id=lead.pk if lead else None, phone=phone, chat_id=echo.chat_id)
 
 
 def link_chat(
@@ -227,6 +265,7 @@ def link_chat(
     if phone is None or lead is None:
         log.info("chat %s: no lead or phone of ours to link it to", chat_id)
         return 0
+    chat_known(tenant, lead_id=lead.pk, phone=phone, chat_id=chat_id)
     return Message.objects.filter(
         tenant=tenant,
         lead=lead,

@@ -448,11 +448,13 @@ class TemplateVersionInline(admin.StackedInline):
 
 @admin.register(Template)
 class TemplateAdmin(TenantFromParentAdmin):
-    list_display = ("name", "tenant", "channel", "language", "is_active", "updated_at")
+    list_display = ("name", "tenant", "channel", "language", "is_active", "ab_mode", "updated_at")
     list_select_related = ("tenant",)
-    list_filter = ("tenant", "channel", "language", "is_active")
+    list_filter = ("tenant", "channel", "language", "is_active", "ab_mode")
     search_fields = ("name",)
-    readonly_fields = ("created_at", "updated_at")
+    # The A/B mode is set on the template's page or by the API (ab_winners.set_mode, which
+    # withdraws a waiting suggestion when it is turned off).
+    readonly_fields = ("ab_mode", "created_at", "updated_at")
     inlines = (TemplateVersionInline,)
 
 
@@ -735,5 +737,6 @@ class QuickReplyAdmin(AuditRowAdmin):
     search_fields = ("name", "body")
 
 
-# The lead rules' admin lives with them (a module of its own).
+# The A/B decisions' and the lead rules' admins live with them (modules of their own).
+from outreach import ab_admin as _ab_admin  # noqa: E402,F401
 from outreach import rule_admin as _rule_admin  # noqa: E402,F401

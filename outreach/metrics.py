@@ -31,10 +31,13 @@ MESSAGES = Counter(
 REPLY_RATE_DAYS = 7
 
 
-def count_message(channel: str, status: str) -> None:
-    """Count one outcome once the current transaction commits (at once outside one)."""
+def count_message(channel: str, status: str, amount: int = 1) -> None:
+    """Count an outcome (`amount` messages of it: a batch recorded at once) once the current
+    transaction commits (at once outside one)."""
+    if amount <= 0:
+        return
     child = MESSAGES.labels(channel.lower(), status)
-    transaction.on_commit(child.inc)
+    transaction.on_commit(lambda: child.inc(amount))
 
 
 def collect() -> Iterator[Metric]:

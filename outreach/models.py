@@ -329,11 +329,22 @@ class Template(models.Model):
         RO = "ro", "Română"
         EN = "en", _("English")
 
+    class ABMode(models.TextChoices):
+        """Whether the A/B rule only shows its figures, suggests, or applies its winners."""
+
+        OFF = "off", _("Off: show the figures, change nothing")
+        SUGGEST = "suggest", _("Suggest: a person confirms each winner")
+        AUTO = "auto", _("Automatic: apply each winner at once")
+
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="templates")
     name = models.CharField(max_length=200)
     channel = models.CharField(max_length=16, choices=Channel.choices)
     language = models.CharField(max_length=2, choices=Language.choices, default=Language.RO)
     is_active = models.BooleanField(default=True)
+    # What the A/B rule may do with the versions' weights (outreach.ab_winners).
+    ab_mode = models.CharField(
+        max_length=8, choices=ABMode.choices, default=ABMode.SUGGEST, db_default=ABMode.SUGGEST
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -341,6 +352,9 @@ class Template(models.Model):
         ordering = ["name"]
         constraints = [
             models.UniqueConstraint(fields=["tenant", "name"], name="template_unique_name"),
+            models.CheckConstraint(
+                condition=Q(ab_mode__in=["off", "suggest", "auto"]), name="template_ab_mode_known"
+            ),
         ]
 
     def __str__(self) -> str:
@@ -1173,9 +1187,10 @@ class QuickReply(models.Model):
         return self.name
 
 
-# An erasure's audit row and the receipts of what providers were told, and the brochures
-# templates are drafted from, and the lead rules (modules of their own, loaded with the
-# app's models).
+# The A/B decisions, an erasure's audit row and the receipts of what providers were told,
+# the brochures templates are drafted from, and the lead rules (modules of their own,
+# loaded with the app's models).
+from outreach.ab_models import ABDecision as ABDecision  # noqa: E402
 from outreach.brochure_models import Brochure as Brochure  # noqa: E402
 from outreach.privacy_models import ContactBasis as ContactBasis  # noqa: E402
 from outreach.privacy_models import Erasure as Erasure  # noqa: E402

@@ -49,6 +49,7 @@ from outreach.models import (
     Suppression,
     SuppressionRemoval,
 )
+from outreach.past_messages import raw_response_blanked
 from outreach.scrubbing import ERASED, Person, Scrub, blank, nothing, redact
 from outreach.suppression import email_domain
 
@@ -190,7 +191,7 @@ def _scrub_messages(rows: QuerySet, person: Person) -> int:
         subject="",
         counterpart="",
         raw_request=None,
-        raw_response=None,
+        raw_response=raw_response_blanked(),  # a history row stays one
         error="",
         provider_url="",
         anonymised_at=timezone.now(),

@@ -19,6 +19,7 @@ from django.utils import timezone
 
 from cerniq.models import Tenant
 from outreach.models import Message, MessageAttachment
+from outreach.past_messages import raw_response_blanked
 
 BATCH = 1000
 WAITING = (Message.Status.QUEUED, Message.Status.SENDING)
@@ -59,7 +60,7 @@ def anonymise_tenant(tenant: Tenant, now: datetime, *, batch: int = BATCH) -> tu
                 body="",
                 subject="",
                 raw_request=None,
-                raw_response=None,
+                raw_response=raw_response_blanked(),  # a history row stays one
                 error="",
                 anonymised_at=now,
                 updated_at=now,

@@ -12,12 +12,25 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 
 from django.db import transaction
-from django.db.models import Count, IntegerField, OuterRef, QuerySet, Subquery, Value
-from django.db.models.functions import Coalesce
+from django.db.models import (
+    Case,
+    CharField,
+    Count,
+    F,
+    IntegerField,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+    Value,
+    When,
+)
+from django.db.models.functions import Cast, Coalesce, Concat
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from cerniq import reasons
+from cerniq.models import Tenant
 from outreach import automation, stages
 from outreach import reasons as codes
 from outreach.hours import SendingWindow
@@ -275,23 +288,69 @@ def advance_after_send(
 ) -> None:
     """Record that `step` went out; schedule the next step or complete the enrollment.
     `journey`: the lead's journey when the caller holds it already (locked)."""
-    following = step_after(enrollment, step.position)
     journey = journey or Journey.objects.get(lead_id=enrollment.lead_id)
-    enrollment.current_step = step.position
-    journey.sequence_step = step.position
-    if following is None:
-        enrollment.status, enrollment.completed_at, enrollment.next_run_at = (
-            Enrollment.Status.COMPLETED,
-            sent_at,
-            None,
+    advance_many([(enrollment, step, journey)], sent_at)
+
+
+def advance_many(sent: list[tuple[Enrollment, SequenceStep, Journey]], sent_at: datetime) -> None:
+    """`advance_after_send` for many enrollments (a batch of sends): the steps that follow
+    read in one query, each tenant's window once, the rows written in one UPDATE per
+    outcome (completed, or the same step due at the same moment), not one per enrollment.
+    The objects given are updated in memory too, as the callers hold them."""
+    if not sent:
+        return
+    steps = _later_steps({(e.sequence_id, e.sequence_version) for e, _, _ in sent})
+    windows = _windows([journey for _, _, journey in sent])
+    enrollments: dict[tuple, list[int]] = {}
+    journeys: dict[tuple, list[int]] = {}
+    for enrollment, step, journey in sent:
+        later = steps.get((enrollment.sequence_id, enrollment.sequence_version), [])
+        following = next((s for s in later if s.position > step.position), None)
+        enrollment.current_step = step.position
+        journey.sequence_step = step.position
+        if following is None:
+            enrollment.status, enrollment.completed_at, enrollment.next_run_at = (
+                Enrollment.Status.COMPLETED,
+                sent_at,
+                None,
+            )
+            journey.next_action_at = None
+        else:
+            window = windows[journey.tenant_id]
+            run_at = window.add_delay(sent_at, following.delay_value, following.delay_unit)
+            enrollment.next_run_at = journey.next_action_at = run_at
+        written = (step.position, enrollment.status, enrollment.completed_at)
+        enrollments.setdefault((*written, enrollment.next_run_at), []).append(enrollment.pk)
+        journeys.setdefault((step.position, journey.next_action_at), []).append(journey.pk)
+    for (position, status, completed_at, run_at), ids in enrollments.items():
+        Enrollment.objects.filter(pk__in=ids).update(
+            current_step=position, status=status, completed_at=completed_at, next_run_at=run_at
         )
-        journey.next_action_at = None
-    else:
-        window = SendingWindow.for_tenant(journey.tenant)
-        run_at = window.add_delay(sent_at, following.delay_value, following.delay_unit)
-        enrollment.next_run_at = journey.next_action_at = run_at
-    enrollment.save(update_fields=["current_step", "status", "completed_at", "next_run_at"])
-    journey.save(update_fields=["sequence_step", "next_action_at", "updated_at"])
+    now = timezone.now()
+    for (position, action_at), ids in journeys.items():
+        Journey.objects.filter(pk__in=ids).update(
+            sequence_step=position, next_action_at=action_at, updated_at=now
+        )
+
+
+def _later_steps(versions: set[tuple[int, int]]) -> dict[tuple[int, int], list[SequenceStep]]:
+    """The steps of these (sequence, version) pairs, in order (one query)."""
+    matching = Q(pk__in=[])
+    for sequence_id, version in versions:
+        matching |= Q(sequence_id=sequence_id, sequence_version=version)
+    found: dict[tuple[int, int], list[SequenceStep]] = {}
+    for step in SequenceStep.objects.filter(matching).order_by("position"):
+        found.setdefault((step.sequence_id, step.sequence_version), []).append(step)
+    return found
+
+
+def _windows(journeys: list[Journey]) -> dict[int, SendingWindow]:
+    """Each tenant's sending window (its row read once, unless the journeys carry it)."""
+    tenants = {j.tenant_id: j.tenant for j in journeys if Journey.tenant.is_cached(j)}
+    missing = {j.tenant_id for j in journeys} - tenants.keys()
+    if missing:
+        tenants |= Tenant.objects.in_bulk(missing)
+    return {pk: SendingWindow.for_tenant(tenant) for pk, tenant in tenants.items()}
 
 
 OPT_OUT_CONFIRMATION_PREFIX = "optout-confirm:"
@@ -324,11 +383,10 @@ def cancel_queued(lead_ids: Iterable[int], reason: str) -> int:
 def cancel_message(message: Message, reason: str, *, status: str = Message.Status.QUEUED) -> int:
     """Cancel a not-yet-sent message: its quota slot goes back and its idempotency key is
     freed, so a later dispatch may queue the step again. A dead letter's slot was settled
-    when it died (outreach.sending._give_up: given back, or kept when it may have gone
+    when it died (outreach.send_failures._give_up: given back, or kept when it may have gone
     out), so cancelling one (outreach.deadletters) leaves the quota alone."""
-    key = f"{message.idempotency_key}#cancelled-{message.pk}" if message.idempotency_key else None
     cancelled = Message.objects.filter(pk=message.pk, status=status).update(
-        status=Message.Status.CANCELLED, error=reason, idempotency_key=key
+        status=Message.Status.CANCELLED, error=reason, idempotency_key=_freed_key()
     )
     if cancelled:
         count_message(message.channel, "cancelled")
@@ -336,6 +394,37 @@ def cancel_message(message: Message, reason: str, *, status: str = Message.Statu
     if cancelled and message.quota_cost and message.phone_id and not settled:
         release(message.phone_id, reservation_day(message))
     return cancelled
+
+
+def cancel_messages(messages: list[Message], reason: str) -> int:
+    """`cancel_message` for many QUEUED messages with one reason (a batch no longer wanted):
+    those holding no quota slot (email) in one UPDATE, the others one by one (their slot
+    goes back only if this run cancelled them)."""
+    slots = [m for m in messages if m.quota_cost and m.phone_id]
+    count = sum(cancel_message(m, reason) for m in slots)
+    rest: dict[str, list[int]] = {}
+    for message in messages:
+        if not (message.quota_cost and message.phone_id):
+            rest.setdefault(message.channel, []).append(message.pk)
+    for channel, ids in rest.items():
+        cancelled = Message.objects.filter(pk__in=ids, status=Message.Status.QUEUED).update(
+            status=Message.Status.CANCELLED, error=reason, idempotency_key=_freed_key()
+        )
+        count_message(channel, "cancelled", cancelled)
+        count += cancelled
+    return count
+
+
+def _freed_key() -> Case:
+    """The idempotency key a cancelled message keeps, as SQL: `<key>#cancelled-<id>`, so
+    the key itself is free for the step queued again (no key stays none)."""
+    return Case(
+        When(idempotency_key__isnull=True, then=Value(None)),
+        default=Concat(
+            F("idempotency_key"), Value("#cancelled-"), Cast("pk", output_field=CharField())
+        ),
+        output_field=CharField(),
+    )
 
 
 def reservation_day(message: Message) -> date:

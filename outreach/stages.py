@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from django.contrib.auth.models import User
 from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from cerniq import integrations
-from cerniq.outbound.events import emit
+from cerniq.outbound.events import emit_many
 from outreach import sequences
 from outreach.models import Journey, Stage, StageTransition
 
@@ -81,6 +82,36 @@ def transition(
 ) -> StageTransition:
     """Move `journey` to stage `to`, or raise IllegalTransition saying why not."""
     locked = Journey.objects.select_for_update().get(pk=journey.pk)
+    _check(locked, to, reason)
+    return _move(journey, locked, to, reason=reason, by_user=by_user, by_system=by_system)
+
+
+@transaction.atomic
+def transition_many(
+    journeys: list[Journey], to: str, *, reason: str, by_system: str = "", locked: bool = False
+) -> list[StageTransition]:
+    """`transition` for many journeys at once (a batch of sends moving its leads to a
+    contacted stage): each checked as `transition` checks it (IllegalTransition for the
+    first that may not move), then moved together: one UPDATE, one INSERT of their history
+    rows, one outbox write of their events. `locked`: the caller read these journeys with
+    their rows locked in this transaction (they are current), else they are read again."""
+    if not journeys:
+        return []
+    if locked:
+        pairs = [(journey, journey) for journey in journeys]
+    else:
+        ids = sorted(j.pk for j in journeys)  # locked in id order
+        rows = {
+            row.pk: row
+            for row in Journey.objects.select_for_update().filter(pk__in=ids).order_by("pk")
+        }
+        pairs = [(journey, rows[journey.pk]) for journey in journeys]
+    for _journey, row in pairs:
+        _check(row, to, reason)
+    return _move_many(pairs, to, reason=reason, by_user=None, by_system=by_system)
+
+
+def _check(locked: Journey, to: str, reason: str) -> None:
     current = locked.stage
     if to not in Stage.values:
         raise IllegalTransition(_("Unknown stage %(stage)s.") % {"stage": repr(to)})
@@ -95,7 +126,6 @@ def transition(
         )
     if not reason:
         raise IllegalTransition(_("A stage change needs a reason."))
-    return _move(journey, locked, to, reason=reason, by_user=by_user, by_system=by_system)
 
 
 def _move(
@@ -107,28 +137,58 @@ def _move(
     by_user: User | None,
     by_system: str,
 ) -> StageTransition:
-    """Move the locked journey (and `journey`, the caller's copy) to `to`: the change, its
-    consequences (sequences, integrations, outgoing webhooks) and its history row."""
-    current = locked.stage
+    """Move the locked journey (and `journey`, the caller's copy) to `to`."""
+    moved = _move_many([(journey, locked)], to, reason=reason, by_user=by_user, by_system=by_system)
+    return moved[0]
+
+
+def _move_many(
+    pairs: list[tuple[Journey, Journey]],
+    to: str,
+    *,
+    reason: str,
+    by_user: User | None,
+    by_system: str,
+) -> list[StageTransition]:
+    """Move each locked journey (and the caller's copy beside it) to `to`: the change, its
+    consequences (sequences, integrations, outgoing webhooks) and its history row. One
+    UPDATE and one INSERT however many journeys; the events of each tenant in one write."""
     now = timezone.now()
-    locked.previous_stage, locked.stage, locked.stage_changed_at = current, to, now
-    locked.save(update_fields=["previous_stage", "stage", "stage_changed_at", "updated_at"])
-    journey.previous_stage, journey.stage, journey.stage_changed_at = current, to, now
-    sequences.on_stage_changed(locked, current, to)
-    integrations.notify(
-        "stage_changed", journey_id=locked.pk, from_stage=current, to_stage=to, by_system=by_system
+    moves: list[tuple[Journey, str]] = []
+    for journey, locked in pairs:
+        current = locked.stage
+        for copy in (locked, journey):
+            copy.previous_stage, copy.stage, copy.stage_changed_at = current, to, now
+        moves.append((locked, current))
+    Journey.objects.filter(pk__in=[locked.pk for locked, _ in moves]).update(
+        previous_stage=F("stage"), stage=to, stage_changed_at=now, updated_at=now
     )
-    emit(
-        locked.tenant_id, "lead.stage_changed", _stage_event(locked, current, to, reason, by_system)
+    events: dict[int, list[dict]] = {}
+    for locked, current in moves:
+        sequences.on_stage_changed(locked, current, to)
+        events.setdefault(locked.tenant_id, []).append(
+            _stage_event(locked, current, to, reason, by_system)
+        )
+    integrations.notify_many(
+        "stage_changed",
+        [
+            {"journey_id": locked.pk, "from_stage": current, "to_stage": to, "by_system": by_system}
+            for locked, current in moves
+        ],
     )
-    return StageTransition.objects.create(
-        tenant_id=locked.tenant_id,
-        journey=locked,
-        from_stage=current,
-        to_stage=to,
-        reason=reason,
-        by_user=by_user,
-        by_system=by_system,
+    for tenant_id, data in events.items():
+        emit_many(tenant_id, "lead.stage_changed", data)
+    return StageTransition.objects.bulk_create(
+        StageTransition(
+            tenant_id=locked.tenant_id,
+            journey=locked,
+            from_stage=current,
+            to_stage=to,
+            reason=reason,
+            by_user=by_user,
+            by_system=by_system,
+        )
+        for locked, current in moves
     )
 
 

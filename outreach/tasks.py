@@ -130,3 +130,13 @@ def check_senders() -> None:
 
     done = readiness.check_all()
     log.info("senders checked", extra={"by_provider": done})
+
+
+@dramatiq.actor(queue_name="default", max_retries=0, time_limit=600_000)
+def evaluate_ab_winners() -> None:
+    """Every hour: judge the templates' A/B versions on positive replies, and suggest or
+    apply the winners as each template's mode says (outreach.ab_winners)."""
+    from outreach.ab_winners import decisions
+
+    done = decisions.evaluate_all()
+    log.info("A/B winners evaluated", extra={"ab_winners": done})

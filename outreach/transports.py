@@ -8,6 +8,7 @@ find an earlier attempt there, and what a failure means for the lead or the acco
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any, ClassVar
@@ -27,7 +28,7 @@ from cerniq.provider_errors import (
 from cerniq.providers import get_backend
 from email_channels import readiness, reputation
 from email_channels.addresses import domain_of
-from email_channels.backends import EmailBackend, OutgoingEmail
+from email_channels.backends import EmailBackend, OutgoingEmail, SentQuery
 from outreach import attachments, customer_window, pacing, phone_health, unsubscribe
 from outreach import reasons as codes
 from outreach.models import Channel, Journey, Lead, Message, Stage
@@ -35,7 +36,7 @@ from outreach.readiness import email_readiness
 from outreach.replanning import take_phone_offline
 from outreach.sequences import is_opt_out_confirmation
 from outreach.spintax import lead_variables
-from outreach.suppression import channel_address, listed
+from outreach.suppression import Listed, channel_address, listed
 from whatsapp import reasons as phone_reasons
 from whatsapp.backends import OutgoingWhatsApp, WhatsAppBackend
 from whatsapp.models import Phone
@@ -125,26 +126,47 @@ class Transport:
         """What else stops this send now ("" when nothing does)."""
         return ""
 
-    def suppressed(self, message: Message) -> str:
+    def suppressed(self, message: Message, found: Listed | None = None) -> str:
         """The kind of the suppression-list entry naming the recipient's address (an
-        email's domain too) or the lead's company; "" when none does."""
+        email's domain too) or the lead's company; "" when none does. `found`: the entries
+        read for a whole batch already (`listed_for`), else they are read now."""
+        address, cui = self._names(message)
+        if found is None:
+            found = self.listed_for([message])
+        names = found.of(**address, cui=cui)
+        return names.whatsapp_kind if self.channel == Channel.WHATSAPP else names.email_kind
+
+    def listed_for(self, messages: list[Message]) -> Listed:
+        """The suppression-list entries naming these messages' recipients (one query; the
+        messages are of one tenant)."""
+        if not messages:
+            return Listed()
+        names = [self._names(message) for message in messages]
+        return listed(
+            messages[0].tenant_id,
+            phones=[address.get("phone", "") for address, _ in names],
+            emails=[address.get("email", "") for address, _ in names],
+            cuis=[cui for _, cui in names],
+        )
+
+    def _names(self, message: Message) -> tuple[dict[str, str], str]:
+        """The recipient's address on this channel, and its company's CUI."""
         lead = message.lead if message.lead_id else None
         cui = lead.cui if lead else ""
         address = channel_address(
             self.channel, phone=message.counterpart, email=message.counterpart
         )
-        found = listed(
-            message.tenant_id,
-            phones=[address.get("phone", "")],
-            emails=[address.get("email", "")],
-            cuis=[cui],
-        )
-        names = found.of(**address, cui=cui)
-        return names.whatsapp_kind if self.channel == Channel.WHATSAPP else names.email_kind
+        return address, cui
 
     def acquire(self, message: Message, now: datetime) -> datetime | None:
         """Take what a send holds; None when taken, else when to try again."""
         return None
+
+    def acquire_many(self, messages: list[Message], now: datetime) -> dict[int, datetime]:
+        """`acquire` for a batch (outreach.pushing): when to try again, for each message
+        that could not take it (the others took it)."""
+        busy = {message.pk: self.acquire(message, now) for message in messages}
+        return {pk: at for pk, at in busy.items() if at is not None}
 
     def release(self, message: Message, *, called: bool) -> None:
         """Give it back (after the provider was `called`, or before any call)."""
@@ -161,9 +183,20 @@ class Transport:
         """The provider's record of an earlier attempt of this message, if it went out."""
         raise NotImplementedError
 
+    def find_earlier_many(self, messages: list[Message]) -> dict[int, SendResult]:
+        """`find_earlier` for a batch: the provider's record of each message found there,
+        by message id; a ProviderError when the provider could not be asked."""
+        found = {message.pk: self.find_earlier(message) for message in messages}
+        return {pk: result for pk, result in found.items() if result is not None}
+
     def count_sent(self, message: Message, at: datetime) -> None:
         """Count a send on what sent it (once per message: the send path calls it only
         when it records the message sent, whichever attempt or reconciliation found it)."""
+
+    def count_sent_many(self, messages: list[Message], at: datetime) -> None:
+        """`count_sent` for a batch recorded at once."""
+        for message in messages:
+            self.count_sent(message, at)
 
     def journey_changes(self, message: Message) -> dict[str, Any]:
         return {}
@@ -173,6 +206,10 @@ class Transport:
 
     def recipient_confirmed(self, message: Message) -> None:
         """The provider took a message for the recipient: the address is real."""
+
+    def recipient_confirmed_many(self, messages: list[Message]) -> None:
+        for message in messages:
+            self.recipient_confirmed(message)
 
     def account_down(self, message: Message, error: ProviderError) -> None:
         """The sending account is disconnected, restricted or banned (`error` says which)."""
@@ -346,21 +383,33 @@ class EmailTransport(Transport):
         """An automated email waits while the reputation guard pauses its sender or the
         sender's domain (email_channels.reputation), or its provider says the sender is
         not ready (email_channels.readiness); a person's message goes."""
+        return self.acquire_many([message], now).get(message.pk)
+
+    def acquire_many(self, messages: list[Message], now: datetime) -> dict[int, datetime]:
+        """The sender's state is read once per tenant, however many messages."""
         sender = self.our_sender()
-        if message.is_manual or not sender:
-            return None
-        provider = self.provider_name(message)
-        domain = domain_of(sender)
-        if reputation.pause_of(message.tenant_id, provider, sender) is None and not (
-            readiness.not_ready(provider, [sender, domain])
-        ):
-            return None
-        return now + self.SENDER_PAUSE_RECHECK
+        automated = [m for m in messages if not m.is_manual]
+        if not sender or not automated:
+            return {}
+        provider = self.provider
+        paused: dict[int, bool] = {}
+        for tenant_id in {m.tenant_id for m in automated}:
+            sender_paused = reputation.pause_of(tenant_id, provider, sender) is not None
+            not_ready = readiness.not_ready(provider, [sender, domain_of(sender)])
+            paused[tenant_id] = sender_paused or bool(not_ready)
+        later = now + self.SENDER_PAUSE_RECHECK
+        return {m.pk: later for m in automated if paused[m.tenant_id]}
 
     def count_sent(self, message: Message, at: datetime) -> None:
+        self.count_sent_many([message], at)
+
+    def count_sent_many(self, messages: list[Message], at: datetime) -> None:
+        """One count per tenant on the sender's day, however many messages."""
         if sender := self.our_sender():
             day = timezone.localdate(at)
-            reputation.count(message.tenant_id, self.provider_name(message), sender, day, sent=1)
+            provider = self.provider
+            for tenant_id, n in Counter(m.tenant_id for m in messages).items():
+                reputation.count(tenant_id, provider, sender, day, sent=n)
 
     def opted_out(self, journey: Journey) -> bool:
         return journey.email_opted_out
@@ -401,18 +450,32 @@ class EmailTransport(Transport):
         return self.backend().max_batch
 
     def find_earlier(self, message: Message) -> SendResult | None:
-        started = message.attempt_started_at or message.updated_at
-        return self.backend().find_sent(
-            idempotency_key=idempotency_key(message),
-            to=message.counterpart,
-            since=started - LOOKBACK_SKEW,
-            email=outgoing_email(message),
-        )
+        return self.find_earlier_many([message]).get(message.pk)
+
+    def find_earlier_many(self, messages: list[Message]) -> dict[int, SendResult]:
+        """Looked for in one call where the provider can (Instantly's lead list)."""
+        sends = [
+            SentQuery(
+                idempotency_key=idempotency_key(m),
+                to=m.counterpart,
+                since=(m.attempt_started_at or m.updated_at) - LOOKBACK_SKEW,
+                email=outgoing_email(m),
+            )
+            for m in messages
+        ]
+        found = self.backend().find_sent_many(sends)
+        pairs = zip(messages, found, strict=True)
+        return {m.pk: result for m, result in pairs if result is not None}
 
     def recipient_invalid(self, message: Message) -> None:
         Lead.objects.filter(pk=recipient_id(message)).update(email_status=Lead.EmailStatus.INVALID)
 
     def provider_name(self, message: Message) -> str:
+        return self.provider
+
+    @property
+    def provider(self) -> str:
+        """The provider key carrying this channel (instantly, resend)."""
         return email_alias(self.channel).split(".", 1)[1]
 
 

@@ -28,8 +28,17 @@ from email_channels.models import (
     SenderDay,
     SenderPause,
 )
-from hitl.models import ConversationState, Note, ReplyResponse, ReplyTriage, ReviewItem, ReviewSLA
+from hitl.models import (
+    ChatBackfill,
+    ConversationState,
+    Note,
+    ReplyResponse,
+    ReplyTriage,
+    ReviewItem,
+    ReviewSLA,
+)
 from outreach.models import (
+    ABDecision,
     Brochure,
     Channel,
     ContactBasis,
@@ -215,6 +224,17 @@ def make_one_of_everything(tenant: Tenant) -> dict[str, Any]:
         "conversation_state": ConversationState.objects.create(
             tenant=tenant, user=user, lead=lead, last_read_at=timezone.now()
         ),
+        "chat_backfill": ChatBackfill.objects.create(
+            tenant=tenant,
+            lead=lead,
+            phone=phone,
+            provider="timelinesai",
+            chat_id="27616435",
+            trigger=ChatBackfill.Trigger.PERSON,
+            requested_by=user,
+            requested_at=timezone.now(),
+            error="<b>Rate limited</b>",
+        ),
         "quick_reply": QuickReply.objects.create(
             tenant=tenant, name="pret", body="Bună ziua, {{contact_name}}! <i>Lista de prețuri</i>"
         ),
@@ -277,6 +297,25 @@ def make_one_of_everything(tenant: Tenant) -> dict[str, Any]:
         ),
         "import_job": ImportJob.objects.create(
             tenant=tenant, created_by=user, file_name="leads.csv", content=b"name\nAgro SRL\n"
+        ),
+        "ab_decision": ABDecision.objects.create(
+            tenant=tenant,
+            template=template,
+            winner=version,
+            status=ABDecision.Status.DISMISSED,
+            rule={
+                "test": "two_proportion_z_one_sided",
+                "alpha": 0.01,
+                "comparisons": 1,
+                "level": 0.01,
+                "min_sends": 200,
+                "min_positive": 10,
+                "maturity_hours": 72,
+            },
+            decided_by=user,
+            decided_at=timezone.now(),
+            created_at=timezone.now(),
+            updated_at=timezone.now(),
         ),
         "brochure": Brochure.objects.create(
             tenant=tenant,

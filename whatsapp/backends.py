@@ -7,6 +7,7 @@ path applies one retry table to every provider.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -38,6 +39,35 @@ class OutgoingWhatsApp:
     is_manual: bool = False
 
 
+@dataclass(frozen=True)
+class PastMessage:
+    """One earlier message of a chat as the provider keeps it (`chat_history`), either way:
+    `from_me` for ours (sent from any of the account's devices), else the person's."""
+
+    provider_message_id: str
+    chat_id: str
+    from_me: bool
+    text: str  # "" for an attachment without caption
+    sent_at: datetime | None  # WhatsApp's time, aware; None when the provider gives none
+    our_number: str = ""  # E.164 of our account in the chat
+    contact_phone: str = ""  # E.164 of the person
+    status: str = ""  # the provider's word for an outbound one (Sent, Delivered, Read…)
+    origin: str = ""
+    attachments: tuple[dict, ...] = ()
+
+
+@dataclass(frozen=True)
+class HistoryPage:
+    """One page of a chat's history, newest first: the chat messages on it (`messages`),
+    how many entries the provider returned (`seen`: notes and calls too) and whether an
+    older page follows."""
+
+    number: int
+    messages: tuple[PastMessage, ...]
+    seen: int
+    has_more: bool
+
+
 class WhatsAppBackend(ABC):
     # False for backends that talk to nobody (the sandbox): no credentials to check.
     needs_credentials: bool = True
@@ -46,6 +76,9 @@ class WhatsAppBackend(ABC):
     # False for backends whose sends never get a delivered tick (the sandbox): the health
     # guard (outreach.phone_health) then ignores the share of undelivered first messages.
     reports_delivery: bool = True
+    # True for backends whose `chat_history` reads a chat's earlier messages (the core
+    # backfills a chat once it is known: hitl.chat_backfill).
+    reads_history: bool = False
 
     @abstractmethod
     def send_to_phone(self, *, account_phone: str, to: str, text: str) -> SendResult:
@@ -90,3 +123,13 @@ class WhatsAppBackend(ABC):
     ) -> SendResult:
         """Send what `prepare` rendered."""
         raise NotImplementedError(f"{type(self).__name__} prepares nothing")
+
+    # --- a chat's history (optional) -------------------------------------------------------
+
+    def chat_history(
+        self, *, chat_id: str, since: datetime, start_page: int = 1
+    ) -> Iterator[HistoryPage]:
+        """The chat's messages from `since` on, newest first, one page at a time from
+        `start_page`, each requested only when the caller asks for it (the caller decides
+        how many). Raises `cerniq.provider_errors` classes, as the sends do."""
+        raise NotImplementedError(f"{type(self).__name__} reads no chat history")

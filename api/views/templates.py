@@ -1,6 +1,7 @@
 """Templates: list, retrieve (versions with their results), create, add a version, and the
 editor's validate + preview. Versions are saved by outreach.sequences.save_versions and
-checked by TemplateVersion.clean, as on the templates page."""
+checked by TemplateVersion.clean, as on the templates page. The A/B winner's actions are
+in api.views.template_ab."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from django.db import transaction
 from django.db.models import Prefetch, QuerySet
 from django.utils.translation import gettext as _
 from drf_spectacular.utils import OpenApiExample, extend_schema, extend_schema_view
-from rest_framework import mixins, status, viewsets
+from rest_framework import mixins, status
 from rest_framework.decorators import action
 from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
@@ -20,6 +21,7 @@ from api import serializers_templates as s
 from api.auth import TenantAccess, api_key, tenant_of
 from api.docs import READ, WRITE, errors
 from api.errors import Conflict
+from api.views.template_ab import TemplateABActions, waiting_prefetch
 from outreach import spintax
 from outreach.models import Channel, Lead, Template, TemplateVersion, known_custom_fields
 from outreach.sequences import VersionSpec, save_versions
@@ -43,6 +45,8 @@ TEMPLATE_SHOWN = OpenApiExample(
         "channel": "WHATSAPP",
         "language": "ro",
         "is_active": True,
+        "ab_mode": "suggest",
+        "ab_suggestion": None,
         "versions": [
             {
                 "id": 21,
@@ -129,7 +133,7 @@ def _check_versions(template: Template, versions: list[dict], prefix: str) -> li
         examples=[TEMPLATE_SHOWN],
     ),
 )
-class TemplateViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.GenericViewSet):
+class TemplateViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, TemplateABActions):
     queryset = Template.objects.none()
     serializer_class = s.TemplateSerializer
     filterset_class = TemplateFilter
@@ -139,7 +143,8 @@ class TemplateViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
         if getattr(self, "swagger_fake_view", False):
             return Template.objects.none()
         return Template.objects.filter(tenant=tenant_of(self.request)).prefetch_related(
-            Prefetch("versions", queryset=TemplateVersion.objects.order_by("version"))
+            Prefetch("versions", queryset=TemplateVersion.objects.order_by("version")),
+            waiting_prefetch(),
         )
 
     def filter_queryset(self, queryset: QuerySet[Template]) -> QuerySet[Template]:
@@ -166,6 +171,7 @@ class TemplateViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets
             channel=data["channel"],
             language=data["language"],
             is_active=data["is_active"],
+            ab_mode=data["ab_mode"],
         )
         try:
             template.validate_constraints()  # the unique name per tenant

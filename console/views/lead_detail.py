@@ -16,6 +16,7 @@ from cerniq.params import parse_id
 from cerniq.tenancy import AuthenticatedHttpRequest, TenantScope, scope_for
 from console.forms import RecordOptOutForm
 from console.views.alerts import is_channel_admin
+from console.views.chat_history import panel as chat_history_panel
 from console.views.lead_basis_rows import CHANNEL_CHOICES, basis_rows
 from console.views.lead_receipts import receipt_rows
 from console.views.lead_timeline import timeline_html, timeline_items
@@ -34,6 +35,7 @@ from outreach.models import (
     Stage,
 )
 from outreach.next_send import next_send_at
+from outreach.past_messages import history_flag
 from outreach.readiness import ContactPolicy, readiness
 from outreach.reasons import (
     STAGE_CHANGED_BY_OPERATOR,
@@ -91,6 +93,7 @@ def page_context(
         .prefetch_related("attachments")
         # The provider payloads: never shown here, and the largest columns a message has.
         .defer("raw_request", "raw_response", "retries")
+        .annotate(is_history=history_flag())  # fetched afterwards, with the chat's past
         .order_by("-created_at", "-pk")
     )
     if not show_all:
@@ -141,6 +144,7 @@ def page_context(
         "basis_channels": CHANNEL_CHOICES,
         # What the operator typed before a refused send: shown again, never lost.
         "draft": request.session.pop(_draft_key(lead), None) or {},
+        "chat_history": chat_history_panel(lead),  # the chat's earlier messages, fetched
     }
 
 

@@ -92,6 +92,9 @@ def timeline_items(latest: list[Message]) -> list[dict]:
                 "basis_missing": m.basis == "missing",
                 "analysis": _analysis(m),
                 "analysing_url": analysing_url(m.pk),
+                # Fetched afterwards with the chat (hitl.whatsapp_history): the page's query
+                # annotates it (outreach.past_messages.history_flag).
+                "history": bool(getattr(m, "is_history", False)),
             }
         )
     return items
@@ -110,5 +113,9 @@ def timeline_html(items: list[dict]) -> SafeString:
         "sentiment": gettext("sentiment"),
         "confidence": gettext("confidence"),
         "basis_missing": gettext("first message sent without a recorded lawful basis"),
+        "history": gettext("history"),
+        "history_title": gettext(
+            "Written before the chat was known here; fetched afterwards, nothing ran for it"
+        ),
     }
     return render_rows("outreach/_lead_timeline.jinja", timeline=items, words=words)

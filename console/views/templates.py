@@ -17,9 +17,17 @@ from cerniq.models import Tenant
 from cerniq.params import parse_id
 from cerniq.tenancy import scope_for
 from console.forms import TemplateForm, VersionFormSet
+from console.views.template_ab import ab_context, changes_text
 from outreach import sequences, spintax, template_compliance, template_versions
+from outreach.ab_winners import decisions
 from outreach.analytics import rate
-from outreach.models import Channel, Template, TemplateVersion, known_custom_fields
+from outreach.models import (
+    ABDecision,
+    Channel,
+    Template,
+    TemplateVersion,
+    known_custom_fields,
+)
 from outreach.template_preview import preview_template
 from outreach.template_versions import TooManyVersions
 
@@ -32,10 +40,12 @@ def reply_rate(version: TemplateVersion) -> float | None:
 @require_GET
 def template_list(request: HttpRequest) -> HttpResponse:
     scope = scope_for(request)
+    waiting = ABDecision.objects.filter(status=ABDecision.Status.SUGGESTED)
     templates = list(
         scope.queryset(Template)
         .prefetch_related(
-            Prefetch("versions", queryset=TemplateVersion.objects.order_by("version"))
+            Prefetch("versions", queryset=TemplateVersion.objects.order_by("version")),
+            Prefetch("ab_decisions", queryset=waiting, to_attr="ab_waiting"),
         )
         .order_by("name")
     )
@@ -76,10 +86,15 @@ def template_edit(request: HttpRequest, pk: int | None = None) -> HttpResponse:
             prefix="versions",
             form_kwargs={"channel": channel, "custom_fields": custom},
         )
-        if form.is_valid() and versions.is_valid():
+        stale = _decided_since(template, request.POST.get("ab_seen"))
+        if stale:
+            form.add_error(None, stale)
+        elif form.is_valid() and versions.is_valid():
             try:
                 with transaction.atomic():
                     saved = form.save()
+                    if form.cleaned_data["ab_mode"] != saved.ab_mode:
+                        decisions.set_mode(saved, form.cleaned_data["ab_mode"])
                     sequences.save_versions(
                         saved,
                         [
@@ -141,8 +156,29 @@ def template_edit(request: HttpRequest, pk: int | None = None) -> HttpResponse:
         "rows": rows,
         "template": template if pk is not None else None,
         "has_draft": any(v.draft for v in existing.values()),
+        **(ab_context(template) if pk is not None else {}),
     }
     return render(request, "outreach/template_form.html", context)
+
+
+def _decided_since(template: Template, seen: str | None) -> str:
+    """Why the editor's post is refused when an A/B decision changed the weights after the
+    page was opened (saving its weights would undo it); "" when none did. A post without
+    `ab_seen` (an older page) is not checked."""
+    if template.pk is None or seen is None:
+        return ""
+    latest = (
+        template.ab_decisions.filter(status=ABDecision.Status.APPLIED, pk__gt=parse_id(seen) or 0)
+        .order_by("-pk")
+        .first()
+    )
+    if latest is None:
+        return ""
+    return _(
+        "An A/B decision changed this template's versions while you were editing "
+        "(%(changes)s). Save again to keep the values below anyway, which undoes it, or "
+        "open the template again to start from the new ones."
+    ) % {"changes": changes_text(latest.changes)}
 
 
 def _approve(request: HttpRequest, template: Template, pk: int) -> None:

@@ -106,6 +106,8 @@ def _message(entry: Entry, labels: _Labels) -> dict[str, Any]:
         "template": "",
         "tick": None,
         "analysis": None,
+        # Fetched afterwards with the chat's earlier messages (hitl.whatsapp_history).
+        "history": bool(m.get("is_history")),
     }
     if m["is_manual"] and m["sent_by_id"] is not None:
         row["sender"] = m["sent_by__username"]
@@ -186,5 +188,9 @@ def thread_html(entries: Iterable[Entry]) -> SafeString:
         "happened": gettext("What happened"),
         "note": gettext("Team note"),
         "someone": gettext("someone"),
+        "history": gettext("history"),
+        "history_title": gettext(
+            "Written before the chat was known here; fetched afterwards, nothing ran for it"
+        ),
     }
     return render_rows("outreach/inbox/_entries.jinja", entries=thread_rows(entries), words=words)

@@ -43,7 +43,7 @@ from cerniq.provider_errors import (
     RejectedRequest,
     SendResult,
 )
-from email_channels.backends import EmailBackend, OutgoingEmail
+from email_channels.backends import EmailBackend, OutgoingEmail, SentQuery
 from email_channels.models import EmailCampaign
 from integrations.instantly import campaigns
 from integrations.instantly.campaign_sync import PROVIDER, ensure_campaign
@@ -158,25 +158,47 @@ class InstantlyEmail(EmailBackend):
         since: datetime,
         email: OutgoingEmail | None = None,
     ) -> SendResult | None:
-        if email is not None and email.in_reply_to:
-            return self._find_answer(email, since)
-        leads = [
-            lead
-            for lead in self.client.find_leads(contacts=[to])
-            if str(lead.get("email") or "").lower() == to.lower()
-        ]
-        for lead in leads:
-            if variables(lead).get(KEY_VARIABLE) == idempotency_key:
-                return _result(lead, found=True)
-        ours = set(
-            EmailCampaign.objects.filter(provider=PROVIDER)
-            .exclude(external_id="")
-            .values_list("external_id", flat=True)
-        )
-        for lead in leads:  # pushed without our key (by hand, or before keys existed)
-            if lead.get("campaign") in ours and KEY_VARIABLE not in variables(lead):
-                return _result(lead, found=True)
-        return None
+        query = SentQuery(idempotency_key=idempotency_key, to=to, since=since, email=email)
+        return self.find_sent_many([query])[0]
+
+    def find_sent_many(self, sends: Sequence[SentQuery]) -> list[SendResult | None]:
+        """Pushed leads are looked up by their addresses in one `leads/list` search (paged,
+        100 addresses a page): ours carries our key (`cerniq_key`), or was pushed into one
+        of our campaigns without one (by hand, or before keys existed). An answer in a
+        thread is looked for on its own (`_find_answer`)."""
+        found: list[SendResult | None] = [None] * len(sends)
+        pushed = []
+        for n, query in enumerate(sends):
+            if query.email is not None and query.email.in_reply_to:
+                found[n] = self._find_answer(query.email, query.since)
+            else:
+                pushed.append(n)
+        if not pushed:
+            return found
+        by_address: dict[str, list[dict[str, Any]]] = {}
+        for lead in self.client.find_leads(contacts=[sends[n].to for n in pushed]):
+            by_address.setdefault(str(lead.get("email") or "").lower(), []).append(lead)
+        ours: set[Any] | None = None
+        for n in pushed:
+            leads = by_address.get(sends[n].to.lower(), [])
+            keyed = [lead for lead in leads if variables(lead).get(KEY_VARIABLE)]
+            for lead in keyed:
+                if variables(lead)[KEY_VARIABLE] == sends[n].idempotency_key:
+                    found[n] = _result(lead, found=True)
+                    break
+            if found[n] is not None or len(keyed) == len(leads):
+                continue
+            if ours is None:
+                ours = set(
+                    EmailCampaign.objects.filter(provider=PROVIDER)
+                    .exclude(external_id="")
+                    .values_list("external_id", flat=True)
+                )
+            for lead in leads:  # pushed without our key (by hand, or before keys existed)
+                if lead.get("campaign") in ours and KEY_VARIABLE not in variables(lead):
+                    found[n] = _result(lead, found=True)
+                    break
+        return found
 
     def _find_answer(self, email: OutgoingEmail, since: datetime) -> SendResult | None:
         """Our in-thread answer if Instantly has it: among the lead's newest non-campaign

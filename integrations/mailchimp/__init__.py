@@ -37,6 +37,7 @@ integration = Integration(
     # A lead reaching a chosen stage is upserted (sync.py); an opt-out or an erasure is told
     # to Mailchimp with a receipt (optouts.py).
     hooks={"stage_changed": "integrations.mailchimp.sync.stage_changed"},
+    bulk_hooks={"stage_changed": "integrations.mailchimp.sync.stages_changed"},
     propagation="integrations.mailchimp.optouts",
     settings_urls="integrations.mailchimp.urls",
     package_dir=Path(__file__).parent,

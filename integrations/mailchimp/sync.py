@@ -67,19 +67,36 @@ def audience_of(tenant_id: int) -> MailchimpAudience | None:
 
 def stage_changed(*, journey_id: int, from_stage: str, to_stage: str, by_system: str) -> None:
     """The "stage_changed" hook (cerniq.integrations.notify): queue the lead's sync."""
-    journey = Journey.objects.filter(pk=journey_id).values("tenant_id", "lead_id").first()
-    if journey is None:
-        return
-    audience = audience_of(journey["tenant_id"])
-    if audience is None:
-        return
-    in_audience = MailchimpMember.objects.filter(
-        lead_id=journey["lead_id"], state=State.SYNCED
-    ).exists()
-    if to_stage in audience.stages or in_audience:
-        from integrations.mailchimp.tasks import sync_lead as actor
+    stages_changed(changes=[{"journey_id": journey_id, "to_stage": to_stage}])
 
-        actor.send(journey["lead_id"])
+
+def stages_changed(*, changes: list[dict[str, Any]]) -> None:
+    """The same hook for many changes at once (cerniq.integrations.notify_many: a batch of
+    sends moving its leads): three queries however many, one sync queued per lead that
+    belongs in its tenant's audience."""
+    to_stage = {change["journey_id"]: change["to_stage"] for change in changes}
+    journeys = list(
+        Journey.objects.filter(pk__in=to_stage).values_list("pk", "tenant_id", "lead_id")
+    )
+    audiences = {
+        audience.tenant_id: audience
+        for audience in MailchimpAudience.objects.filter(
+            tenant_id__in={tenant_id for _, tenant_id, _ in journeys}, enabled=True
+        ).exclude(list_id="")
+    }
+    covered = [(pk, audiences[t], lead_id) for pk, t, lead_id in journeys if t in audiences]
+    if not covered:
+        return
+    in_audience = set(
+        MailchimpMember.objects.filter(
+            lead_id__in=[lead_id for *_, lead_id in covered], state=State.SYNCED
+        ).values_list("lead_id", flat=True)
+    )
+    from integrations.mailchimp.tasks import sync_lead as actor
+
+    for pk, audience, lead_id in covered:
+        if to_stage[pk] in audience.stages or lead_id in in_audience:
+            actor.send(lead_id)
 
 
 def sync_lead(

@@ -28,10 +28,9 @@ from __future__ import annotations
 import json
 import logging
 import math
-import re
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
-from urllib.parse import quote
 
 from cerniq.logging import mask_pii
 from cerniq.provider_errors import (
@@ -47,7 +46,18 @@ from cerniq.provider_errors import (
     SendResult,
 )
 from cerniq.provider_http import Answer, ProviderHTTP
-from whatsapp.backends import MAX_TEXT, WhatsAppBackend
+from integrations.timelinesai.history import HistoryLimiter, parse_timestamp, past_message
+from integrations.timelinesai.validation import (
+    CHAT_ID,
+    after,
+    check_chat_id,
+    check_file_uid,
+    check_phone,
+    check_text,
+    check_uid,
+    digits,
+)
+from whatsapp.backends import HistoryPage, WhatsAppBackend
 
 logger = logging.getLogger(__name__)
 
@@ -55,19 +65,15 @@ API_BASE = "https://app.timelines.ai/integrations/api"
 USER_AGENT = "CerniqOutreach/0.1 (+https://cerniq.app)"
 DEFAULT_RETRY_AFTER = 60  # seconds, for a 429 without Retry-After
 FIND_SENT_MAX_PAGES = 3  # 50 messages a page
-# `after` is widened by the largest UTC offset, because TimelinesAI's docs do not say in which
-# time zone a datetime without offset is read; the exact cut is then made on our side.
-AFTER_MARGIN = timedelta(hours=14)
 CLOCK_SKEW = timedelta(minutes=5)  # tolerated difference between our clock and WhatsApp's
 
-_E164 = re.compile(r"\+[1-9][0-9]{6,14}")
-_CHAT_ID = re.compile(r"[0-9]{1,20}")
-_MESSAGE_UID = re.compile(r"[A-Za-z0-9_-]{1,128}")
 _AUTH_CODES = {"missing_credentials", "invalid_token"}
 _EXCERPT = 200
 
 
 class TimelinesAI(WhatsAppBackend):
+    reads_history = True  # `chat_history`: hitl.chat_backfill fetches a known chat's past
+
     def __init__(
         self,
         *,
@@ -98,12 +104,12 @@ class TimelinesAI(WhatsAppBackend):
     ) -> SendResult:
         """`POST /messages`: first message to a number, from `account_phone`'s account;
         with `file_uid` (an uploaded file, `upload_file`) the text is its caption."""
-        _check_phone(account_phone, "account_phone")
-        _check_phone(to, "to")
-        _check_text(text, may_be_empty=bool(file_uid))
+        check_phone(account_phone, "account_phone")
+        check_phone(to, "to")
+        check_text(text, may_be_empty=bool(file_uid))
         body = {"phone": to, "text": text, "whatsapp_account_phone": account_phone}
         if file_uid:
-            body["file_uid"] = _check_file_uid(file_uid)
+            body["file_uid"] = check_file_uid(file_uid)
         try:
             payload = self._request("POST", "/messages", json_body=body)
         except InvalidRecipient as exc:
@@ -117,11 +123,11 @@ class TimelinesAI(WhatsAppBackend):
     def send_to_chat(self, *, chat_id: str, text: str, file_uid: str = "") -> SendResult:
         """`POST /chats/{chat_id}/messages`: a follow-up; the chat's own account sends it
         (with `file_uid`, a file with `text` as its caption)."""
-        chat = _check_chat_id(chat_id)
-        _check_text(text, may_be_empty=bool(file_uid))
+        chat = check_chat_id(chat_id)
+        check_text(text, may_be_empty=bool(file_uid))
         body = {"text": text}
         if file_uid:
-            body["file_uid"] = _check_file_uid(file_uid)
+            body["file_uid"] = check_file_uid(file_uid)
         payload = self._request("POST", f"/chats/{chat}/messages", json_body=body)
         return _send_result(payload, thread_id=chat)
 
@@ -171,7 +177,7 @@ class TimelinesAI(WhatsAppBackend):
 
     def message_info(self, uid: str) -> dict[str, Any]:
         """`GET /messages/{uid}` → MessageInfo (`chat_id`, `status`, `from_me`, …)."""
-        payload = self._request("GET", f"/messages/{_check_uid(uid)}")
+        payload = self._request("GET", f"/messages/{check_uid(uid)}")
         data = payload.get("data")
         if not isinstance(data, dict):
             raise _unexpected(payload, "GET /messages/{uid}", "data is not an object")
@@ -182,7 +188,7 @@ class TimelinesAI(WhatsAppBackend):
 
         Status values vary in case (`Sent`, `sent`, `Not connected`): compare case-insensitively.
         """
-        payload = self._request("GET", f"/messages/{_check_uid(uid)}/status_history")
+        payload = self._request("GET", f"/messages/{check_uid(uid)}/status_history")
         data = payload.get("data")
         if not isinstance(data, list):
             raise _unexpected(payload, "GET /messages/{uid}/status_history", "data is not a list")
@@ -214,28 +220,73 @@ class TimelinesAI(WhatsAppBackend):
         if not wanted:
             raise RejectedRequest("text is empty")
         since_utc = since.astimezone(UTC)
-        after = (since_utc - AFTER_MARGIN).strftime("%Y-%m-%d %H:%M:%S")
+        params = [("from_me", "true"), ("after", after(since)), ("sorting_order", "desc")]
         for chat in self._chats_with(to, account_id):
             chat_id = str(chat.get("id", ""))
-            if not _CHAT_ID.fullmatch(chat_id):
+            if not CHAT_ID.fullmatch(chat_id):
                 continue
-            for page in range(1, FIND_SENT_MAX_PAGES + 1):
-                params = [
-                    ("from_me", "true"),
-                    ("after", after),
-                    ("sorting_order", "desc"),
-                    ("page", str(page)),
-                ]
-                payload = self._request("GET", f"/chats/{chat_id}/messages", params=params)
-                data = payload.get("data")
-                if not isinstance(data, dict) or not isinstance(data.get("messages"), list):
-                    raise _unexpected(payload, "GET /chats/{id}/messages", "no data.messages")
+            for number, data in self._message_pages(chat_id, params):
                 for message in data["messages"]:
                     if _is_our_message(message, wanted, since_utc - CLOCK_SKEW):
                         return SendResult(str(message["uid"]), raw=message, thread_id=chat_id)
-                if not data.get("has_more_pages"):
+                if number >= FIND_SENT_MAX_PAGES:
                     break
         return None
+
+    def chat_history(
+        self, *, chat_id: str, since: datetime, start_page: int = 1
+    ) -> Iterator[HistoryPage]:
+        """`GET /chats/{id}/messages?after=…&sorting_order=desc&page=n`: the chat's
+        messages from `since` on (give or take the `after` margin: the caller cuts
+        exactly), newest first, 50 a page, each page requested when the caller asks for
+        the next and within the workspace's history budget (history.HistoryLimiter).
+        Notes, calls and summaries are left out of `messages` (counted in `seen`)."""
+        chat = check_chat_id(chat_id)
+        if start_page < 1:
+            raise ValueError("start_page counts from 1")
+        limiter = self._history_limiter()
+        params = [("after", after(since)), ("sorting_order", "desc")]
+        try:
+            for number, data in self._message_pages(
+                chat, params, start=start_page, before_each=limiter.acquire
+            ):
+                rows = data["messages"]
+                found = tuple(m for m in (past_message(row, chat) for row in rows) if m)
+                yield HistoryPage(number, found, len(rows), bool(data.get("has_more_pages")))
+        except RateLimited as error:
+            if error.status_code == 429:  # TimelinesAI's, not our own budget's
+                limiter.back_off(error.retry_after or self.http.default_retry_after)
+            raise
+
+    def _history_limiter(self) -> HistoryLimiter:
+        """The workspace's budget of history requests (read from the settings each fetch)."""
+        return HistoryLimiter(self._token)
+
+    def _message_pages(
+        self,
+        chat_id: str,
+        params: list[tuple[str, str]],
+        *,
+        start: int = 1,
+        before_each: Callable[[], None] | None = None,
+    ) -> Iterator[tuple[int, dict[str, Any]]]:
+        """The one loop over a chat's message pages (`find_sent`, `chat_history`): page
+        `start`, then the next while `has_more_pages`, each fetched only when the caller
+        asks for it (so the caller bounds them), `before_each` called before each request."""
+        page = start
+        while True:
+            if before_each is not None:
+                before_each()
+            payload = self._request(
+                "GET", f"/chats/{chat_id}/messages", params=[*params, ("page", str(page))]
+            )
+            data = payload.get("data")
+            if not isinstance(data, dict) or not isinstance(data.get("messages"), list):
+                raise _unexpected(payload, "GET /chats/{id}/messages", "no data.messages")
+            yield page, data
+            if not data.get("has_more_pages"):
+                return
+            page += 1
 
     def list_accounts(self) -> list[dict[str, Any]]:
         """`GET /whatsapp_accounts` → `data.whatsapp_accounts` (`id` JID, `phone`, `status`…)."""
@@ -249,16 +300,16 @@ class TimelinesAI(WhatsAppBackend):
     def account_status(self, account_phone: str) -> str | None:
         """`"active"` / `"disconnected"` (lower-cased; banned, suspended and paused accounts
         are all reported as disconnected), or None when no account has that phone."""
-        digits = _digits(account_phone)
-        if not digits:
+        wanted = digits(account_phone)
+        if not wanted:
             return None
         for account in self.list_accounts():
-            if _digits(account.get("phone")) == digits:
+            if digits(account.get("phone")) == wanted:
                 return str(account.get("status") or "").strip().lower()
         return None
 
     def _chats_with(self, to: str, account_id: str) -> list[dict[str, Any]]:
-        _check_phone(to, "to")
+        check_phone(to, "to")
         params = [("phone", to)]
         if account_id:
             params.append(("whatsapp_account_id", account_id))
@@ -272,7 +323,7 @@ class TimelinesAI(WhatsAppBackend):
             for chat in chats
             if isinstance(chat, dict)
             and not chat.get("is_group")
-            and _digits(chat.get("phone")) == _digits(to)
+            and digits(chat.get("phone")) == digits(to)
             and (not account_id or chat.get("whatsapp_account_id") == account_id)
         ]
 
@@ -357,51 +408,6 @@ class TimelinesAI(WhatsAppBackend):
         return self.http.error(answer, message=message, code=code)
 
 
-# --- validation ---------------------------------------------------------------------------
-
-
-def _check_phone(value: str, name: str) -> None:
-    if not isinstance(value, str) or not _E164.fullmatch(value):
-        shown = mask_pii(str(value))[:40]
-        raise RejectedRequest(f"{name} must be an E.164 number like +40722000111, got {shown!r}")
-
-
-def _check_text(text: str, *, may_be_empty: bool = False) -> None:
-    if not isinstance(text, str) or (not text.strip() and not may_be_empty):
-        raise RejectedRequest("text is empty")
-    if len(text) > MAX_TEXT:
-        raise RejectedRequest(f"text is {len(text)} characters; TimelinesAI accepts {MAX_TEXT}")
-    if "\x00" in text:
-        raise RejectedRequest("text contains a NUL character")
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        raise RejectedRequest("text is not valid Unicode (lone surrogate)") from None
-
-
-def _check_file_uid(uid: str) -> str:
-    if not isinstance(uid, str) or not _MESSAGE_UID.fullmatch(uid):
-        raise RejectedRequest(f"not a TimelinesAI file uid: {str(uid)[:60]!r}")
-    return uid
-
-
-def _check_chat_id(chat_id: str | int) -> str:
-    value = str(chat_id).strip() if isinstance(chat_id, str | int) else ""
-    if not _CHAT_ID.fullmatch(value):
-        raise RejectedRequest(f"chat_id must be a TimelinesAI chat number, got {chat_id!r}")
-    return value
-
-
-def _check_uid(uid: str) -> str:
-    if not isinstance(uid, str) or not _MESSAGE_UID.fullmatch(uid):
-        raise RejectedRequest(f"not a TimelinesAI message uid: {uid!r}")
-    return quote(uid, safe="")
-
-
-def _digits(value: object) -> str:
-    return "".join(ch for ch in str(value or "") if ch in "0123456789")
-
-
 # --- responses ----------------------------------------------------------------------------
 
 
@@ -419,25 +425,8 @@ def _is_our_message(message: object, wanted: str, not_before: datetime) -> bool:
         return False
     if message.get("from_me") is False or (message.get("text") or "").strip() != wanted:
         return False
-    sent_at = _parse_timestamp(message.get("timestamp"))
+    sent_at = parse_timestamp(message.get("timestamp"))
     return sent_at is None or sent_at >= not_before
-
-
-def _parse_timestamp(value: object) -> datetime | None:
-    """TimelinesAI's `"2026-05-18 10:44:21 +0300"` (or ISO 8601); None when unreadable."""
-    if not isinstance(value, str) or not value.strip():
-        return None
-    for parse in (
-        lambda v: datetime.strptime(v, "%Y-%m-%d %H:%M:%S %z"),
-        lambda v: datetime.fromisoformat(v.replace("Z", "+00:00")),
-    ):
-        try:
-            parsed = parse(value.strip())
-        except ValueError:
-            continue
-        if parsed.tzinfo is not None:
-            return parsed
-    return None
 
 
 def _unexpected(

@@ -11,6 +11,7 @@ from django.utils.translation import gettext as _
 from cerniq.models import Tenant
 from outreach.hours import SendingWindow
 from outreach.models import POSITIVE_SENTIMENT, SENT_STATUSES, Channel, Message
+from outreach.past_messages import NOT_HISTORY
 from outreach.sequences import OPT_OUT_CONFIRMATION_PREFIX
 
 FAILED_STATUSES = (Message.Status.FAILED, Message.Status.DEAD_LETTER)
@@ -29,10 +30,13 @@ WENT_OUT_STATUSES = (*SENT_STATUSES, Message.Status.BOUNCED)
 OPT_OUT_CONFIRMATION = Q(idempotency_key__startswith=OPT_OUT_CONFIRMATION_PREFIX)
 # Sent: an outbound message that went out (sequence steps, a person's messages, AI
 # answers), except opt-out confirmations. Dated by `sent_at` (callers add the range).
+# A chat's history fetched afterwards (outreach.past_messages) is no message of ours in
+# any figure: neither sent nor received nor failed.
 SENT = (
     Q(direction=Message.Direction.OUTBOUND, status__in=WENT_OUT_STATUSES)
     & Q(sent_at__isnull=False)
     & ~OPT_OUT_CONFIRMATION
+    & NOT_HISTORY
 )
 # A first contact: a WhatsApp message that cost a new-contact slot or that the person asked
 # for (`solicited`: it costs no slot, docs/lead-rules.md), or the first step of an email
@@ -44,7 +48,7 @@ FIRST_CONTACT = (
 # person's message, not an opt-out confirmation (none of them has a step).
 FOLLOW_UP = Q(step__isnull=False, is_manual=False) & ~FIRST_CONTACT
 
-INBOUND = Q(direction=Message.Direction.INBOUND)
+INBOUND = Q(direction=Message.Direction.INBOUND) & NOT_HISTORY
 # The reply path stores the decision as a reason code (hitl.reasons DECISION_OPT_OUT and
 # DECISION_OPT_OUT_COMPLAINT, both "hitl.decision.opt_out…"); rows stored before reason codes
 # carry text starting "opt-out". (outreach may not import hitl: the codes are spelled here.)

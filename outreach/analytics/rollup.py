@@ -44,6 +44,7 @@ from outreach.models import (
     TemplateDailyStats,
     TemplateVersion,
 )
+from outreach.past_messages import NOT_HISTORY
 
 
 @dataclass(frozen=True)
@@ -72,7 +73,7 @@ def _in(field_name: str, start: datetime, end: datetime) -> Q:
 
 def _daily_counts(start: datetime, end: datetime) -> dict[str, Count]:
     """The Count expressions of every DailyStats counter for messages of [start, end)."""
-    out = Q(direction=Message.Direction.OUTBOUND)
+    out = Q(direction=Message.Direction.OUTBOUND) & NOT_HISTORY
     counted = out & ~OPT_OUT_CONFIRMATION
     sent = SENT & _in("sent_at", start, end)
     received = INBOUND & _in("created_at", start, end)

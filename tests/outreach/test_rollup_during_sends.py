@@ -34,7 +34,7 @@ def test_a_rollup_while_a_send_is_recorded_finishes_and_so_does_the_send(monkeyp
         record_sent(earlier, transport, SendResult("uid-earlier"))
 
         recorded_so_far, go_on = threading.Event(), threading.Event()
-        advance = sequences.advance_after_send
+        advance = sequences.advance_many
 
         def last_step_then_wait(*args, **kwargs):
             """The send's record, done but not committed (its template version updated)."""
@@ -42,7 +42,7 @@ def test_a_rollup_while_a_send_is_recorded_finishes_and_so_does_the_send(monkeyp
             recorded_so_far.set()
             assert go_on.wait(30)
 
-        monkeypatch.setattr(sequences, "advance_after_send", last_step_then_wait)
+        monkeypatch.setattr(sequences, "advance_many", last_step_then_wait)
 
         def send() -> bool:
             return record_sent(pending, transport, SendResult("uid-pending"))
