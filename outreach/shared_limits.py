@@ -42,13 +42,14 @@ def limits(tenant_id: int, now: datetime) -> list[SharedLimit]:
     for key, integration in integrations.registry().items():
         if not integration.shared_daily_limit:
             continue
-        limit = import_string(integration.shared_daily_limit)(tenant_id)
-        if limit is None:
-            continue
+        # The numbers first: a workspace without any of this provider's asks nothing more.
         phone_ids = set(
             Phone.objects.filter(tenant_id=tenant_id, provider=key).values_list("pk", flat=True)
         )
         if not phone_ids:
+            continue
+        limit = import_string(integration.shared_daily_limit)(tenant_id)
+        if limit is None:
             continue
         people = (
             Message.objects.filter(

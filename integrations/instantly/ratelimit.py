@@ -21,19 +21,13 @@ the penalty.
 from __future__ import annotations
 
 import hashlib
-import math
 import time
 from collections.abc import Callable
 
-from django.core.cache import cache
-from django_dramatiq import apps as django_dramatiq_apps
-from dramatiq.rate_limits import WindowRateLimiter
-
-from cerniq.provider_errors import RateLimited
+from cerniq.provider_limits import SharedRequestLimiter
 
 PER_SECOND = 90  # of 100 (docs/providers.md §2.5); implies the 6,000 a minute
 DEFAULT_MAX_WAIT = 2.0  # seconds a call may wait for a slot before it raises RateLimited
-_POLL = 0.05
 
 
 def workspace_key(api_key: str) -> str:
@@ -41,7 +35,7 @@ def workspace_key(api_key: str) -> str:
     return "instantly:" + hashlib.sha256(api_key.encode()).hexdigest()[:16]
 
 
-class WorkspaceLimiter:
+class WorkspaceLimiter(SharedRequestLimiter):
     """One slot per HTTP request: `acquire()` before each call, `back_off()` after a 429."""
 
     def __init__(
@@ -53,48 +47,13 @@ class WorkspaceLimiter:
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
-        self.key = key
-        self.max_wait = max_wait
-        self._backend = backend
-        self._clock = clock
-        self._sleep = sleep
-
-    def _limiter(self) -> WindowRateLimiter:
-        backend = (
-            self._backend or django_dramatiq_apps.DjangoDramatiqConfig.get_rate_limiter_backend()
+        super().__init__(
+            key,
+            per_second=PER_SECOND,
+            max_wait=max_wait,
+            label="Instantly rate limit",
+            budget=f"{PER_SECOND}/s shared by the workspace",
+            backend=backend,
+            clock=clock,
+            sleep=sleep,
         )
-        return WindowRateLimiter(backend, f"{self.key}:s", limit=PER_SECOND, window=1)
-
-    def backed_off_for(self) -> int:
-        """Seconds left of a back-off ordered by a 429 (0: none)."""
-        until = cache.get(f"{self.key}:backoff")
-        if until is None:
-            return 0
-        return max(0, math.ceil(float(until) - time.time()))
-
-    def back_off(self, seconds: int) -> None:
-        """Every process stops calling for `seconds` (Instantly answered 429)."""
-        seconds = max(1, int(seconds))
-        cache.set(f"{self.key}:backoff", time.time() + seconds, timeout=seconds)
-
-    def acquire(self) -> None:
-        """Take one request slot, waiting up to `max_wait` seconds; RateLimited otherwise
-        (no request was made, so the caller's retry table applies as for a 429)."""
-        left = self.backed_off_for()
-        if left:
-            raise RateLimited(
-                f"Instantly rate limit: backing off for {left} s after a 429", retry_after=left
-            )
-        per_second = self._limiter()
-        deadline = self._clock() + self.max_wait
-        while True:
-            with per_second.acquire(raise_on_failure=False) as granted:
-                if granted:
-                    return
-            if self._clock() + _POLL > deadline:
-                raise RateLimited(
-                    f"Instantly rate limit: no request slot within {self.max_wait:g} s "
-                    f"({PER_SECOND}/s shared by the workspace)",
-                    retry_after=1,
-                )
-            self._sleep(_POLL)

@@ -19,24 +19,19 @@ shares it. After a 429 every backfill of the workspace waits for Retry-After
 from __future__ import annotations
 
 import hashlib
-import math
 import time
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
 from django.conf import settings
-from django.core.cache import cache
 from django.core.exceptions import ImproperlyConfigured
-from django_dramatiq import apps as django_dramatiq_apps
-from dramatiq.rate_limits import WindowRateLimiter
 
-from cerniq.provider_errors import RateLimited
+from cerniq.provider_limits import SharedRequestLimiter
 from whatsapp.backends import PastMessage
 
 DEFAULT_PER_SECOND = 5  # of the 30 a second TimelinesAI allows per IP address
 MAX_WAIT = 2.0  # seconds a page may wait for a request slot before it raises RateLimited
-_POLL = 0.05
 CHAT_TYPES = frozenset({"whatsapp"})  # message_type values that are the conversation
 _MAX_ID = 255  # Message.provider_message_id
 
@@ -102,10 +97,9 @@ def workspace_key(token: str) -> str:
     return "timelinesai:" + hashlib.sha256(token.encode()).hexdigest()[:16] + ":history"
 
 
-class HistoryLimiter:
+class HistoryLimiter(SharedRequestLimiter):
     """One slot per history page: `acquire()` before each request, `back_off()` after a
-    429. Raises `RateLimited` (no request made) when no slot frees within `max_wait`, so
-    the caller's retry table applies as for a 429."""
+    429 (cerniq.provider_limits)."""
 
     def __init__(
         self,
@@ -116,45 +110,16 @@ class HistoryLimiter:
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
-        self.key = workspace_key(token)
-        self.per_second = per_second or _configured_rate()
-        self.max_wait = max_wait
-        self._clock = clock
-        self._sleep = sleep
-
-    def backed_off_for(self) -> int:
-        """Seconds left of a back-off ordered by a 429 (0: none)."""
-        until = cache.get(f"{self.key}:backoff")
-        return max(0, math.ceil(float(until) - time.time())) if until is not None else 0
-
-    def back_off(self, seconds: int) -> None:
-        seconds = max(1, int(seconds))
-        cache.set(f"{self.key}:backoff", time.time() + seconds, timeout=seconds)
-
-    def acquire(self) -> None:
-        left = self.backed_off_for()
-        if left:
-            raise RateLimited(
-                f"TimelinesAI history: backing off for {left} s after a 429", retry_after=left
-            )
-        limiter = WindowRateLimiter(
-            django_dramatiq_apps.DjangoDramatiqConfig.get_rate_limiter_backend(),
-            f"{self.key}:s",
-            limit=self.per_second,
-            window=1,
+        rate = per_second or _configured_rate()
+        super().__init__(
+            workspace_key(token),
+            per_second=rate,
+            max_wait=max_wait,
+            label="TimelinesAI history",
+            budget=f"{rate}/s for the workspace's backfills",
+            clock=clock,
+            sleep=sleep,
         )
-        deadline = self._clock() + self.max_wait
-        while True:
-            with limiter.acquire(raise_on_failure=False) as granted:
-                if granted:
-                    return
-            if self._clock() + _POLL > deadline:
-                raise RateLimited(
-                    f"TimelinesAI history: no request slot within {self.max_wait:g} s "
-                    f"({self.per_second}/s for the workspace's backfills)",
-                    retry_after=1,
-                )
-            self._sleep(_POLL)
 
 
 def _configured_rate() -> int:
