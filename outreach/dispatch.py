@@ -248,6 +248,7 @@ def _message(tenant: Tenant, plan: Plan, at: datetime, day: date) -> Message:
         body=plan.body,
         template_version=plan.version,
         variant_hash=plan.variant_hash,
+        media_id=plan.version.media_id if plan.channel == Channel.WHATSAPP else None,
         phone_id=plan.phone_id,
         counterpart=lead.phone if plan.channel == Channel.WHATSAPP else lead.email,
         provider_thread_id=plan.chat_id,

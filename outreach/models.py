@@ -56,6 +56,14 @@ class Lead(models.Model):
         COMPLAINED = "complained", _("Complained (spam)")
 
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="leads")
+    # The firm this person works for (outreach.company_models); several leads may share it.
+    company = models.ForeignKey(
+        "outreach.Company",
+        on_delete=models.RESTRICT,
+        null=True,
+        blank=True,
+        related_name="contacts",
+    )
     # Romanian order on PostgreSQL (ICU) and SQLite (cerniq.collation): Ș after S, Ț after T.
     name = models.CharField("company name", max_length=255, db_collation=NAME_COLLATION)
     cui = models.CharField("CUI", max_length=12, blank=True, help_text="Romanian tax id, digits")
@@ -386,6 +394,10 @@ class TemplateVersion(models.Model):
         related_name="versions",
         help_text=_("the brochure this version was drafted from"),
     )
+    # An image or PDF sent with a WhatsApp message of this version (outreach.media).
+    media = models.ForeignKey(
+        "outreach.MediaFile", on_delete=models.RESTRICT, null=True, blank=True, related_name="+"
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -452,7 +464,21 @@ class Sequence(models.Model):
     name = models.CharField(max_length=200)
     description = models.TextField(blank=True, max_length=2000)
     is_active = models.BooleanField(default=True)
+    # False: a nurture sequence, going on after a reply unless it is negative or an
+    # opt-out (hitl.reply_holds).
     stop_on_reply = models.BooleanField(default=True)
+
+    class CompanyReply(models.TextChoices):
+        STOP = "stop", _("Stop the other contacts")
+        PAUSE = "pause", _("Pause the other contacts for some days")
+        CONTINUE = "continue", _("Continue with the other contacts")
+
+    # What a reply from one contact does to the other contacts of its company in this
+    # sequence (outreach.company_stop).
+    company_reply = models.CharField(
+        max_length=8, choices=CompanyReply.choices, default=CompanyReply.STOP, db_default="stop"
+    )
+    company_pause_days = models.PositiveSmallIntegerField(default=14, db_default=14)
     fallback_sequence = models.ForeignKey(
         "self",
         on_delete=models.SET_NULL,
@@ -635,6 +661,11 @@ class Message(models.Model):
         TemplateVersion, on_delete=models.SET_NULL, null=True, blank=True, related_name="messages"
     )
     variant_hash = models.CharField(max_length=64, blank=True)
+    # The image or PDF sent with this WhatsApp message (its template version's, or the one a
+    # person attached; outreach.media). RESTRICT: kept while a message shows it.
+    media = models.ForeignKey(
+        "outreach.MediaFile", on_delete=models.RESTRICT, null=True, blank=True, related_name="+"
+    )
     phone = models.ForeignKey(
         "whatsapp.Phone", on_delete=models.SET_NULL, null=True, blank=True, related_name="messages"
     )
@@ -1187,10 +1218,14 @@ class QuickReply(models.Model):
         return self.name
 
 
-# The A/B decisions, an erasure's audit row and the receipts of what providers were told,
-# the brochures templates are drafted from, and the lead rules (modules of their own,
-# loaded with the app's models).
+# The A/B decisions, companies, sequence events, WhatsApp media, an erasure's audit row and
+# the receipts of what providers were told, the brochures templates are drafted from, and
+# the lead rules (modules of their own, loaded with the app's models).
 from outreach.ab_models import ABDecision as ABDecision  # noqa: E402
+from outreach.company_models import Company as Company  # noqa: E402
+from outreach.event_models import SequenceEvent as SequenceEvent  # noqa: E402
+from outreach.media_models import MediaFile as MediaFile  # noqa: E402
+from outreach.media_models import MediaUpload as MediaUpload  # noqa: E402
 from outreach.brochure_models import Brochure as Brochure  # noqa: E402
 from outreach.privacy_models import ContactBasis as ContactBasis  # noqa: E402
 from outreach.privacy_models import Erasure as Erasure  # noqa: E402
