@@ -1222,11 +1222,11 @@ class QuickReply(models.Model):
 # the receipts of what providers were told, the brochures templates are drafted from, and
 # the lead rules (modules of their own, loaded with the app's models).
 from outreach.ab_models import ABDecision as ABDecision  # noqa: E402
+from outreach.brochure_models import Brochure as Brochure  # noqa: E402
 from outreach.company_models import Company as Company  # noqa: E402
 from outreach.event_models import SequenceEvent as SequenceEvent  # noqa: E402
 from outreach.media_models import MediaFile as MediaFile  # noqa: E402
 from outreach.media_models import MediaUpload as MediaUpload  # noqa: E402
-from outreach.brochure_models import Brochure as Brochure  # noqa: E402
 from outreach.privacy_models import ContactBasis as ContactBasis  # noqa: E402
 from outreach.privacy_models import Erasure as Erasure  # noqa: E402
 from outreach.privacy_models import Propagation as Propagation  # noqa: E402
