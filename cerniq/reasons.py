@@ -26,6 +26,8 @@ from importlib import import_module
 from typing import Any
 
 from django.db.models import TextChoices
+from django.utils import formats, timezone
+from django.utils.dateparse import parse_datetime
 from django.utils.functional import Promise
 from django.utils.module_loading import autodiscover_modules
 
@@ -156,6 +158,14 @@ def render_all(parts: object) -> str:
     if not isinstance(parts, list):
         return render(str(parts))
     return "; ".join(render(str(part)) for part in parts)
+
+
+def moment(stored: object) -> str:
+    """A labeller: a stored ISO moment in the reader's time zone and format."""
+    found = parse_datetime(str(stored or ""))
+    if found is None:
+        return str(stored or "—")
+    return formats.date_format(timezone.localtime(found), "SHORT_DATETIME_FORMAT")
 
 
 def _label(labeller: Labeller | None, value: Any) -> Any:

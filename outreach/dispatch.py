@@ -22,7 +22,7 @@ from django.utils import timezone
 
 from cerniq import reasons
 from cerniq.models import Tenant
-from outreach import automation, pacing, shared_limits, stalls
+from outreach import automation, pacing, shared_limits, stalls, step_skips
 from outreach import reasons as codes
 from outreach.delivery import enqueue_message, plan_push
 from outreach.dispatch_batch import Batch
@@ -180,8 +180,10 @@ def _write(
         journey.next_action_at = None  # in flight; the send schedules the next step
         if plan.phone_id and journey.assigned_phone_id != plan.phone_id:
             journey.assigned_phone_id, journey.assigned_at = plan.phone_id, now
+    step_skips.record(batch.skipped_steps, now)  # before the save: it moves their journeys
     _save_journeys(journeys)
-    stalls.record(batch.stalls, [p.journey.lead_id for p in keep], now)
+    moved = [p.journey.lead_id for p in keep] + [j.lead_id for _, _, j, _ in batch.skipped_steps]
+    stalls.record(batch.stalls, moved, now)
     return messages
 
 

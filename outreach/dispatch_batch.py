@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from datetime import date
+from datetime import date, datetime
+
+from django.db.models.functions import Coalesce
 
 from cerniq.models import Tenant
-from outreach import lawful_basis
+from outreach import lawful_basis, step_conditions
 from outreach.models import (
     SENT_STATUSES,
     Channel,
@@ -15,8 +17,10 @@ from outreach.models import (
     Lead,
     Message,
     SequenceStep,
+    Stage,
     TemplateVersion,
 )
+from outreach.phone_health import tracks_delivery
 from outreach.readiness import ContactPolicy
 from outreach.suppression import listed_for_leads
 from whatsapp import quota
@@ -68,7 +72,10 @@ class Batch:
         self.quota = status  # the day's usage and what set its limit (the plan preview)
         self.remaining = {pk: s.remaining for pk, s in status.items()}
         self.chats: dict[int, tuple[int, str]] = {}
-        for lead_id, phone_id, chat_id in (
+        # Each lead's last WhatsApp message that went: when, its ticks, its provider (the
+        # step conditions on delivery and reading).
+        self.last_whatsapp: dict[int, tuple[datetime, datetime | None, datetime | None, str]] = {}
+        for lead_id, phone_id, chat_id, sent_at, delivered_at, read_at, provider in (
             Message.objects.filter(
                 lead_id__in=lead_ids,
                 channel=Channel.WHATSAPP,
@@ -76,10 +83,24 @@ class Batch:
                 status__in=SENT_STATUSES,
             )
             .order_by("lead_id", "created_at")
-            .values_list("lead_id", "phone_id", "provider_thread_id")
+            .values_list(
+                "lead_id",
+                "phone_id",
+                "provider_thread_id",
+                Coalesce("sent_at", "created_at"),
+                "delivered_at",
+                "read_at",
+                "phone__provider",
+            )
         ):
             if phone_id:
                 self.chats[lead_id] = (phone_id, chat_id or self.chats.get(lead_id, (0, ""))[1])
+            self.last_whatsapp[lead_id] = (sent_at, delivered_at, read_at, provider or "")
+        self._conditions: dict[int, list[step_conditions.Condition]] = {}
+        self._tracks: dict[str, bool] = {}
+        # Steps their condition skipped (outreach.dispatch_plan): dispatch moves each
+        # enrollment past its step and keeps why (outreach.step_skips).
+        self.skipped_steps: list[tuple[Enrollment, SequenceStep, Journey, str]] = []
 
     def basis_check(self, lead: Lead, channel: str) -> lawful_basis.Check:
         kind = lawful_basis.kind_of(channel)
@@ -94,3 +115,31 @@ class Batch:
     def first_step_of(self, sequence_id: int, version: int) -> SequenceStep | None:
         steps = self.steps.get((sequence_id, version), [])
         return steps[0] if steps else None
+
+    def conditions_of(self, step: SequenceStep) -> list[step_conditions.Condition]:
+        """The step's conditions, read once per batch; ConditionInvalid when stored ones
+        mean nothing (written before they were checked, or by hand)."""
+        if step.pk not in self._conditions:
+            self._conditions[step.pk] = step_conditions.parse(
+                step.conditions, known_stages=frozenset(Stage.values)
+            )
+        return self._conditions[step.pk]
+
+    def facts(self, journey: Journey) -> step_conditions.Facts:
+        """What the step conditions read of this lead (no query: loaded with the batch)."""
+        lead = journey.lead
+        sent_at, delivered_at, read_at, provider = self.last_whatsapp.get(
+            lead.pk, (None, None, None, "")
+        )
+        if provider and provider not in self._tracks:
+            self._tracks[provider] = tracks_delivery(provider)
+        return step_conditions.Facts(
+            replied=journey.last_reply_at is not None,
+            stage=journey.stage,
+            has_phone=bool(lead.phone) and lead.phone_reachable is not False,
+            email_bounced=lead.email_status == Lead.EmailStatus.BOUNCED,
+            last_whatsapp_at=sent_at,
+            delivered_at=delivered_at,
+            read_at=read_at,
+            reports_delivery=self._tracks.get(provider, True),
+        )

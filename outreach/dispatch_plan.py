@@ -16,11 +16,19 @@ from datetime import datetime
 
 from cerniq import reasons
 from outreach import reasons as codes
-from outreach import spintax, template_compliance
+from outreach import spintax, step_conditions, template_compliance
 from outreach.channels import choose_channel, email_subject
 from outreach.dispatch_batch import Batch
 from outreach.hours import SendingWindow
-from outreach.models import Channel, Journey, Message, Sequence, SequenceStep, TemplateVersion
+from outreach.models import (
+    Channel,
+    Enrollment,
+    Journey,
+    Message,
+    Sequence,
+    SequenceStep,
+    TemplateVersion,
+)
 from outreach.readiness import readiness
 from whatsapp import quota
 from whatsapp.allocation import choose_phone
@@ -120,6 +128,9 @@ def _plan_one(
     if step is None:
         journey.next_action_at = None
         return reasons.code(codes.NO_FURTHER_STEP)
+    held = _conditions_hold(journey, enrollment, step, batch, now)
+    if held:
+        return held
     ready = readiness(
         lead,
         journey,
@@ -188,6 +199,36 @@ def _plan_one(
             return skipped
     plans.append(plan)
     return ""
+
+
+def _conditions_hold(
+    journey: Journey, enrollment: Enrollment, step: SequenceStep, batch: Batch, now: datetime
+) -> str:
+    """"" when the step's conditions let it go (outreach.step_conditions); else why not:
+    skipped (dispatch moves the enrollment past the step, outreach.step_skips), waiting
+    until a timed condition can tell, or stalled on conditions that mean nothing."""
+    try:
+        conditions = batch.conditions_of(step)
+    except step_conditions.ConditionInvalid as exc:
+        journey.next_action_at = None
+        return reasons.code(codes.CONDITIONS_INVALID, position=step.position, problem=str(exc))
+    if not conditions:
+        return ""
+    verdict = step_conditions.judge(conditions, batch.facts(journey), now)
+    if verdict.go:
+        return ""
+    if verdict.wait_until is not None:
+        journey.next_action_at = verdict.wait_until
+        return reasons.code(
+            codes.CONDITION_WAIT,
+            position=step.position,
+            condition=verdict.kind,
+            until=verdict.wait_until.isoformat(),
+        )
+    journey.next_action_at = None  # dispatch schedules the step after it (step_skips)
+    said = reasons.code(codes.STEP_SKIPPED, position=step.position, condition=verdict.kind)
+    batch.skipped_steps.append((enrollment, step, journey, said))
+    return said
 
 
 def _allocate_phone(plan: Plan, batch: Batch, window: SendingWindow, now: datetime) -> str:

@@ -97,6 +97,51 @@ ALREADY_QUEUED = reasons.define("dispatch.already_queued", _("the step is alread
 CHANNEL_FALLBACK = reasons.define(
     "dispatch.channel_fallback", _("moved to the fallback sequence for another channel")
 )
+# A step's conditions (outreach.step_conditions): why one did not hold for the lead.
+_CONDITION_FAILED = {
+    "no_reply": _("the lead has replied, and the step is only for leads who have not"),
+    "replied": _("the lead has not replied, and the step is only for leads who have"),
+    "whatsapp_not_delivered": _("our last WhatsApp message was delivered"),
+    "whatsapp_not_delivered:unknown": _(
+        "the step waits for a WhatsApp delivery tick, and that number's provider reports none"
+    ),
+    "whatsapp_not_read": _("our last WhatsApp message was read"),
+    "whatsapp_not_read:unknown": _(
+        "the step waits for a WhatsApp read tick, and that number's provider reports none"
+    ),
+    "email_bounced": _("the lead's email did not bounce"),
+    "no_phone": _("the lead has a phone number"),
+    "stage_not": _("the lead is at a stage the step skips"),
+}
+_CONDITION_AWAITED = {
+    "whatsapp_not_delivered": _("whether our WhatsApp message is delivered"),
+    "whatsapp_not_read": _("whether our WhatsApp message is read"),
+}
+
+
+def _condition_failed(kind: str) -> str:
+    return str(_CONDITION_FAILED.get(kind, kind))
+
+
+def _condition_awaited(kind: str) -> str:
+    return str(_CONDITION_AWAITED.get(kind, kind))
+
+
+STEP_SKIPPED = reasons.define(
+    "dispatch.step_skipped",
+    _("step %(position)s skipped: %(condition)s"),
+    condition=_condition_failed,
+)
+CONDITION_WAIT = reasons.define(
+    "dispatch.condition_wait",
+    _("step %(position)s waits until %(until)s to know %(condition)s"),
+    condition=_condition_awaited,
+    until=reasons.moment,
+)
+CONDITIONS_INVALID = reasons.define(
+    "dispatch.conditions_invalid",
+    _("step %(position)s has conditions that cannot be read (%(problem)s); fix the sequence"),
+)
 # Message.channel_reason: why this channel was chosen.
 CHOSE_STEP_CHANNEL = reasons.define(
     "dispatch.step_channel", _("the step's channel (%(channel)s)"), channel=Channel

@@ -32,6 +32,7 @@ STALLING = frozenset(
         codes.NO_SENDING_PHONE,
         codes.NO_BASIS,
         codes.TEMPLATE_NOT_COMPLIANT,
+        codes.CONDITIONS_INVALID,
     }
 )
 

@@ -4,8 +4,6 @@ on the phones page, the alerts, the admin and the API."""
 
 from __future__ import annotations
 
-from django.utils import formats, timezone
-from django.utils.dateparse import parse_datetime
 from django.utils.translation import gettext_lazy as _
 
 from cerniq import reasons
@@ -16,12 +14,7 @@ def _nested(stored: object) -> str:
     return reasons.render(str(stored or "")) or "—"
 
 
-def _when(stored: object) -> str:
-    """A stored ISO moment in the reader's time zone and format."""
-    moment = parse_datetime(str(stored or ""))
-    if moment is None:
-        return str(stored or "—")
-    return formats.date_format(timezone.localtime(moment), "SHORT_DATETIME_FORMAT")
+_when = reasons.moment
 
 
 # --- phone status and health (whatsapp.phones, outreach.phone_health) --------------------
