@@ -252,6 +252,14 @@ PERIODIC_JOBS.append(
     {"name": "check-senders", "cron": "*/30 * * * *", "actor": "outreach.tasks.check_senders"}
 )
 PERIODIC_JOBS.append(
+    # Contacts paused because a colleague replied, once the pause is over (company_stop).
+    {
+        "name": "resume-company-pauses",
+        "cron": "*/5 * * * *",
+        "actor": "outreach.tasks.resume_company_pauses",
+    }
+)
+PERIODIC_JOBS.append(
     # Templates' A/B versions judged on positive replies (outreach.ab_winners, hourly).
     {"name": "ab-winners", "cron": "25 * * * *", "actor": "outreach.tasks.evaluate_ab_winners"}
 )

@@ -147,7 +147,13 @@ def route_triaged(lead: Lead, message: Message, result, *, opted_out: bool, held
         return _complaint_check(lead, message, result)
     if result.intent == "out_of_office":
         return _out_of_office(lead, message, result, held)
-    _count_reply(lead, message, declines=declines(result.intent, result.signals))
+    declining = declines(result.intent, result.signals)
+    _count_reply(lead, message, declines=declining)
+    # A nurture sequence goes on after any reply but a refusal (hitl.reply_holds.go_on).
+    if not (declining or complains(result.intent, result.signals)):
+        from hitl import reply_holds
+
+        reply_holds.go_on(lead, message, held)
     decision = _route(lead, message, result)
     _remember(message, result, decision, company_stopped=held.get("company_stopped", 0))
     emit(lead.tenant_id, "lead.replied", _replied_event(lead, message, result, decision))

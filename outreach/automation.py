@@ -7,7 +7,8 @@ first row that holds gives the reason:
 | the lead                                       | reason                                 |
 | --- | --- |
 | opted out of the step's channel                | STOP_OPT_OUT                           |
-| is in a stage automation does not run in       | STOP_PAUSED, STOP_REPLY, STOP_STAGE    |
+| is in a stage automation does not run in (a    | STOP_PAUSED, STOP_REPLY, STOP_STAGE    |
+| nurture sequence runs in WARM_REPLY too)       |                                        |
 | is taken over by a person                      | STOP_TAKEOVER                          |
 | is held for human review (an open review item) | STOP_REVIEW                            |
 | has its enrollment paused or stopped           | STOP_PAUSED, the enrollment's own code |
@@ -37,7 +38,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import Exists, OuterRef, Q
 
 from cerniq import integrations, reasons
 from outreach import reasons as codes
@@ -64,10 +65,30 @@ def held(journey: Journey, *, review: bool = True) -> str:
     return ""
 
 
-def lead_stopped(journey: Journey) -> str:
+# A nurture sequence (`Sequence.stop_on_reply` false) goes on after a reply that is not a
+# refusal (hitl.reply_holds.go_on): the lead is then a WARM_REPLY, and automation runs there
+# too, for that sequence only.
+NURTURE_STAGES = frozenset({Stage.WARM_REPLY})
+
+
+def runs_in(stage: str, *, nurture: bool = False) -> bool:
+    """Whether automation runs in `stage` (for a nurture sequence's enrollment or not)."""
+    return stage in stages.AUTOMATED or (nurture and stage in NURTURE_STAGES)
+
+
+def nurturing(enrollment: Enrollment | None) -> bool:
+    """A running enrollment of a nurture sequence (reads its sequence)."""
+    return (
+        enrollment is not None
+        and enrollment.status == Enrollment.Status.ACTIVE
+        and not enrollment.sequence.stop_on_reply
+    )
+
+
+def lead_stopped(journey: Journey, *, nurture: bool = False) -> str:
     """The lead-level rows of the rule (what `wanted_q` says in SQL). The stage speaks
     first: a reply or a pause says more than the review item or takeover that follow it."""
-    if journey.stage not in stages.AUTOMATED:
+    if not runs_in(journey.stage, nurture=nurture):
         return stage_reason(journey.stage)
     return held(journey)
 
@@ -87,7 +108,8 @@ def why_stopped(
     )
     if channel and opted_out:
         return reasons.code(codes.STOP_OPT_OUT)
-    if stopped := lead_stopped(journey):
+    nurture = journey.stage in NURTURE_STAGES and nurturing(enrollment)
+    if stopped := lead_stopped(journey, nurture=nurture):
         return stopped
     if enrollment is None:
         return reasons.code(codes.STOP_NOT_RUNNING)
@@ -127,11 +149,17 @@ def held_pushes(lead_ids: Iterable[int]) -> list[int]:
 def wanted_q() -> Q:
     """Journeys whose lead-level rows let automation run (dispatch's due journeys); the
     enrollment's row is read per batch by dispatch itself."""
-    return Q(
-        stage__in=sorted(stages.AUTOMATED),
-        taken_over_by__isnull=True,
-        requires_human_review=False,
+    nurture = Exists(
+        Enrollment.objects.filter(
+            lead_id=OuterRef("lead_id"),
+            status=Enrollment.Status.ACTIVE,
+            sequence__stop_on_reply=False,
+        )
     )
+    stage = Q(stage__in=sorted(stages.AUTOMATED)) | (
+        Q(stage__in=sorted(NURTURE_STAGES)) & Q(nurture)
+    )
+    return stage & Q(taken_over_by__isnull=True, requires_human_review=False)
 
 
 class _Stopped:

@@ -295,12 +295,12 @@ def _waiting(
     for journey in left:
         why.setdefault(journey.lead_id, reasons.code(codes.PLAN_DUE_LATER))
     enrollments = {
-        lead_id: (sequence_id, stalled)
-        for lead_id, sequence_id, stalled in Enrollment.objects.filter(
+        lead_id: (sequence_id, stalled, not stops)
+        for lead_id, sequence_id, stalled, stops in Enrollment.objects.filter(
             tenant=tenant, status=Enrollment.Status.ACTIVE
         )
         .order_by()
-        .values_list("lead_id", "sequence_id", "stalled_reason")
+        .values_list("lead_id", "sequence_id", "stalled_reason", "sequence__stop_on_reply")
     }
     in_flight = {lead_id for _phone, _new, lead_id in queued}
     due_ids = {j.pk for j in due}
@@ -333,7 +333,7 @@ def _waiting(
         if phone is not None and journey.assigned_phone_id != phone.pk:
             continue
         if sequence is not None and sequence.pk not in (
-            enrollments.get(lead_id, (None, ""))[0],
+            enrollments.get(lead_id, (None, "", False))[0],
             journey.current_sequence_id,
         ):
             continue
@@ -346,15 +346,15 @@ def _waiting(
 
 
 def _why_not_due(
-    journey: Journey, enrollments: dict[int, tuple[int, str]], in_flight: set[int]
+    journey: Journey, enrollments: dict[int, tuple[int, str, bool]], in_flight: set[int]
 ) -> str:
     """A lead dispatch will not look at that day: the rule that stops it, or what it
     waits for."""
-    if stopped := automation.lead_stopped(journey):
+    _sequence, stalled, nurture = enrollments.get(journey.lead_id, (0, "", False))
+    if stopped := automation.lead_stopped(journey, nurture=nurture):
         return stopped
     if journey.next_action_at is not None:
         return reasons.code(codes.PLAN_DUE_LATER)
-    stalled = enrollments.get(journey.lead_id, (0, ""))[1]
     if stalled:
         return stalled
     if journey.lead_id in in_flight:

@@ -361,6 +361,12 @@ IMPORT_ERASED = reasons.define(
 IMPORT_DUPLICATE = reasons.define(
     "import.duplicate", _("duplicate of line %(line)s (same %(key)s)"), key=field_label
 )
+# Imported, but worth a look (outreach.importing.matching): never merged across companies.
+IMPORT_HELD_BY_ANOTHER_COMPANY = reasons.define(
+    "import.held_by_another_company",
+    _("imported; its %(key)s is also a contact's of %(company)s"),
+    key=field_label,
+)
 # A row with several problems: the stored problems, and how many more did not fit.
 IMPORT_SEVERAL = reasons.define("import.several", _("%(problems)s"), problems=_several)
 IMPORT_SEVERAL_MORE = reasons.define(
@@ -407,6 +413,19 @@ STOP_OPT_OUT = reasons.define("stop.opt_out", _("the lead opted out"))
 STOP_TAKEOVER = reasons.define("stop.takeover", _("a colleague took the conversation over"))
 STOP_COMPANY_REPLIED = reasons.define(
     "stop.company_replied", _("another contact of the company replied")
+)
+STOP_COMPANY_PAUSED = reasons.define(
+    "stop.company_paused",
+    _("paused until %(until)s: another contact of the company replied"),
+    until=reasons.moment,
+)
+COMPANY_CONTINUED = reasons.define(
+    "sequence.company_continued",
+    _("another contact of the company replied; this sequence goes on with this contact"),
+)
+NURTURE_CONTINUED = reasons.define(
+    "sequence.nurture_continued",
+    _("the lead replied and the reply is not a refusal: this nurture sequence goes on"),
 )
 STOP_PAUSED = reasons.define("stop.paused", _("the lead was paused"))
 STOP_REVIEW = reasons.define("stop.review", _("the lead is held for human review"))

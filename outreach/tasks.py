@@ -140,3 +140,14 @@ def evaluate_ab_winners() -> None:
 
     done = decisions.evaluate_all()
     log.info("A/B winners evaluated", extra={"ab_winners": done})
+
+
+@dramatiq.actor(queue_name="default", max_retries=0, time_limit=120_000)
+def resume_company_pauses() -> None:
+    """Every five minutes: contacts paused because a colleague replied run again once their
+    pause is over (outreach.company_stop)."""
+    from outreach import company_stop
+
+    resumed = company_stop.resume_due()
+    if resumed:
+        log.info("company pauses over", extra={"resumed": resumed})
