@@ -117,6 +117,10 @@ def page_context(
         "history": history,
         "stage_targets": [(value, Stage(value).label) for value in targets],
         "enrollments": enrollments,
+        # Steps skipped, a colleague's reply, a nurture going on (outreach.event_models).
+        "sequence_events": list(
+            lead.sequence_events.select_related("enrollment__sequence", "step")[:20]
+        ),
         "readiness": readiness(lead, journey, policy=ContactPolicy.of(scope.tenant)),
         "stalled": next(
             (

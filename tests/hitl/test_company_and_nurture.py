@@ -11,6 +11,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 import time_machine
+from django.urls import reverse
 
 from cerniq import reasons
 from hitl import replies
@@ -291,3 +292,14 @@ def test_reply_first_sends_whatsapp_only_after_an_email_reply(tenant, monday, se
     assert whatsapp.lead == answered and whatsapp.step.position == 2
     assert [kind for kind, _ in events(silent)] == ["step_skipped"]
     assert Enrollment.objects.get(lead=silent).status == Enrollment.Status.COMPLETED
+
+
+def test_the_lead_page_shows_why_its_sequence_stopped_for_a_colleague(
+    tenant, monday, client, operator
+):
+    a, b, _ = firm_world(tenant, Sequence.CompanyReply.STOP)
+    replied(a, "Bună ziua, am primit mesajul.")
+    client.force_login(operator)
+    page = client.get(reverse("outreach:lead", args=[b.pk])).content.decode()
+    assert 'data-sequence-event="company_stopped"' in page
+    assert "another contact of the company replied" in page
