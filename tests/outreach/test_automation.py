@@ -50,18 +50,38 @@ def enrolled(tenant):
 
 def test_the_sql_form_agrees_with_the_rule_on_every_combination(tenant):
     user = make_user(tenant)
-    for stage, taken_over, held in itertools.product(Stage.values, (False, True), (False, True)):
-        Journey.objects.filter(lead=make_lead(tenant)).update(
+    stops, nurtures = make_sequence(tenant), make_sequence(tenant)
+    nurtures.stop_on_reply = False
+    nurtures.save(update_fields=["stop_on_reply"])
+    combinations = itertools.product(
+        Stage.values, (False, True), (False, True), (None, stops, nurtures)
+    )
+    for stage, taken_over, held, sequence in combinations:
+        lead = make_lead(tenant)
+        Journey.objects.filter(lead=lead).update(
             stage=stage,
             taken_over_by=user if taken_over else None,
             requires_human_review=held,
             review_priority=Priority.HIGH if held else "",
         )
+        if sequence is not None:
+            Enrollment.objects.create(tenant=tenant, lead=lead, sequence=sequence)
     journeys = list(Journey.objects.filter(tenant=tenant))
-    assert len(journeys) == len(Stage.values) * 4
+    assert len(journeys) == len(Stage.values) * 4 * 3
+    running = {
+        e.lead_id: e for e in Enrollment.objects.filter(tenant=tenant).select_related("sequence")
+    }
+
+    def python_form(journey: Journey) -> bool:
+        nurture = automation.nurturing(running.get(journey.lead_id))
+        return not automation.lead_stopped(journey, nurture=nurture)
+
     wanted = set(Journey.objects.filter(automation.wanted_q()).values_list("pk", flat=True))
-    assert wanted == {j.pk for j in journeys if not automation.lead_stopped(j)}
+    assert wanted == {j.pk for j in journeys if python_form(j)}
     assert wanted  # some are wanted: the comparison says something
+    warm = {j.pk for j in journeys if j.stage == Stage.WARM_REPLY}
+    assert wanted & warm  # a nurture sequence runs after a reply ...
+    assert warm - wanted  # ... and no other does
 
 
 def _stopped(journey: Journey, enrollment: Enrollment | None, **kw) -> str:
