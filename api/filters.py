@@ -58,6 +58,7 @@ class LeadFilter(django_filters.FilterSet):
         help_text="`true`: only leads whose running enrollment is stalled (dispatch cannot "
         "move it on; `readiness.stalled` says why).",
     )
+    company = IdFilter(method="keep", help_text="A company's id: only its contacts.")
     updated_since = django_filters.IsoDateTimeFilter(
         method="keep", help_text="Lead or journey changed at or after this time (ISO 8601)."
     )
@@ -92,6 +93,7 @@ class LeadFilter(django_filters.FilterSet):
             "q": data.get("search"),
             "contactable": _flag(data.get("contactable")),
             "stalled": _flag(data.get("stalled")),
+            "company": data.get("company") or "",
         }
         queryset = filter_leads(queryset, params)
         since = data.get("updated_since")

@@ -87,6 +87,8 @@ class JourneySerializer(serializers.ModelSerializer):
 
 LEAD_FIELDS = [
     "id",
+    "company",
+    "company_name",
     "name",
     "cui",
     "county",
@@ -124,6 +126,15 @@ class LeadSerializer(serializers.ModelSerializer):
         allow_null=True,
         help_text="When the person was erased on request (their fields are blanked); null: "
         "not erased.",
+    )
+    company = serializers.IntegerField(
+        source="company_id",
+        read_only=True,
+        help_text="The id of the lead's company (/api/v1/companies/): name, cui, county and "
+        "locality are its fields, shown on each of its contacts.",
+    )
+    company_name = serializers.CharField(
+        source="name", read_only=True, help_text="The company's name (as `name`)."
     )
 
     class Meta:
@@ -198,7 +209,17 @@ class LeadDetailSerializer(LeadSerializer):
 class LeadWriteSerializer(serializers.Serializer):
     """A lead's contact data; validated by the import's rules (outreach.lead_entry)."""
 
-    name = serializers.CharField(required=False, allow_blank=True, help_text="Company name.")
+    company = serializers.IntegerField(
+        required=False,
+        help_text="A company of yours (id): the lead becomes a contact of it (then leave out "
+        "name, cui, county and locality, which are the company's).",
+    )
+    name = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        help_text="Company name. Name, cui, county and locality are the company's: changing "
+        "one changes it for every contact of the company.",
+    )
     cui = serializers.CharField(
         required=False, allow_blank=True, help_text="Romanian tax id; the checksum is checked."
     )
@@ -219,7 +240,11 @@ class LeadWriteSerializer(serializers.Serializer):
 
 
 class LeadCreateSerializer(LeadWriteSerializer):
-    name = serializers.CharField(help_text="Company name (required).")
+    name = serializers.CharField(
+        required=False,
+        help_text="Company name (required unless `company` is given): the company with the "
+        "CUI sent, else a new one, is the lead's.",
+    )
 
 
 class TransitionSerializer(serializers.Serializer):
@@ -298,6 +323,10 @@ class ImportJobSerializer(serializers.ModelSerializer):
         help_text="Rejected rows: `line`, `reason` (in the request's language) and "
         "`reason_code` (empty for a reason stored before codes)."
     )
+    flagged = RejectedRowsField(
+        help_text="Rows imported but worth a look (a phone or email a contact of another "
+        "company has; the reason names that company): `line`, `reason`, `reason_code`."
+    )
     error = ReasonField(
         help_text="Why the whole file failed, in the request's language (empty otherwise)."
     )
@@ -315,6 +344,7 @@ class ImportJobSerializer(serializers.ModelSerializer):
             "updated",
             "unchanged",
             "rejected",
+            "flagged",
             "contact_readiness",
             "error",
             "created_at",

@@ -11,8 +11,10 @@ from rest_framework import serializers
 
 from api.fields import BoundedListField, ReasonField, reason_code
 from cerniq.model_fields import max_length
-from outreach.models import Channel, Sequence, SequenceStep
-from outreach.sequences import MAX_STEPS
+from outreach.models import Channel, Sequence, SequenceStep, Stage
+from outreach.sequences import MAX_COMPANY_PAUSE_DAYS, MAX_STEPS
+from outreach.step_condition_words import kind_choices
+from outreach.step_conditions import MAX_CONDITIONS, MAX_HOURS
 
 MAX_ENROLL = 1000  # lead ids per enroll or stop request
 MAX_ID = 2**63 - 1  # the largest row id (BigAutoField); a larger one is a 400, not a DB error
@@ -22,12 +24,57 @@ def row_id(**kwargs) -> serializers.IntegerField:
     return serializers.IntegerField(min_value=1, max_value=MAX_ID, **kwargs)
 
 
+class ConditionSerializer(serializers.Serializer):
+    """One condition of a step: what must hold for it to go (`kind`), with the hours or
+    stages the kind needs."""
+
+    kind = serializers.ChoiceField(kind_choices())
+    hours = serializers.IntegerField(
+        min_value=1,
+        max_value=MAX_HOURS,
+        required=False,
+        help_text="Required by `whatsapp_not_delivered` and `whatsapp_not_read` (the step "
+        "waits until then); ignored by the other kinds.",
+    )
+    stages = BoundedListField(
+        child=serializers.ChoiceField(Stage.choices),
+        required=False,
+        max_length=len(Stage.choices),
+        help_text="Required by `stage_not` (skipped when the lead's stage is one of these); "
+        "ignored by the other kinds.",
+    )
+
+
+class StepConditionsSerializer(serializers.Serializer):
+    """A step's conditions: the step goes only when every one holds; none, it always goes."""
+
+    def get_fields(self) -> dict:
+        # `all` is the stored key; as a class attribute it would shadow the builtin.
+        return {
+            "all": ConditionSerializer(  # type: ignore[call-arg]
+                many=True, max_length=MAX_CONDITIONS, help_text=f"At most {MAX_CONDITIONS}."
+            )
+        }
+
+    def to_representation(self, instance: dict) -> dict:
+        return super().to_representation({"all": (instance or {}).get("all", [])})
+
+
 class StepSerializer(serializers.ModelSerializer):
     template_name = serializers.CharField(source="template.name", read_only=True)
+    conditions = StepConditionsSerializer(read_only=True)
 
     class Meta:
         model = SequenceStep
-        fields = ["position", "channel", "template", "template_name", "delay_value", "delay_unit"]
+        fields = [
+            "position",
+            "channel",
+            "template",
+            "template_name",
+            "delay_value",
+            "delay_unit",
+            "conditions",
+        ]
         read_only_fields = fields
 
 
@@ -37,6 +84,8 @@ SEQUENCE_FIELDS = [
     "description",
     "is_active",
     "stop_on_reply",
+    "company_reply",
+    "company_pause_days",
     "fallback_sequence",
     "version",
     "created_at",
@@ -84,6 +133,9 @@ class StepWriteSerializer(serializers.Serializer):
     delay_unit = serializers.ChoiceField(
         SequenceStep.DelayUnit.choices, default=SequenceStep.DelayUnit.WORKING_DAYS
     )
+    conditions = StepConditionsSerializer(
+        required=False, help_text="Left out: none (the step always goes)."
+    )
 
 
 class SequenceWriteSerializer(serializers.Serializer):
@@ -94,7 +146,23 @@ class SequenceWriteSerializer(serializers.Serializer):
         max_length=max_length(Sequence, "description"),
     )
     is_active = serializers.BooleanField(required=False)
-    stop_on_reply = serializers.BooleanField(required=False)
+    stop_on_reply = serializers.BooleanField(
+        required=False,
+        help_text="true: a reply stops the sequence; false: a nurture sequence, going on "
+        "after a reply unless it is negative or an opt-out.",
+    )
+    company_reply = serializers.ChoiceField(
+        Sequence.CompanyReply.choices,
+        required=False,
+        help_text="What a reply from one contact does to the other contacts of the same "
+        "company in this sequence.",
+    )
+    company_pause_days = serializers.IntegerField(
+        min_value=1,
+        max_value=MAX_COMPANY_PAUSE_DAYS,
+        required=False,
+        help_text="How long `pause` pauses them.",
+    )
     fallback_sequence = row_id(
         required=False, allow_null=True, help_text="Another sequence of your tenant, or null."
     )

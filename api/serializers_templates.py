@@ -19,7 +19,18 @@ from outreach.template_preview import MAX_PREVIEW_COUNT, PREVIEW_COUNT
 from outreach.template_versions import MAX_VERSIONS
 
 
+class MediaRefSerializer(serializers.Serializer):
+    id = serializers.IntegerField(read_only=True)
+    filename = serializers.CharField(read_only=True)
+
+
 class TemplateVersionSerializer(serializers.ModelSerializer):
+    media = MediaRefSerializer(
+        read_only=True,
+        allow_null=True,
+        help_text="The image or PDF a WhatsApp message of this version carries (set on the "
+        "template's page), else null.",
+    )
     reply_rate = serializers.SerializerMethodField(
         help_text="Replies per 100 sent (one decimal); null before the first send."
     )
@@ -38,6 +49,7 @@ class TemplateVersionSerializer(serializers.ModelSerializer):
             "reply_count",
             "positive_reply_count",
             "reply_rate",
+            "media",
             "created_at",
         ]
         read_only_fields = fields

@@ -22,6 +22,7 @@ from api import schema  # noqa: F401 (the API key scheme for drf-spectacular; we
 from api.errors import error_body
 from api.renderers import DOCS_POLICY
 from api.views.analytics import AnalyticsViewSet
+from api.views.companies import CompanyViewSet
 from api.views.erasure import EraseView
 from api.views.imports import ImportJobViewSet
 from api.views.lawful_basis import LeadBasisView
@@ -43,6 +44,7 @@ from api.views.webhooks import WebhookDeliveryViewSet, WebhookEndpointViewSet
 router = DefaultRouter(trailing_slash=True)
 router.include_root_view = False
 router.register("leads", LeadViewSet, basename="lead")
+router.register("companies", CompanyViewSet, basename="company")
 router.register("imports", ImportJobViewSet, basename="import")
 router.register("phones", PhoneViewSet, basename="phone")
 router.register("reviews", ReviewViewSet, basename="review")

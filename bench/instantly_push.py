@@ -183,6 +183,7 @@ def build_world(leads: int):
     from bench.dispatch import fake_lead
     from cerniq.models import Tenant
     from email_channels.models import EmailCampaign
+    from outreach import companies
     from outreach.models import Channel, Journey, Lead, Sequence, SequenceStep, Template
     from outreach.sequences import enroll_many
 
@@ -201,6 +202,7 @@ def build_world(leads: int):
         lead = fake_lead(Lead, tenant, rng, i)
         lead.email, lead.email_status = f"office{i}@ferma{i}.ro", Lead.EmailStatus.VALID
         rows.append(lead)
+    companies.companies_for_new_leads(tenant, rows)
     Lead.objects.bulk_create(rows, batch_size=2000)
     Journey.objects.bulk_create([Journey(tenant=tenant, lead=r) for r in rows], batch_size=2000)
     assert enroll_many(rows, sequence, at=NOW).enrolled == leads

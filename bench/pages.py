@@ -176,6 +176,7 @@ def make_sequence(tenant, name: str, channel: str):
 
 def insert_leads(tenant, count: int, rng: random.Random, seed: int) -> None:
     """Plausible farm companies: name, valid CUI, county, contact, mobile, email."""
+    from outreach import companies
     from outreach.models import Lead
 
     firsts, lasts = FIRST_NAMES + MORE_FIRST, LAST_NAMES + MORE_LAST
@@ -205,6 +206,7 @@ def insert_leads(tenant, count: int, rng: random.Random, seed: int) -> None:
                 source="bench",
             )
         )
+    companies.companies_for_new_leads(tenant, rows)
     Lead.objects.bulk_create(rows, batch_size=5000)
 
 

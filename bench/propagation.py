@@ -121,16 +121,19 @@ class _Handler(BaseHTTPRequestHandler):
 def build_world(count: int) -> list[int]:
     """The tenant and `count` leads, each with a cold email Instantly sent; their ids."""
     from cerniq.models import Tenant
+    from outreach import companies
     from outreach.automation import EMAILED
     from outreach.models import Channel, Journey, Lead, Message
 
     tenant = Tenant.objects.create(name="Bench Propagation", slug=TENANT_SLUG)
-    leads = Lead.objects.bulk_create(
+    rows = [
         Lead(
             tenant=tenant, name=f"Ferma {n}", email=f"office{n}@ferma-{n}.ro", email_status="valid"
         )
         for n in range(count)
-    )
+    ]
+    companies.companies_for_new_leads(tenant, rows)
+    leads = Lead.objects.bulk_create(rows)
     Journey.objects.bulk_create(Journey(tenant=tenant, lead=lead) for lead in leads)
     Message.objects.bulk_create(
         Message(

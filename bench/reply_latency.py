@@ -168,6 +168,7 @@ def build_world(leads: int) -> tuple[str, list[tuple[int, str]]]:
 
     from bench.dispatch import fake_lead
     from cerniq.models import Tenant
+    from outreach import companies
     from outreach.models import Channel, Enrollment, Journey, Lead, Sequence, Template
     from outreach.sequences import enroll_many
     from whatsapp.models import Phone
@@ -193,6 +194,7 @@ def build_world(leads: int) -> tuple[str, list[tuple[int, str]]]:
         )
     rng = random.Random(10)
     rows = [fake_lead(Lead, tenant, rng, i) for i in range(1, leads + 1)]
+    companies.companies_for_new_leads(tenant, rows)
     Lead.objects.bulk_create(rows, batch_size=2000)
     Journey.objects.bulk_create([Journey(tenant=tenant, lead=lead) for lead in rows])
     tomorrow = timezone.now() + timedelta(days=1)

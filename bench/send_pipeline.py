@@ -591,6 +591,7 @@ def build_world(
     from django.utils import timezone
 
     from cerniq.models import Tenant
+    from outreach import companies
     from outreach.models import Channel, Journey, Lead, Sequence, SequenceStep, Template
     from outreach.sequences import enroll_many
     from whatsapp.models import Phone
@@ -629,6 +630,7 @@ def build_world(
     )
     rng = random.Random(7)
     rows = [fake_lead(Lead, tenant, rng, i) for i in range(1, leads + 1)]
+    companies.companies_for_new_leads(tenant, rows)
     Lead.objects.bulk_create(rows, batch_size=2000)
     Journey.objects.bulk_create([Journey(tenant=tenant, lead=lead) for lead in rows], 2000)
     enrolled = enroll_many(rows, sequence, at=at or timezone.now())

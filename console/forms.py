@@ -10,16 +10,51 @@ from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
 from cerniq.models import Tenant
+from console.forms_step_conditions import StepConditions, initial_rows
 from outreach import spintax
 from outreach.models import Channel, OptOutRecord, Sequence, SequenceStep, Template
-from outreach.sequences import MAX_STEPS
+from outreach.sequences import MAX_COMPANY_PAUSE_DAYS, MAX_STEPS
 from outreach.template_versions import MAX_VERSIONS
 
 
 class SequenceForm(forms.ModelForm):
+    # The reply options: left out of a post (an older page, a script), each keeps its value.
+    stop_on_reply = forms.TypedChoiceField(
+        label=_("When the lead replies"),
+        choices=[
+            ("True", _("Stop this sequence when the lead replies")),
+            ("False", _("Nurture: go on after a reply unless it is negative or an opt-out")),
+        ],
+        coerce=lambda value: value == "True",
+        empty_value=None,
+        required=False,
+        widget=forms.RadioSelect(attrs={"class": "choice-list"}),
+    )
+    company_reply = forms.ChoiceField(
+        label=_("When another contact of the same company replies"),
+        choices=Sequence.CompanyReply.choices,
+        required=False,
+        widget=forms.RadioSelect(attrs={"class": "choice-list"}),
+    )
+    company_pause_days = forms.IntegerField(
+        label=_("Days to pause the other contacts"),
+        help_text=_("Only when they are paused: they go on after this many days."),
+        min_value=1,
+        max_value=MAX_COMPANY_PAUSE_DAYS,
+        required=False,
+    )
+
     class Meta:
         model = Sequence
-        fields = ["name", "description", "is_active", "fallback_sequence"]
+        fields = [
+            "name",
+            "description",
+            "is_active",
+            "fallback_sequence",
+            "stop_on_reply",
+            "company_reply",
+            "company_pause_days",
+        ]
         labels = {
             "name": _("Name"),
             "description": _("Description"),
@@ -47,6 +82,17 @@ class SequenceForm(forms.ModelForm):
             raise ValidationError(_("A sequence with this name already exists."))
         return name
 
+    def clean_stop_on_reply(self) -> bool:
+        value = self.cleaned_data.get("stop_on_reply")
+        return self.instance.stop_on_reply if value is None else value
+
+    def clean_company_reply(self) -> str:
+        return self.cleaned_data.get("company_reply") or self.instance.company_reply
+
+    def clean_company_pause_days(self) -> int:
+        value = self.cleaned_data.get("company_pause_days")
+        return self.instance.company_pause_days if value is None else value
+
 
 class StepForm(forms.Form):
     channel = forms.ChoiceField(label=_("Channel"), choices=Channel.choices)
@@ -64,10 +110,18 @@ class StepForm(forms.Form):
         field = self.fields["template"]
         assert isinstance(field, forms.ModelChoiceField), "declared a ModelChoiceField above"
         field.queryset = Template.objects.filter(tenant=tenant)
+        self.conditions = StepConditions(self, initial_rows(self.initial.get("conditions") or {}))
 
     def has_changed(self) -> bool:
         # An extra row counts as filled in only once a template is chosen.
         return bool(self.data.get(self.add_prefix("template"))) or bool(self.initial)
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or self.cleaned_data
+        conditions = self.conditions.clean()
+        if conditions is not None:
+            data["conditions"] = conditions
+        return data
 
 
 class BaseStepFormSet(forms.BaseFormSet):

@@ -10,6 +10,7 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from cerniq.models import Tenant
+from outreach.company_models import Company
 from outreach.lead_rules import editing
 from outreach.models import LeadRule
 
@@ -149,12 +150,32 @@ class LeadRuleForm(forms.Form):
 
 
 class AddLeadForm(forms.Form):
-    """One lead typed on the leads page; outreach.lead_entry checks it as the import does."""
+    """One lead typed on the leads page; outreach.lead_entry checks it as the import does.
+    Its company: one of the workspace's (the company page's "Add a contact" sets it, or
+    `existing_cui` finds it), else a new one of the company fields."""
 
-    name = forms.CharField(label=_("Company name"), max_length=255)
+    existing_cui = forms.CharField(
+        label=_("Existing company (CUI)"),
+        max_length=14,
+        required=False,
+        help_text=_(
+            "To add a person to a company you already have, give its CUI and leave the "
+            "company fields below empty."
+        ),
+    )
+    name = forms.CharField(label=_("Company name"), max_length=255, required=False)
     cui = forms.CharField(label=_("CUI"), max_length=14, required=False)
     county = forms.CharField(label=_("County"), max_length=64, required=False)
     locality = forms.CharField(label=_("Locality"), max_length=128, required=False)
     contact_name = forms.CharField(label=_("Contact"), max_length=200, required=False)
     phone = forms.CharField(label=_("Phone"), max_length=32, required=False)
     email = forms.CharField(label=_("Email"), max_length=254, required=False)
+
+    COMPANY_FIELDS = ("existing_cui", "name", "cui", "county", "locality")
+
+    def __init__(self, *args: Any, company: Company | None = None, **kwargs: Any) -> None:
+        """With `company` set, the person's fields only: the company's are its own."""
+        super().__init__(*args, **kwargs)
+        if company is not None:
+            for name in self.COMPANY_FIELDS:
+                del self.fields[name]

@@ -31,6 +31,7 @@ urlpatterns = [
     path("api-keys/<str:prefix>/revoke/", api_keys.key_revoke, name="api_key_revoke"),
     path("settings/sending/", sending_settings.sending_settings, name="sending_settings"),
     path("", include("console.urls_leads")),
+    path("", include("console.urls_companies")),
     path("", include("console.urls_inbox")),
     path("", include("console.urls_sequences")),
     path("", include("console.urls_alerts")),

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from console.views import attachments, inbox, inbox_actions
+from console.views import attachments, inbox, inbox_actions, media
 from console.views.inbox_composer import quick_reply as composer_quick_reply
 from console.views.inbox_composer import send as composer_send
 
@@ -19,6 +19,7 @@ urlpatterns = [
     path("inbox/<int:pk>/timeline/", inbox.timeline_partial, name="inbox_timeline"),
     path("inbox/<int:pk>/notes/", inbox_actions.add_note, name="inbox_note"),
     path("attachments/<int:pk>/", attachments.download, name="attachment"),
+    path("media/<int:pk>/", media.media_file, name="media_file"),
     path(
         "inbox/<int:pk>/<str:action>/",
         inbox_actions.conversation_action,

@@ -51,6 +51,10 @@ MESSAGE_FIELDS = (
     "template_version__template__name",
     "sender",
     "is_history",
+    "media_id",
+    "media__filename",
+    "media__size",
+    "media__content_type",
 )
 
 

@@ -20,8 +20,10 @@ from cerniq import reasons
 from cerniq.admin import pretty_payload, reason_column
 from cerniq.models import Tenant
 from cerniq.tenancy import AuthenticatedHttpRequest
-from outreach import deadletters, stages
+from outreach import companies, deadletters, stages
+from outreach.admin_step_conditions import ConditionsInWords, SequenceStepForm, conditions_in_words
 from outreach.analytics import DAILY_FIELDS
+from outreach.company_admin import LeadAdminForm
 from outreach.lead_filters import search_match
 from outreach.models import (
     Brochure,
@@ -101,13 +103,23 @@ class TenantFromParentAdmin(admin.ModelAdmin):
 
 @admin.register(Lead)
 class LeadAdmin(admin.ModelAdmin):
-    list_display = ("name", "cui", "county", "phone", "email", "email_status", "stage", "tenant")
-    list_select_related = ("tenant", "journey")
+    form = LeadAdminForm
+    list_display = (
+        *("name", "company", "cui", "county", "phone", "email", "email_status", "stage"),
+        "tenant",
+    )
+    list_select_related = ("tenant", "journey", "company")
     list_filter = ("tenant", "journey__stage", "email_status", "phone_reachable")
     search_fields = ("name", "cui", "phone", "email", "contact_name", "locality")
     date_hierarchy = "created_at"
-    readonly_fields = ("created_at", "updated_at")
+    # The firm's fields are the company's copies (outreach.companies): edit the company.
+    readonly_fields = (*companies.FIRM_FIELDS, "created_at", "updated_at")
+    autocomplete_fields = ("company",)
     actions = ("pause_leads", "resume_leads")
+
+    def save_model(self, request: HttpRequest, obj: Lead, form: Any, change: bool) -> None:
+        companies.attach(obj, obj.company)  # the company's fields, copied
+        super().save_model(request, obj, form, change)
 
     def get_search_results(
         self, request: HttpRequest, queryset: QuerySet[Lead], search_term: str
@@ -351,12 +363,14 @@ class MessageAdmin(admin.ModelAdmin):
             self.message_user(request, f"Not changed — {detail}", messages.WARNING)
 
 
-class SequenceStepInline(admin.TabularInline):
+class SequenceStepInline(ConditionsInWords, admin.TabularInline):
     """Steps of the current version; read-only once leads run on it (edits would change
     their journey mid-way: outreach.sequences.replace_steps makes a new version instead)."""
 
     model = SequenceStep
+    form = SequenceStepForm
     exclude = ("tenant",)
+    readonly_fields = ("conditions_text",)
     autocomplete_fields = ("template",)
     extra = 0
 
@@ -381,16 +395,25 @@ class SequenceStepInline(admin.TabularInline):
 
 @admin.register(Sequence)
 class SequenceAdmin(TenantFromParentAdmin):
-    list_display = ("name", "tenant", "is_active", "stop_on_reply", "version", "updated_at")
+    list_display = (
+        "name",
+        "tenant",
+        "is_active",
+        "stop_on_reply",
+        "company_reply",
+        "version",
+        "updated_at",
+    )
     list_select_related = ("tenant",)
-    list_filter = ("tenant", "is_active", "stop_on_reply")
+    list_filter = ("tenant", "is_active", "stop_on_reply", "company_reply")
     search_fields = ("name", "description")
     readonly_fields = ("created_at", "updated_at")
     inlines = (SequenceStepInline,)
 
 
 @admin.register(SequenceStep)
-class SequenceStepAdmin(admin.ModelAdmin):
+class SequenceStepAdmin(ConditionsInWords, admin.ModelAdmin):
+    form = SequenceStepForm
     list_display = (
         "sequence",
         "sequence_version",
@@ -399,8 +422,10 @@ class SequenceStepAdmin(admin.ModelAdmin):
         "delay_value",
         "delay_unit",
         "template",
+        conditions_in_words,
         "tenant",
     )
+    readonly_fields = ("conditions_text",)
     list_select_related = ("sequence", "template", "tenant")
     list_filter = ("tenant", "channel", "delay_unit")
     search_fields = ("sequence__name", "template__name")
@@ -737,6 +762,9 @@ class QuickReplyAdmin(AuditRowAdmin):
     search_fields = ("name", "body")
 
 
-# The A/B decisions' and the lead rules' admins live with them (modules of their own).
+# The A/B decisions', WhatsApp media's and the lead rules' admins live with them (modules
+# of their own).
 from outreach import ab_admin as _ab_admin  # noqa: E402,F401
+from outreach import event_admin as _event_admin  # noqa: E402,F401
+from outreach import media_admin as _media_admin  # noqa: E402,F401
 from outreach import rule_admin as _rule_admin  # noqa: E402,F401

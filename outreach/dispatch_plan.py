@@ -204,7 +204,7 @@ def _plan_one(
 def _conditions_hold(
     journey: Journey, enrollment: Enrollment, step: SequenceStep, batch: Batch, now: datetime
 ) -> str:
-    """"" when the step's conditions let it go (outreach.step_conditions); else why not:
+    """ "" when the step's conditions let it go (outreach.step_conditions); else why not:
     skipped (dispatch moves the enrollment past the step, outreach.step_skips), waiting
     until a timed condition can tell, or stalled on conditions that mean nothing."""
     try:

@@ -184,6 +184,7 @@ def run_import(job_id: int) -> ImportJob | None:
             updated=report.updated,
             unchanged=report.unchanged,
             rejected=[{"line": e.line, "reason": e.reason} for e in report.rejected],
+            flagged=[{"line": e.line, "reason": e.reason} for e in report.flagged],
             contact_readiness=tally_ids(job.tenant, report.created_ids).as_json()
             if report.created_ids
             else {},

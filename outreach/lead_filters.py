@@ -73,6 +73,9 @@ def _on_the_lead(qs: QuerySet[Lead], params: Mapping[str, Any]) -> QuerySet[Lead
     county = text_param(params, "county")
     if county:
         qs = qs.filter(county__iexact=county)
+    company = str(params.get("company") or "")
+    if company.isdigit():  # one company's contacts (its page links here)
+        qs = qs.filter(company_id=int(company))
     email_status = params.get("email_status")
     if email_status in Lead.EmailStatus.values:
         qs = qs.filter(email_status=email_status)

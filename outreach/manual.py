@@ -8,12 +8,14 @@ from dataclasses import dataclass
 from functools import partial
 
 from django.contrib.auth.models import User
+from django.core.files import File
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from cerniq.model_fields import max_length
 from outreach import attachments
+from outreach import media as media_files
 from outreach.delivery import enqueue_message
 from outreach.manual_checks import EMAIL_CHANNELS as EMAIL_CHANNELS
 from outreach.manual_checks import (
@@ -71,14 +73,21 @@ def send_manual(
     files: list | None = None,
     idempotency_key: str | None = None,
     ai_draft: AIDraft = NOT_AI,
+    media: File | None = None,
 ) -> Message:
     """Queue a message written by `user` (or approved by them): WhatsApp, or a warm email
-    (Resend) for `channel` EMAIL_WARM, with `files` attached (outreach.attachments).
+    (Resend) for `channel` EMAIL_WARM, with `files` attached (outreach.attachments); a
+    WhatsApp message may carry one image or PDF, `media` (outreach.media), its text the
+    caption.
     `idempotency_key`: a second send with the same key is an IntegrityError (nothing else
     is changed then: the quota grant rolls back with it). `ai_draft`: whether the text is
     an AI draft `user` approved, as it was or edited (shown in the timeline). A person's
     message does not wait for the sending window: it is a conversation, not outreach
     (outreach.sending)."""
+    if media is not None and channel != Channel.WHATSAPP:
+        raise SendRefused(
+            _("An image or PDF goes with a WhatsApp message; attach files to an email.")
+        )
     if channel == Channel.EMAIL_WARM:
         return queue_email(
             lead,
@@ -103,6 +112,7 @@ def send_manual(
         is_manual=True,
         idempotency_key=idempotency_key,
         ai_draft=ai_draft,
+        media=media,
     )
 
 
@@ -226,8 +236,10 @@ def queue_reply(
     idempotency_key: str | None = None,
     allow_opted_out: bool = False,
     ai_draft: AIDraft = NOT_AI,
+    media: File | None = None,
 ) -> Message:
-    """Queue a conversational WhatsApp message (not a sequence step) on the lead's phone.
+    """Queue a conversational WhatsApp message (not a sequence step) on the lead's phone,
+    with `media` (an image or PDF, stored once per tenant: outreach.media) if given.
 
     Automated replies (`is_manual=False`, e.g. an AI auto-reply) carry a key derived from
     what they answer, so processing the same reply twice never sends two answers.
@@ -257,10 +269,17 @@ def queue_reply(
             raise SendRefused(
                 _("%(phone)s has no new-contact quota left today.") % {"phone": phone}
             )
+    stored = None
+    if media is not None:
+        try:
+            stored = media_files.store(lead.tenant_id, media, user=user)
+        except media_files.MediaRefused as refused:
+            raise SendRefused(str(refused)) from None
     message = Message.objects.create(
         tenant_id=lead.tenant_id,
         lead=lead,
         channel=Channel.WHATSAPP,
+        media=stored,
         direction=Message.Direction.OUTBOUND,
         status=Message.Status.QUEUED,
         body=text,

@@ -43,7 +43,7 @@ POSITIVE_SENTIMENT = 50
 
 
 class Lead(models.Model):
-    """A company to contact (the earlier stage's gold company)."""
+    """A person to contact at a company (`company`; outreach.companies)."""
 
     class EmailStatus(models.TextChoices):
         VALID = "valid", _("Valid")
@@ -58,12 +58,10 @@ class Lead(models.Model):
     tenant = models.ForeignKey(Tenant, on_delete=models.CASCADE, related_name="leads")
     # The firm this person works for (outreach.company_models); several leads may share it.
     company = models.ForeignKey(
-        "outreach.Company",
-        on_delete=models.RESTRICT,
-        null=True,
-        blank=True,
-        related_name="contacts",
+        "outreach.Company", on_delete=models.RESTRICT, related_name="contacts"
     )
+    # Read copies of the company's fields, written only by outreach.companies (the list
+    # sorts, filters and searches them on the lead's own indexes).
     # Romanian order on PostgreSQL (ICU) and SQLite (cerniq.collation): Ș after S, Ț after T.
     name = models.CharField("company name", max_length=255, db_collation=NAME_COLLATION)
     cui = models.CharField("CUI", max_length=12, blank=True, help_text="Romanian tax id, digits")
@@ -101,9 +99,7 @@ class Lead(models.Model):
     class Meta:
         ordering = ["name"]
         constraints = [
-            models.UniqueConstraint(
-                fields=["tenant", "cui"], condition=~Q(cui=""), name="lead_unique_cui_per_tenant"
-            ),
+            # No unique CUI: a company's contacts share it (Company's is unique).
             models.CheckConstraint(
                 condition=Q(phone="") | Q(phone__regex=E164_REGEX), name="lead_phone_e164"
             ),
@@ -116,6 +112,11 @@ class Lead(models.Model):
             models.Index(fields=["tenant", "email"], name="lead_tenant_email_idx"),
             models.Index(fields=["tenant", "whatsapp_user_id"], name="lead_tenant_wa_user_idx"),
             models.Index(fields=["tenant", "county"], name="lead_tenant_county_idx"),
+            # A CUI searched whole (outreach.lead_filters): the dropped unique constraint's
+            # index, kept.
+            models.Index(
+                fields=["tenant", "cui"], condition=~Q(cui=""), name="lead_tenant_cui_idx"
+            ),
             # The leads page: its default order, newest-first order, county filter (iexact).
             # Its search (LIKE on search_text) uses a trigram GIN index on PostgreSQL,
             # created in migration 0014_lead_search_text (not declared here: SQLite has no
@@ -898,6 +899,9 @@ class ImportJob(models.Model):
     updated = models.PositiveIntegerField(default=0)
     unchanged = models.PositiveIntegerField(default=0)
     rejected = models.JSONField(default=list, blank=True)
+    # Rows imported but worth a look: a phone or address a contact of another company
+    # already has ({"line", "reason"}, as `rejected`; outreach.importing.matching).
+    flagged = models.JSONField(default=list, blank=True)
     # The new leads by contact readiness (outreach.readiness.Tally.as_json): how many can
     # be reached, how many only once their number or address is checked, how many not at
     # all, per reason code. Empty for a dry run.

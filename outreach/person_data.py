@@ -31,7 +31,8 @@ from django.db.models import BinaryField, Lookup, Model, Q, QuerySet
 from django.utils import timezone
 
 from cerniq.models import Alert, WebhookDelivery, WebhookEvent
-from outreach import scrubbing
+from outreach import companies, scrubbing
+from outreach.company_models import Company
 from outreach.models import (
     ContactBasis,
     Enrollment,
@@ -45,6 +46,7 @@ from outreach.models import (
     OptOutRecord,
     Propagation,
     RuleFiring,
+    SequenceEvent,
     StageTransition,
     Suppression,
     SuppressionRemoval,
@@ -213,6 +215,14 @@ def _scrub_removals(rows: QuerySet, person: Person) -> int:
 
 for _section in (
     Section("lead", Lead, lambda lead: Lead.objects.filter(pk=lead.pk), _scrub_lead),
+    # The firm (after the lead: blanked only when nobody else is left at it, as a sole
+    # trader's firm that bears the person's name).
+    Section(
+        "company",
+        Company,
+        lambda lead: Company.objects.filter(pk=lead.company_id),
+        lambda rows, person: companies.scrub_erased(rows, ERASED),
+    ),
     Section(
         "journey", Journey, lambda lead: Journey.objects.filter(lead=lead), blank(review_reason="")
     ),
@@ -227,6 +237,13 @@ for _section in (
         Enrollment,
         lambda lead: Enrollment.objects.filter(lead=lead),
         redact("stalled_reason", "stop_reason"),
+    ),
+    # What automation decided for the person without sending (reason codes, no text).
+    Section(
+        "sequence_decisions",
+        SequenceEvent,
+        lambda lead: SequenceEvent.objects.filter(lead=lead),
+        redact("reason"),
     ),
     Section("messages", Message, messages_of, _scrub_messages),
     Section(
@@ -253,7 +270,7 @@ for _section in (
         "import_files",
         ImportJob,
         lambda lead: _holding(lead, ImportJob, "content"),
-        scrubbing.drop_lines("content", "rejected", "contact_readiness", "error"),
+        scrubbing.drop_lines("content", "rejected", "flagged", "contact_readiness", "error"),
     ),
     Section("provider_webhooks", WebhookEvent, webhook_events_of, blank(raw_body=b"", error="")),
     Section(

@@ -44,6 +44,7 @@ from cerniq.provider_errors import ProviderError, SendResult
 from cerniq.row_updates import update_rows
 from email_channels.models import EmailCampaign
 from outreach import send_facts
+from outreach.email_transport import EmailTransport
 from outreach.models import SENT_STATUSES, Channel, Message, SequenceStep
 from outreach.recording import record_sent_many
 from outreach.sending import (
@@ -55,7 +56,7 @@ from outreach.sending import (
     why_not_send,
 )
 from outreach.sequences import cancel_messages
-from outreach.transports import EmailTransport, transport_for
+from outreach.transports import transport_for
 
 log = logging.getLogger(__name__)
 

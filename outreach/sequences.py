@@ -49,6 +49,7 @@ from outreach.template_versions import VersionSpec, save_versions  # noqa: F401 
 from whatsapp.quota import quota_day, release
 
 MAX_STEPS = 20  # steps of one sequence (the page's formset and the API's list say so too)
+MAX_COMPANY_PAUSE_DAYS = 365  # Sequence.company_pause_days, on the page and in the API
 
 # Stage changes that end automation for the lead, with the stop reason recorded.
 STOPPING_STAGES = frozenset({Stage.WARM_REPLY, Stage.NEGOTIATION, Stage.CONVERTED, Stage.DEAD})
@@ -86,6 +87,8 @@ class StepSpec:
     template_id: int
     delay_value: int = 0
     delay_unit: str = SequenceStep.DelayUnit.WORKING_DAYS
+    # As stored (outreach.step_conditions.to_json): a change is a changed step too.
+    conditions: dict = field(default_factory=dict, hash=False)
 
 
 @transaction.atomic
@@ -111,6 +114,7 @@ def replace_steps(sequence: Sequence, specs: list[StepSpec]) -> int:
             template_id=spec.template_id,
             delay_value=spec.delay_value,
             delay_unit=spec.delay_unit,
+            conditions=spec.conditions,
         )
         for position, spec in enumerate(specs, 1)
     )
@@ -121,15 +125,39 @@ def replace_steps(sequence: Sequence, specs: list[StepSpec]) -> int:
 
 def same_steps(sequence: Sequence, specs: list[StepSpec]) -> bool:
     current = [
-        StepSpec(step.channel, step.template_id, step.delay_value, step.delay_unit)
+        StepSpec(step.channel, step.template_id, step.delay_value, step.delay_unit, step.conditions)
         for step in steps_of(sequence)
     ]
     return current == specs
 
 
+def refuse_unreachable_steps(sequence: Sequence, specs: list[StepSpec] | None = None) -> None:
+    """A step that goes only once the lead replied never runs in a sequence a reply stops:
+    refused, saying what to change (the steps given, else the current version's)."""
+    if not sequence.stop_on_reply:
+        return
+    conditions = (
+        [spec.conditions for spec in specs]
+        if specs is not None
+        else [step.conditions for step in steps_of(sequence)]
+    )
+    for position, stored in enumerate(conditions, 1):
+        kinds = {c.get("kind") for c in (stored or {}).get("all", []) if isinstance(c, dict)}
+        if "replied" in kinds:
+            raise EnrollmentError(
+                _(
+                    "Step %(position)s goes only once the lead replied, but this sequence "
+                    "stops when the lead replies: make it a nurture sequence (go on after a "
+                    "reply) or remove that condition."
+                )
+                % {"position": position}
+            )
+
+
 def save_steps(sequence: Sequence, specs: list[StepSpec], *, created: bool = False) -> int:
     """The editor's save: unchanged steps keep the version, changed ones go through
     replace_steps (a new version when leads run on the current one). Returns the version."""
+    refuse_unreachable_steps(sequence, specs)
     if not created and same_steps(sequence, specs):
         return sequence.version
     return replace_steps(sequence, specs)

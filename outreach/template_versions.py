@@ -9,7 +9,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from outreach import stalls
-from outreach.models import Enrollment, Message, Template, TemplateVersion
+from outreach.models import Enrollment, MediaFile, Message, Template, TemplateVersion
 
 # Versions of one template, retired ones included (the editor shows them all, and the
 # page's formset and the API's list take no more).
@@ -29,26 +29,39 @@ class TooManyVersions(ValueError):
         )
 
 
+# VersionSpec.media_id: the version keeps the file it has (a new version: the one of the
+# version it replaces, or none).
+KEEP_MEDIA = "keep"
+
+
 @dataclass(frozen=True)
 class VersionSpec:
-    """A template version as the editor submits it; `id` None for a new version."""
+    """A template version as the editor submits it; `id` None for a new version.
+    `media_id`: the image or PDF a WhatsApp message of it carries (outreach.media), None
+    for none, KEEP_MEDIA for unchanged."""
 
     body: str
     subject: str = ""
     weight: int = 100
     is_active: bool = True
     id: int | None = None
+    media_id: int | None | str = KEEP_MEDIA
 
 
 @transaction.atomic
 def save_versions(template: Template, specs: list[VersionSpec]) -> list[TemplateVersion]:
     """Apply the editor's versions: new ones get the next numbers; a version whose text
-    changed after it was used (messages carry it) is retired and its new text becomes a new
-    version, so each version's results stay those of one text; weight and on/off are
-    changed in place (a draft's text too, but it stays off: `approve` turns it on).
+    or file changed after it was used (messages carry it) is retired and its new text
+    becomes a new version, so each version's results stay those of one message; weight and
+    on/off are changed in place (a draft's text too, but it stays off: `approve` turns it
+    on).
     Returns the versions as saved, in the order of `specs`; refuses (TooManyVersions) to
     pass MAX_VERSIONS."""
     Template.objects.select_for_update().filter(pk=template.pk).first()
+    files = {spec.media_id for spec in specs if isinstance(spec.media_id, int)}
+    others = MediaFile.objects.filter(pk__in=files).exclude(tenant=template.tenant_id)
+    if files and others.exists():
+        raise ValueError("a template version's file must be its own workspace's")
     existing = {v.pk: v for v in template.versions.all()}
     used = set(
         Message.objects.filter(template_version_id__in=list(existing))
@@ -61,8 +74,13 @@ def save_versions(template: Template, specs: list[VersionSpec]) -> list[Template
     last = max((v.version for v in existing.values()), default=0)
     saved = []
     for spec in specs:
-        fields = {"subject": spec.subject, "body": spec.body, "weight": spec.weight}
         current = existing.get(spec.id) if spec.id is not None else None
+        fields = {
+            "subject": spec.subject,
+            "body": spec.body,
+            "weight": spec.weight,
+            "media_id": _media_of(spec, current),
+        }
         if current is not None:
             if not _makes_a_version(spec, existing, used):
                 # A draft stays off until a person approves it (`approve`).
@@ -91,7 +109,15 @@ def _makes_a_version(
     current = existing.get(spec.id) if spec.id is not None else None
     if current is None:
         return True
-    return current.pk in used and (current.body, current.subject) != (spec.body, spec.subject)
+    was = (current.body, current.subject, current.media_id)
+    return current.pk in used and was != (spec.body, spec.subject, _media_of(spec, current))
+
+
+def _media_of(spec: VersionSpec, current: TemplateVersion | None) -> int | None:
+    if spec.media_id == KEEP_MEDIA:
+        return current.media_id if current is not None else None
+    assert not isinstance(spec.media_id, str), "VersionSpec.media_id: an id, None or KEEP_MEDIA"
+    return spec.media_id
 
 
 @transaction.atomic

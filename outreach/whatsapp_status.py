@@ -3,7 +3,7 @@ provider reported it (a TimelinesAI poll, a Cloud API webhook).
 
 - A message's status only moves forward (outreach.message_status). A failure the provider
   reports after the send (a Cloud API status `failed` with its error) has the consequences
-  a failure at send time has (outreach.transports.WhatsAppTransport): a number not on
+  a failure at send time has (outreach.whatsapp_transport.WhatsAppTransport): a number not on
   WhatsApp is marked, a restricted or banned account is paused or taken offline.
 - An account the provider reports disconnected goes OFFLINE (its queued work re-planned), a
   banned one BANNED, a restricted one is paused by the health guard; one reported connected
@@ -75,7 +75,7 @@ def status_reported(tenant: Tenant, report: StatusReport) -> bool:
 
 def failed_after_sending(message: Message, error: ProviderError) -> None:
     """What a failure reported after the send means for the lead's number and ours."""
-    from outreach.transports import WhatsAppTransport
+    from outreach.whatsapp_transport import WhatsAppTransport
 
     transport = WhatsAppTransport()
     if isinstance(error, InvalidRecipient) and message.lead_id:

@@ -13,6 +13,7 @@ import itertools
 from datetime import UTC, datetime, timedelta
 
 from cerniq.models import Tenant
+from outreach import companies
 from outreach.models import Channel, Lead, Message, Template, TemplateVersion
 from tests.factories import make_template
 
@@ -49,9 +50,10 @@ def sends(
     """n sends of the version; `positive` of them drew an interested reply, the next
     `negative` a refusal; `twice`: each positive lead answered positively twice."""
     tenant_id = version.tenant_id
-    leads = Lead.objects.bulk_create(
-        Lead(tenant_id=tenant_id, name=f"Ferma {next(_keys)} SRL") for _ in range(n)
+    firms = companies.new_companies(
+        version.tenant, [{"name": f"Ferma {next(_keys)} SRL"} for _ in range(n)]
     )
+    leads = Lead.objects.bulk_create(companies.contact(firm) for firm in firms)
     Message.objects.bulk_create(
         Message(
             tenant_id=tenant_id,

@@ -37,6 +37,8 @@ from hitl.models import (
     ReviewItem,
     ReviewSLA,
 )
+from outreach import companies
+from outreach.company_models import Company
 from outreach.models import (
     ABDecision,
     Brochure,
@@ -49,6 +51,7 @@ from outreach.models import (
     Journey,
     Lead,
     LeadRule,
+    MediaUpload,
     Message,
     MessageAttachment,
     OptOutLift,
@@ -57,6 +60,7 @@ from outreach.models import (
     QuickReply,
     RuleFiring,
     Sequence,
+    SequenceEvent,
     SequenceStep,
     StageTransition,
     Suppression,
@@ -85,19 +89,28 @@ def make_user(tenant: Tenant | None = None, *, role: str = "OPERATOR", **kw: Any
     return user
 
 
-def make_lead(tenant: Tenant, *, with_journey: bool = True, **kw: Any) -> Lead:
+def make_company(tenant: Tenant, **kw: Any) -> Company:
+    """A company of `tenant`; with a CUI, the company that has it if there is one."""
     n = next(_seq)
-    lead = Lead.objects.create(
-        **{
-            "tenant": tenant,
-            "name": f"Agro Test {n} SRL",
-            "county": "Iași",
-            "locality": "Iași",
-            "phone": f"+4072{n:07d}",
-            "phone_reachable": True,
-            **kw,
-        }
+    company, _ = companies.find_or_create(
+        tenant, {"name": f"Agro Test {n} SRL", "county": "Iași", "locality": "Iași", **kw}
     )
+    return company
+
+
+def make_lead(
+    tenant: Tenant, *, with_journey: bool = True, company: Company | None = None, **kw: Any
+) -> Lead:
+    """A contact of `company`, else of a company made from the firm's fields in `kw`
+    (name, cui, county, locality: with a CUI already a company's, a contact of that one)."""
+    n = next(_seq)
+    if company is None:
+        company = make_company(tenant, **companies.firm_values(kw))
+    elif companies.firm_values(kw):
+        raise ValueError("give the company, or its fields, not both")
+    person = {"phone": f"+4072{n:07d}", "phone_reachable": True, **companies.person_values(kw)}
+    lead = companies.contact(company, **person)
+    lead.save()
     if with_journey:
         Journey.objects.create(tenant=tenant, lead=lead)
     return lead
@@ -175,6 +188,7 @@ def make_one_of_everything(tenant: Tenant) -> dict[str, Any]:
     return {
         "tenant": tenant,
         "user": user,
+        "company": lead.company,
         "lead": lead,
         "journey": lead.journey,
         "phone": phone,
@@ -242,6 +256,13 @@ def make_one_of_everything(tenant: Tenant) -> dict[str, Any]:
             rule := LeadRule.objects.create(
                 tenant=tenant, name="Formular <b>Iași</b>", county="Iași", sequence=sequence
             )
+        ),
+        "sequence_event": SequenceEvent.objects.create(
+            tenant=tenant,
+            lead=lead,
+            kind=SequenceEvent.Kind.STEP_SKIPPED,
+            reason='dispatch.step_skipped {"position":1,"condition":"replied"}',
+            created_at=timezone.now(),
         ),
         "rule_firing": RuleFiring.objects.create(
             tenant=tenant, lead=lead, rule=rule, rule_name=rule.name, source="lead_ads"
@@ -338,6 +359,7 @@ def make_one_of_everything(tenant: Tenant) -> dict[str, Any]:
             sent=4,
         ),
         "attachment": _attachment(message),
+        **_media(tenant),
         "opt_out_lift": OptOutLift.objects.create(
             tenant=tenant, lead=lead, by_user=user, reason="Called and asked for the offer"
         ),
@@ -416,6 +438,20 @@ def make_one_of_everything(tenant: Tenant) -> dict[str, Any]:
         "warmup_plan": WarmupPlan.objects.create(tenant=tenant, steps=[[1, 50], [7, 200]]),
         "api_key": TenantAPIKey.objects.create_key(tenant=tenant, name="crm", created_by=user)[0],
     }
+
+
+def _media(tenant: Tenant) -> dict[str, Any]:
+    """A WhatsApp image of the tenant and its id at a provider (outreach.media)."""
+    from django.core.files.base import ContentFile
+
+    from outreach import media
+
+    png = b"\x89PNG\r\n\x1a\n<script>alert(7)</script>"
+    stored = media.store(tenant.pk, ContentFile(png, name="harta <b>.png"))
+    upload, _ = MediaUpload.objects.get_or_create(
+        media=stored, provider="meta", account="106540352242922", defaults={"remote_id": "1479"}
+    )
+    return {"media_file": stored, "media_upload": upload}
 
 
 def _attachment(message: Message) -> MessageAttachment:

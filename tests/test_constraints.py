@@ -12,6 +12,7 @@ from django.utils import timezone
 from cerniq.models import Alert, Membership, Tenant, WebhookEvent
 from email_channels.models import EmailCampaign
 from hitl.models import ReviewItem
+from outreach.company_models import Company
 from outreach.models import (
     Channel,
     DailyStats,
@@ -51,10 +52,12 @@ VIOLATIONS: dict[str, Violation] = {
         _update(Message, o["message"].pk, provider_message_id="uid-1"),
         _update(Message, o["inbound"].pk, provider_message_id="uid-1"),
     ),
-    "lead CUI per tenant": lambda o: (
-        _update(Lead, o["lead"].pk, cui="18547290"),
-        Lead.objects.create(tenant=o["tenant"], name="Copy SRL", cui="18547290"),
+    # A CUI is one company's; its contacts (leads) share it (outreach.companies).
+    "company CUI per tenant": lambda o: (
+        _update(Company, o["lead"].company_id, cui="18547290"),
+        Company.objects.create(tenant=o["tenant"], name="Copy SRL", cui="18547290"),
     ),
+    "a lead has a company": lambda o: Lead.objects.create(tenant=o["tenant"], name="Lone SRL"),
     "quota per phone and day": lambda o: QuotaUsage.objects.create(
         tenant=o["tenant"], phone=o["phone"], day=o["quota"].day
     ),
@@ -192,8 +195,8 @@ def test_database_rejects(violation, rows):
 def test_the_same_values_are_fine_in_another_tenant(rows):
     """Uniqueness is per tenant where the spec says so: a second tenant may reuse them."""
     other = make_tenant()
-    Lead.objects.filter(pk=rows["lead"].pk).update(cui="18547290")
-    Lead.objects.create(tenant=other, name="Same CUI SRL", cui="18547290")
+    Company.objects.filter(pk=rows["lead"].company_id).update(cui="18547290")
+    Company.objects.create(tenant=other, name="Same CUI SRL", cui="18547290")
     Phone.objects.create(tenant=other, number=rows["phone"].number)
     Template.objects.create(tenant=other, name=rows["template"].name, channel=Channel.WHATSAPP)
 

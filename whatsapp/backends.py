@@ -9,15 +9,26 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
-from cerniq.provider_errors import SendResult
+from cerniq.provider_errors import RejectedRequest, SendResult
 
 # The longest WhatsApp text we send: the smallest limit of the providers we use
 # (TimelinesAI's `text` takes 2,000 characters). Templates, manual messages, AI replies
 # and every backend's own check use this one number.
 MAX_TEXT = 2000
+
+
+@dataclass(frozen=True)
+class OutgoingMedia:
+    """The image or PDF a WhatsApp message carries (outreach.media checked its bytes)."""
+
+    id: int  # ours (MediaFile): the provider's id is found when the message is sent
+    filename: str
+    content_type: str  # image/jpeg, image/png or application/pdf
+    kind: str  # "image" or "document"
+    size: int
 
 
 @dataclass(frozen=True)
@@ -37,6 +48,7 @@ class OutgoingWhatsApp:
     window_open: bool = False  # the person wrote to this number in the last 24 hours
     reference: str = ""  # our idempotency key, echoed back by providers that can
     is_manual: bool = False
+    media: OutgoingMedia | None = None  # the file it carries, its text being the caption
 
 
 @dataclass(frozen=True)
@@ -79,6 +91,8 @@ class WhatsAppBackend(ABC):
     # True for backends whose `chat_history` reads a chat's earlier messages (the core
     # backfills a chat once it is known: hitl.chat_backfill).
     reads_history: bool = False
+    # How long the provider keeps an uploaded file (`upload_media`); None: until deleted.
+    media_lifetime: timedelta | None = None
 
     @abstractmethod
     def send_to_phone(self, *, account_phone: str, to: str, text: str) -> SendResult:
@@ -123,6 +137,23 @@ class WhatsAppBackend(ABC):
     ) -> SendResult:
         """Send what `prepare` rendered."""
         raise NotImplementedError(f"{type(self).__name__} prepares nothing")
+
+    # --- media (optional) ------------------------------------------------------------------
+
+    def upload_media(
+        self, *, account_id: str, content: bytes, filename: str, content_type: str
+    ) -> str:
+        """Upload a file for the account `account_id` → the provider's id to send it by
+        (outreach.media.provider_id calls it once per file and account)."""
+        raise RejectedRequest(f"{type(self).__name__} sends no images or documents")
+
+    def send_media(
+        self, *, account_phone: str, chat_id: str, to: str, text: str, media_id: str
+    ) -> SendResult:
+        """An uploaded file (`media_id`) with `text` as its caption: into the chat when
+        `chat_id`, else to the number `to` from `account_phone`. A backend that `prepare`s
+        its requests gets the id in the prepared request instead (`"media_id"`)."""
+        raise RejectedRequest(f"{type(self).__name__} sends no images or documents")
 
     # --- a chat's history (optional) -------------------------------------------------------
 

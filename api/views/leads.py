@@ -140,7 +140,10 @@ class LeadViewSet(
             "Validated and deduplicated as the CSV import does (CUI checksum, E.164 phone, "
             "email; a match by CUI, then phone, then email). A duplicate is refused with "
             "409 `duplicate` carrying the existing lead's `lead_id`: nothing is changed, "
-            "PATCH that lead to update it."
+            "PATCH that lead to update it. The lead's company is the one with the CUI sent "
+            "(a company without contacts yet), else a new one of the fields sent; to add "
+            "another contact to a company, send its `company` id instead of its fields "
+            "(then a phone or email one of its contacts has is the duplicate)."
         ),
         request=s.LeadCreateSerializer,
         responses={201: s.LeadSerializer, **errors(400, 403, 409)},
@@ -163,7 +166,9 @@ class LeadViewSet(
         description=(
             "Only the fields sent change; an empty value clears one (a lead keeps its name "
             "and a phone or an email); custom fields are merged. The stage is never changed "
-            "here: use the transition endpoint."
+            "here: use the transition endpoint. Name, cui, county and locality are the "
+            "company's: a change to one changes it for every contact of the company; "
+            "`company` moves the lead to another company of yours."
         ),
         request=s.LeadWriteSerializer,
         responses={200: s.LeadSerializer, **errors(*WRITE, 409)},

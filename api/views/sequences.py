@@ -7,6 +7,8 @@ when leads run on the current one (enrollments keep theirs).
 
 from __future__ import annotations
 
+import re
+
 import django_filters
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import transaction
@@ -29,10 +31,13 @@ from outreach.sequences import (
     EnrollmentError,
     StepSpec,
     enroll_many,
+    refuse_unreachable_steps,
     save_steps,
     stop_sequence,
     with_counts,
 )
+from outreach.step_condition_words import KNOWN_STAGES, problem_in_words
+from outreach.step_conditions import ConditionInvalid, parse, to_json
 
 SEQUENCE_EXAMPLE = OpenApiExample(
     "two steps",
@@ -41,7 +46,12 @@ SEQUENCE_EXAMPLE = OpenApiExample(
         "description": "WhatsApp first, an email two working days later",
         "steps": [
             {"channel": "WHATSAPP", "template": 12, "delay_value": 0},
-            {"channel": "EMAIL_COLD", "template": 14, "delay_value": 2},
+            {
+                "channel": "EMAIL_COLD",
+                "template": 14,
+                "delay_value": 2,
+                "conditions": {"all": [{"kind": "whatsapp_not_read", "hours": 48}]},
+            },
         ],
     },
     request_only=True,
@@ -53,6 +63,7 @@ STEP_SHOWN = {
     "template_name": "Prima atingere",
     "delay_value": 0,
     "delay_unit": "WORKING_DAYS",
+    "conditions": {"all": []},
 }
 SEQUENCE_SHOWN = OpenApiExample(
     "version 2, leads still on 1",
@@ -62,6 +73,8 @@ SEQUENCE_SHOWN = OpenApiExample(
         "description": "",
         "is_active": True,
         "stop_on_reply": True,
+        "company_reply": "pause",
+        "company_pause_days": 14,
         "fallback_sequence": None,
         "version": 2,
         "created_at": "2026-11-02T08:00:00Z",
@@ -111,8 +124,24 @@ class SequenceFilter(django_filters.FilterSet):
         fields: list[str] = []
 
 
+def _conditions(data: dict, index: int, problems: dict) -> dict:
+    """A step's conditions as stored, or {} with the problem under `steps.N.conditions...`
+    (outreach.step_conditions says what is wrong)."""
+    given = data.get("conditions")
+    if not given:
+        return {}
+    raw = {"all": [dict(condition) for condition in given["all"]]}
+    try:
+        return to_json(parse(raw, known_stages=KNOWN_STAGES))
+    except ConditionInvalid as wrong:
+        field = re.sub(r"\[(\d+)\]", r".\1", wrong.field)
+        problems[f"steps.{index}.{field}"] = [problem_in_words(wrong)]
+        return {}
+
+
 def _step_specs(tenant: Tenant, steps: list[dict]) -> tuple[list[StepSpec], dict]:
-    """The steps as specs, and each step's problems by `steps.N.field` (the model's rules)."""
+    """The steps as specs, and each step's problems by `steps.N.field` (the model's rules
+    and the conditions' own)."""
     templates = Template.objects.filter(tenant=tenant, pk__in=[step["template"] for step in steps])
     found = {template.pk: template for template in templates}
     specs, problems = [], {}
@@ -134,14 +163,24 @@ def _step_specs(tenant: Tenant, steps: list[dict]) -> tuple[list[StepSpec], dict
         except DjangoValidationError as refused:
             for name, messages in refused.message_dict.items():
                 problems[f"steps.{index}.{name}"] = messages
-        specs.append(StepSpec(step.channel, template.pk, step.delay_value, step.delay_unit))
+        conditions = _conditions(data, index, problems)
+        specs.append(
+            StepSpec(step.channel, template.pk, step.delay_value, step.delay_unit, conditions)
+        )
     return specs, problems
 
 
 def save_sequence(tenant: Tenant, sequence: Sequence, data: dict, *, created: bool) -> None:
     """Apply a create or update body, all or nothing; problems are a 400 naming fields."""
     problems: dict[str, list[str]] = {}
-    for name in ("name", "description", "is_active", "stop_on_reply"):
+    for name in (
+        "name",
+        "description",
+        "is_active",
+        "stop_on_reply",
+        "company_reply",
+        "company_pause_days",
+    ):
         if name in data:
             setattr(sequence, name, data[name])
     if "fallback_sequence" in data:
@@ -167,11 +206,13 @@ def save_sequence(tenant: Tenant, sequence: Sequence, data: dict, *, created: bo
         raise ValidationError(problems)
     with transaction.atomic():
         sequence.save()
-        if specs is not None:
-            try:
+        try:
+            if specs is not None:
                 save_steps(sequence, specs, created=created)
-            except EnrollmentError as refused:
-                raise ValidationError({"steps": [str(refused)]}) from None
+            else:
+                refuse_unreachable_steps(sequence)  # stop_on_reply changed alone
+        except EnrollmentError as refused:
+            raise ValidationError({"steps": [str(refused)]}) from None
 
 
 @extend_schema_view(
@@ -235,7 +276,10 @@ class SequenceViewSet(mixins.ListModelMixin, viewsets.GenericViewSet):
         summary="Create a sequence with its steps",
         description=(
             "Each step is checked as on the sequences page: its template is one of yours for "
-            "the same channel, and a first WhatsApp step carries no link."
+            "the same channel, and a first WhatsApp step carries no link. A step's "
+            "`conditions` (every one must hold for it to go, else it is skipped; a timed one "
+            "waits until it can tell) are checked too: a problem names the part, e.g. "
+            "`steps.1.conditions.all.0.hours`."
         ),
         request=s.SequenceCreateSerializer,
         responses={201: s.SequenceDetailSerializer, **errors(400, 403)},

@@ -143,7 +143,10 @@ class TemplateViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, Template
         if getattr(self, "swagger_fake_view", False):
             return Template.objects.none()
         return Template.objects.filter(tenant=tenant_of(self.request)).prefetch_related(
-            Prefetch("versions", queryset=TemplateVersion.objects.order_by("version")),
+            Prefetch(
+                "versions",
+                queryset=TemplateVersion.objects.select_related("media").order_by("version"),
+            ),
             waiting_prefetch(),
         )
 

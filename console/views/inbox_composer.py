@@ -44,6 +44,8 @@ def send(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     text = request.POST.get("text", "")
     subject = request.POST.get("subject", "") if channel == Channel.EMAIL_WARM else ""
     files = request.FILES.getlist("attachments") if channel == Channel.EMAIL_WARM else []
+    # One image or PDF with a WhatsApp message (outreach.media).
+    media = request.FILES.get("media") if channel == Channel.WHATSAPP else None
     htmx = request.headers.get("HX-Request") == "true"
     try:
         send_manual(
@@ -54,10 +56,11 @@ def send(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
             channel=channel,
             subject=subject,
             files=files,
+            media=media,
         )
     except SendRefused as refused:
         error = str(refused)
-        if files:
+        if files or media:
             error = f"{error} " + _("Nothing was sent: choose the files again.")
         kept = Kept(channel, text[:MAX_KEPT_TEXT], subject[:255], error)
         if htmx:

@@ -50,6 +50,7 @@ RULE_FIRINGS_SHOWN = 10
 def _lead(scope: TenantScope, pk: int) -> Lead:
     return scope.get_or_404(
         Lead.objects.select_related(
+            "company",
             "journey",
             "journey__assigned_phone",
             "journey__current_sequence",
@@ -89,7 +90,7 @@ def page_context(
     message_count = conversation.count()
     show_all = request.GET.get("all") == "1"
     latest = (
-        conversation.select_related("phone", "template_version__template", "sent_by")
+        conversation.select_related("phone", "template_version__template", "sent_by", "media")
         .prefetch_related("attachments")
         # The provider payloads: never shown here, and the largest columns a message has.
         .defer("raw_request", "raw_response", "retries")
@@ -109,6 +110,7 @@ def page_context(
     return {
         "next_send": next_send_at(scope.tenant, lead=lead) if journey else None,
         "lead": lead,
+        "company_contacts": lead.company.contacts.count(),  # "Company: X · 2 contacts"
         "journey": journey,
         "timeline": timeline,
         "timeline_html": timeline_html(timeline),
@@ -222,6 +224,7 @@ def _send(request: AuthenticatedHttpRequest, lead: Lead, journey: Journey) -> st
             channel=channel,
             subject=request.POST.get("subject", ""),
             files=request.FILES.getlist("attachments"),
+            media=request.FILES.get("media") if channel == Channel.WHATSAPP else None,
         )
     except SendRefused:
         request.session[_draft_key(lead)] = {

@@ -56,7 +56,7 @@ def import_job(request: AuthenticatedHttpRequest, pk: int) -> HttpResponse:
     recent = (
         scope_for(request)
         .queryset(ImportJob)
-        .defer("content", "rejected")
+        .defer("content", "rejected", "flagged")
         .exclude(pk=job.pk)
         .order_by("-created_at")[:RECENT_JOBS]
     )

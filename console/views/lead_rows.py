@@ -12,11 +12,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 
-from django.db.models import OuterRef, QuerySet, Subquery
+from django.db.models import Count, OuterRef, QuerySet, Subquery
 from django.urls import reverse
 from django.utils.html import conditional_escape
 from django.utils.safestring import SafeString
-from django.utils.translation import gettext, gettext_noop
+from django.utils.translation import gettext, gettext_noop, ngettext
 
 from cerniq import reasons
 from console.rows import Dates, blocktranslate, render_rows
@@ -73,6 +73,28 @@ def with_stalled(leads: QuerySet[Lead]) -> QuerySet[Lead]:
     )
 
 
+def with_contacts(leads: QuerySet[Lead]) -> QuerySet[Lead]:
+    """The leads with how many contacts their company has (`company_contacts`), read with
+    the rows (the index of leads by company), not by a query of their own."""
+    colleagues = (
+        Lead.objects.filter(company_id=OuterRef("company_id"))
+        .order_by()
+        .values("company_id")
+        .annotate(count=Count("pk"))
+        .values("count")
+    )
+    return leads.annotate(company_contacts=Subquery(colleagues[:1]))
+
+
+def _contacts_label(count: int | None, known: dict[int, str]) -> str:
+    """ "3 contacts" for a company with several, once per distinct count on the page."""
+    if not count or count < 2:
+        return ""
+    if count not in known:
+        known[count] = ngettext("%(count)s contact", "%(count)s contacts", count) % {"count": count}
+    return known[count]
+
+
 def lead_rows(
     leads: list[Lead], policy: ContactPolicy, email_problems: tuple[str, ...]
 ) -> list[dict]:
@@ -83,6 +105,8 @@ def lead_rows(
     priority_labels = {value: str(label) for value, label in Priority.choices}
     email_labels = {value: str(label) for value, label in Lead.EmailStatus.choices}
     lead_url, inbox_url = pk_url("outreach:lead"), pk_url("outreach:inbox_thread")
+    company_url = pk_url("outreach:company")
+    contact_labels: dict[int, str] = {}
     badges = _Badges()
     dates = Dates()
     rows = []
@@ -97,6 +121,9 @@ def lead_rows(
             "name": lead.name,
             "url": lead_url(lead.pk),
             "inbox_url": inbox_url(lead.pk),
+            "company_url": company_url(lead.company_id),
+            # Annotated by with_contacts (a page read without it shows none).
+            "contacts": _contacts_label(getattr(lead, "company_contacts", 0), contact_labels),
             "cui": lead.cui or DASH,
             "county": lead.county or DASH,
             "contact": lead.contact_name or DASH,

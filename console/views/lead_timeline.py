@@ -8,6 +8,7 @@ cost ~9 ms of CPU a page.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from django.template.defaultfilters import filesizeformat, linebreaksbr
@@ -19,6 +20,7 @@ from django.utils.translation import gettext, gettext_noop
 from cerniq import reasons
 from console.rows import Dates, blocktranslate, render_rows
 from console.views.lead_rows import pk_url
+from console.views.media import media_item
 from hitl.analysis import analysis_of
 from outreach.models import Channel, Message
 
@@ -61,11 +63,19 @@ def _analysis(m: Message) -> dict[str, Any] | None:
     return found
 
 
+def _media(m: Message, url_of: Callable[[int], str]) -> dict[str, Any] | None:
+    media = m.media  # read with the page's messages (lead_detail)
+    if media is None:
+        return None
+    return media_item(url_of, media.pk, media.filename, media.size, media.content_type)
+
+
 def timeline_items(latest: list[Message]) -> list[dict]:
     """The conversation's rows (`latest`: oldest first)."""
     channels = {value: str(label) for value, label in Channel.choices}
     statuses = {value: str(label) for value, label in Message.Status.choices}
     file_url, analysing_url = pk_url("outreach:attachment"), pk_url("hitl:analysing_one")
+    media_url = pk_url("outreach:media_file")
     dates = Dates()
     items = []
     for m in latest:
@@ -88,6 +98,7 @@ def timeline_items(latest: list[Message]) -> list[dict]:
                     {"filename": a.filename, "size": filesizeformat(a.size), "url": file_url(a.pk)}
                     for a in m.attachments.all()
                 ],
+                "media": _media(m, media_url),
                 "error": reasons.render(m.error) if m.error else "",
                 "basis_missing": m.basis == "missing",
                 "analysis": _analysis(m),

@@ -20,7 +20,7 @@ from cerniq.tenancy import AuthenticatedHttpRequest, TenantScope, scope_for
 from console.searches import SEARCH_KEY, recall, remember
 from console.views import lead_order
 from console.views.lead_controls import bulk_html, filters_html, sort_head_html
-from console.views.lead_rows import lead_rows_html, with_stalled
+from console.views.lead_rows import lead_rows_html, with_contacts, with_stalled
 from outreach import optout_manual, sequences, stages
 from outreach.lead_filters import count_from_journeys, filter_leads
 from outreach.models import (
@@ -37,7 +37,8 @@ PER_PAGE = 50
 # outreach.readiness): loading whole leads, journeys and phones decoded ~600 values a page
 # for nothing. A field missing here would cost a query per row (the query-count tests).
 ROW_FIELDS = (
-    *("tenant_id", "name", "cui", "county", "contact_name", "phone", "phone_reachable"),
+    *("tenant_id", "company_id", "name", "cui", "county", "contact_name", "phone"),
+    "phone_reachable",
     *("email", "email_status"),
     *("journey__lead_id", "journey__stage", "journey__last_contact_at"),
     *("journey__whatsapp_opted_out", "journey__email_opted_out", "journey__taken_over_by_id"),
@@ -72,6 +73,7 @@ FILTER_KEYS = (
     "email_status",
     "contactable",
     "stalled",
+    "company",
 )
 
 # Email statuses shown as a badge in the list: the address cannot be written to.
@@ -212,7 +214,7 @@ def _page(scope: TenantScope, params, sort: str, order: list):
     else:
         pks = list(page.object_list)
     rows = scope.queryset(Lead).select_related("journey", "journey__assigned_phone")
-    found = with_stalled(rows.only(*ROW_FIELDS)).in_bulk(pks) if pks else {}
+    found = with_contacts(with_stalled(rows.only(*ROW_FIELDS))).in_bulk(pks) if pks else {}
     page.object_list = [found[pk] for pk in pks if pk in found]
     return page
 

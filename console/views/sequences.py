@@ -4,6 +4,8 @@ results per step and template version, outreach.analytics.sequences)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db import transaction
@@ -16,9 +18,11 @@ from cerniq.models import Tenant
 from cerniq.tenancy import scope_for
 from console.forms import SequenceForm, StepFormSet
 from console.forms_sequence_stats import SequenceStatsRangeForm
+from console.forms_step_conditions import ADD_BUTTON
 from outreach.analytics.sequences import SequenceStats, Summary, sequence_stats, sequence_summaries
 from outreach.models import Sequence
 from outreach.sequences import EnrollmentError, StepSpec, save_steps, steps_of, with_counts
+from outreach.step_condition_words import describe
 
 
 @login_required
@@ -52,9 +56,15 @@ def _step_initial(sequence: Sequence) -> list[dict]:
             "delay_value": step.delay_value,
             "delay_unit": step.delay_unit,
             "template": step.template_id,
+            "conditions": step.conditions,
         }
         for step in steps_of(sequence)
     ]
+
+
+def _saved_steps(sequence: Sequence) -> list[dict]:
+    """The current version's steps as the page lists them, conditions in words."""
+    return [{"step": step, "conditions": describe(step.conditions)} for step in steps_of(sequence)]
 
 
 @login_required
@@ -66,13 +76,15 @@ def sequence_edit(request: HttpRequest, pk: int | None = None) -> HttpResponse:
     if request.method == "POST":
         form = SequenceForm(request.POST, instance=sequence, tenant=tenant)
         steps = StepFormSet(request.POST, prefix="steps", form_kwargs={"tenant": tenant})
-        if form.is_valid() and steps.is_valid():
+        # "Add a condition" shows the form again with one more empty row, saving nothing.
+        if ADD_BUTTON not in request.POST and form.is_valid() and steps.is_valid():
             specs = [
                 StepSpec(
                     channel=data["channel"],
                     template_id=data["template"].pk,
                     delay_value=data["delay_value"],
                     delay_unit=data["delay_unit"],
+                    conditions=data["conditions"],
                 )
                 for data in steps.specs()
             ]
@@ -96,7 +108,12 @@ def sequence_edit(request: HttpRequest, pk: int | None = None) -> HttpResponse:
             initial=_step_initial(sequence) if pk is not None else None,
             form_kwargs={"tenant": tenant},
         )
-    context = {"form": form, "steps": steps, "sequence": sequence if pk is not None else None}
+    context: dict[str, Any] = {
+        "form": form,
+        "steps": steps,
+        "sequence": sequence if pk is not None else None,
+    }
     if pk is not None:
         context |= _results(request, tenant, sequence)
+        context["saved_steps"] = _saved_steps(sequence)
     return render(request, "outreach/sequence_form.html", context)

@@ -17,8 +17,9 @@ from cerniq.models import Tenant
 from cerniq.params import parse_id
 from cerniq.tenancy import scope_for
 from console.forms import TemplateForm, VersionFormSet
+from console.views import template_media
 from console.views.template_ab import ab_context, changes_text
-from outreach import sequences, spintax, template_compliance, template_versions
+from outreach import media, sequences, spintax, template_compliance, template_versions
 from outreach.ab_winners import decisions
 from outreach.analytics import rate
 from outreach.models import (
@@ -75,7 +76,9 @@ def template_edit(request: HttpRequest, pk: int | None = None) -> HttpResponse:
     tenant = scope.tenant
     template = scope.get_or_404(Template, pk=pk) if pk is not None else Template(tenant=tenant)
     existing = (
-        {v.pk: v for v in template.versions.select_related("brochure")} if pk is not None else {}
+        {v.pk: v for v in template.versions.select_related("brochure", "media")}
+        if pk is not None
+        else {}
     )
     custom = known_custom_fields(tenant.pk)
     if request.method == "POST":
@@ -87,9 +90,12 @@ def template_edit(request: HttpRequest, pk: int | None = None) -> HttpResponse:
             form_kwargs={"channel": channel, "custom_fields": custom},
         )
         stale = _decided_since(template, request.POST.get("ab_seen"))
+        files = None
         if stale:
             form.add_error(None, stale)
         elif form.is_valid() and versions.is_valid():
+            files = template_media.posted(request, versions, channel)
+        if files is not None:
             try:
                 with transaction.atomic():
                     saved = form.save()
@@ -104,8 +110,9 @@ def template_edit(request: HttpRequest, pk: int | None = None) -> HttpResponse:
                                 body=data["body"],
                                 weight=data["weight"],
                                 is_active=data["is_active"],
+                                media_id=template_media.media_id(file, tenant.pk, request.user),
                             )
-                            for data in versions.filled()
+                            for data, file in zip(versions.filled(), files, strict=True)
                         ],
                     )
             except TooManyVersions as refused:
@@ -156,6 +163,9 @@ def template_edit(request: HttpRequest, pk: int | None = None) -> HttpResponse:
         "rows": rows,
         "template": template if pk is not None else None,
         "has_draft": any(v.draft for v in existing.values()),
+        # One image or PDF per version, WhatsApp only (console.views.template_media).
+        "whatsapp": (form["channel"].value() or Channel.WHATSAPP) == Channel.WHATSAPP,
+        "media_accept": media.ACCEPT,
         **(ab_context(template) if pk is not None else {}),
     }
     return render(request, "outreach/template_form.html", context)

@@ -21,6 +21,7 @@ from django.utils.translation import gettext, gettext_noop
 from cerniq import reasons
 from console.rows import Dates, blocktranslate, render_rows
 from console.views.lead_rows import pk_url
+from console.views.media import media_item
 from hitl.inbox_thread import Entry
 from outreach.models import Channel, Message, Stage, StageTransition
 
@@ -53,6 +54,7 @@ class _Labels:
         self.tones: dict[str, SafeString] = {}
         self.dates = Dates()
         self.file_url = pk_url("outreach:attachment")
+        self.media_url = pk_url("outreach:media_file")
 
     def moment(self, row: dict[str, Any], at: datetime) -> None:
         """The entry's time as `|date:'c'` and `|date:"SHORT_DATETIME_FORMAT"` print it."""
@@ -94,6 +96,13 @@ def _message(entry: Entry, labels: _Labels) -> dict[str, Any]:
         "files": [
             (f["filename"], filesizeformat(f["size"]), labels.file_url(f["pk"])) for f in m["files"]
         ],
+        "media": media_item(
+            labels.media_url,
+            m["media_id"],
+            m["media__filename"],
+            m["media__size"],
+            m["media__content_type"],
+        ),
         "error": labels.reasons[m["error"]] if m["error"] else "",
         "channel_css": channel.lower(),
         "channel": labels.channel.get(channel, channel),

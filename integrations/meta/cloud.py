@@ -23,8 +23,8 @@ so a send whose answer was lost is found again through that echo (`find_sent`, S
 from __future__ import annotations
 
 import re
-from datetime import datetime
-from typing import Any
+from datetime import datetime, timedelta
+from typing import Any, NoReturn
 
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
@@ -33,7 +33,7 @@ from cerniq.provider_errors import ProviderError, RejectedRequest, SendResult
 from cerniq.provider_http import Answer, ProviderHTTP
 from integrations.meta import errors
 from integrations.meta.models import ApprovedTemplate, SeenSend
-from whatsapp.backends import MAX_TEXT, OutgoingWhatsApp, WhatsAppBackend
+from whatsapp.backends import MAX_TEXT, OutgoingMedia, OutgoingWhatsApp, WhatsAppBackend
 
 GRAPH = "https://graph.facebook.com"
 API_VERSION = "v23.0"
@@ -42,6 +42,8 @@ _ID = re.compile(r"[0-9]{1,32}")
 _E164 = re.compile(r"\+[1-9][0-9]{6,14}")
 _BSUID = re.compile(r"[A-Z]{2}\.(?:[A-Z]{2,8}\.)?[A-Za-z0-9]{1,128}")
 MEDIA_KINDS = ("image", "document")
+MEDIA_LIFETIME = timedelta(days=30)  # an uploaded media id, then uploaded again
+MAX_CAPTION = 1024
 # The phones page's words when a number is added without its id (the registry's
 # `account_id_hint`, marked here for translation).
 ACCOUNT_ID_HINT = gettext_noop(
@@ -50,6 +52,8 @@ ACCOUNT_ID_HINT = gettext_noop(
 
 
 class CloudAPI(WhatsAppBackend):
+    media_lifetime = MEDIA_LIFETIME
+
     def __init__(
         self,
         *,
@@ -78,6 +82,8 @@ class CloudAPI(WhatsAppBackend):
     # --- shaping ------------------------------------------------------------------------
 
     def prepare(self, outgoing: OutgoingWhatsApp) -> dict[str, Any]:
+        if outgoing.media is not None and outgoing.window_open:
+            return prepare_media(outgoing, outgoing.media)
         if outgoing.window_open:
             return {"type": "text", "text": outgoing.text}
         approved = (
@@ -87,6 +93,9 @@ class CloudAPI(WhatsAppBackend):
             if outgoing.template_version_id
             else None
         )
+        media = outgoing.media
+        if media is not None and (approved is None or approved.header != media.kind):
+            refuse_media_outside_window()
         if approved is None:
             raise RejectedRequest(
                 _(
@@ -104,7 +113,7 @@ class CloudAPI(WhatsAppBackend):
                 % {"name": approved.name, "fields": ", ".join(empty)},
                 error_code="template_parameter_empty",
             )
-        return {
+        prepared: dict[str, Any] = {
             "type": "template",
             "name": approved.name,
             "language": approved.language,
@@ -112,6 +121,9 @@ class CloudAPI(WhatsAppBackend):
             "parameter_names": list(approved.parameters) if approved.named else [],
             "text": approved.render(values),
         }
+        if media is not None:  # its media header carries the file (its id added at send)
+            prepared |= {"header": media.kind, "filename": media.filename}
+        return prepared
 
     def send_prepared(
         self,
@@ -300,9 +312,66 @@ def template_content(prepared: dict[str, Any]) -> dict[str, Any]:
     }
     if not template["name"]:
         raise RejectedRequest("a template send needs the template's name")
+    components: list[dict[str, Any]] = []
+    header = prepared.get("header")
+    if header:
+        components.append({"type": "header", "parameters": [header_parameter(prepared)]})
     if parameters:
-        template["components"] = [{"type": "body", "parameters": parameters}]
+        components.append({"type": "body", "parameters": parameters})
+    if components:
+        template["components"] = components
     return {"type": "template", "template": template}
+
+
+def header_parameter(prepared: dict[str, Any]) -> dict[str, Any]:
+    """A media header's parameter: the uploaded file by its id (a document keeps its
+    name)."""
+    kind = str(prepared["header"])
+    if kind not in MEDIA_KINDS:
+        raise RejectedRequest(f"not a media header: {kind!r}")
+    if not prepared.get("media_id"):
+        raise RejectedRequest(f"a template with an {kind} header needs the file's media id")
+    media: dict[str, Any] = {"id": str(prepared["media_id"])}
+    if kind == "document" and prepared.get("filename"):
+        media["filename"] = str(prepared["filename"])[:240]
+    return {"type": kind, kind: media}
+
+
+def refuse_media_outside_window() -> NoReturn:
+    raise RejectedRequest(
+        _(
+            "Outside the 24-hour window after the person last wrote, the WhatsApp Cloud "
+            "API sends only a template Meta approved, and with an image or PDF that must "
+            "be a template with a media header of the file's kind: none is approved for "
+            "this message, so it is not sent (never without its file)."
+        ),
+        error_code=errors.NO_MEDIA_TEMPLATE,
+    )
+
+
+def prepare_media(outgoing: OutgoingWhatsApp, media: OutgoingMedia) -> dict[str, Any]:
+    """A message with an image or PDF: inside the customer-service window an `image` or
+    `document` message, the text its caption (the media id is added when it is sent,
+    uploaded once per number: outreach.media). Outside it only a template Meta approved
+    with a media header could carry the file, and none is mapped for that: the message
+    is refused, never sent without its file."""
+    if not outgoing.window_open:
+        refuse_media_outside_window()
+    if len(outgoing.text) > MAX_CAPTION:
+        raise RejectedRequest(
+            _("The text under an image or PDF is at most %(n)d characters on the Cloud API.")
+            % {"n": MAX_CAPTION},
+            error_code="caption_too_long",
+        )
+    prepared: dict[str, Any] = {
+        "type": media.kind,
+        "media": media.id,
+        "caption": outgoing.text,
+        "text": outgoing.text,
+    }
+    if media.kind == "document":
+        prepared["filename"] = media.filename
+    return prepared
 
 
 def media_content(prepared: dict[str, Any]) -> dict[str, Any]:
@@ -317,7 +386,7 @@ def media_content(prepared: dict[str, Any]) -> dict[str, Any]:
     else:
         raise RejectedRequest(f"an {kind} needs an https link or a media id")
     if prepared.get("caption"):
-        media["caption"] = str(prepared["caption"])[:1024]
+        media["caption"] = str(prepared["caption"])[:MAX_CAPTION]
     if kind == "document" and prepared.get("filename"):
         media["filename"] = str(prepared["filename"])[:240]
     return {"type": kind, kind: media}

@@ -50,6 +50,9 @@ DISCONNECTED = {131045, 131042}
 INVALID_RECIPIENT = {131026}
 AUTH = {0, 3, 10, 190}
 UNAVAILABLE = {1, 2, 131000, 131016, 131057}
+# Our own refusals, before any call (RejectedRequest.error_code): a message with an image
+# or PDF outside the customer-service window, which only a media-header template carries.
+NO_MEDIA_TEMPLATE = "no_media_template"
 RATE_LIMIT_WAIT = 60  # seconds, when Meta says nothing of its own
 PAIR_RATE_WAIT = 6  # one message per ~6 s to the same person
 RECIPIENT_WAIT = 24 * 3600

@@ -14,6 +14,7 @@ from django.utils.translation import gettext_lazy
 from cerniq.models import Tenant
 from integrations.meta.leadgen import MAPPED
 from integrations.meta.models import PLACEHOLDER, ApprovedTemplate
+from outreach.media import kind_of
 from outreach.models import Channel, TemplateVersion, known_custom_fields
 from outreach.spintax import KNOWN_VARIABLES
 
@@ -79,6 +80,16 @@ class ApprovedTemplateForm(forms.Form):
         ),
     )
 
+    header = forms.ChoiceField(
+        label=gettext_lazy("Media header"),
+        choices=ApprovedTemplate.Header.choices,
+        required=False,
+        help_text=gettext_lazy(
+            "A template approved with an image or document header carries the version's file "
+            "outside the 24-hour window; without one, a version with a file is not sent there."
+        ),
+    )
+
     def __init__(self, *args: Any, tenant: Tenant, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.tenant = tenant
@@ -113,6 +124,7 @@ class ApprovedTemplateForm(forms.Form):
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
+        self._check_header(data)
         text, names = data.get("text"), data.get("parameters")
         if text is None or names is None:
             return data
@@ -131,6 +143,23 @@ class ApprovedTemplateForm(forms.Form):
             )
         return data
 
+    def _check_header(self, data: dict[str, Any]) -> None:
+        """A media header matches the version's file: an image header an image, a document
+        header a PDF; a version with a file and no header is allowed (sent inside the
+        window only), a header without a file is not."""
+        version, header = data.get("version"), data.get("header") or ""
+        if version is None:
+            return
+        kind = kind_of(version.media.content_type) if version.media_id else ""
+        if header and header != kind:
+            said = (
+                _("This version carries no image or PDF.")
+                if not kind
+                else _("This version's file is %(kind)s: the header must be the same kind.")
+                % {"kind": ApprovedTemplate.Header(kind).label}
+            )
+            self.add_error("header", said)
+
     def save(self) -> ApprovedTemplate:
         data = self.cleaned_data
         approved, _created = ApprovedTemplate.objects.update_or_create(
@@ -142,6 +171,7 @@ class ApprovedTemplateForm(forms.Form):
                 "parameters": data["parameters"],
                 "named": data["named"],
                 "text": data["text"].strip(),
+                "header": data.get("header") or "",
             },
         )
         return approved

@@ -38,7 +38,7 @@ from integrations.meta import config, errors, schemas
 from integrations.meta.cloud import API_VERSION, GRAPH
 from integrations.meta.models import LeadAd, LeadForm
 from outreach import lawful_basis
-from outreach.lead_entry import DuplicateLead, LeadInvalid, create_lead
+from outreach.lead_entry import DuplicateLead, LeadInvalid, create_or_join
 from outreach.models import Lead
 from outreach.privacy_models import ContactBasis
 
@@ -181,7 +181,7 @@ def make_lead(row: LeadAd, form: LeadForm, answers: dict[str, str]) -> None:
 def _make_lead(row: LeadAd, form: LeadForm, values: dict[str, Any], problems: list[str]) -> None:
     status = LeadAd.Status.CREATED
     try:
-        lead = create_lead(
+        lead = create_or_join(  # a known firm's new person becomes its contact
             row.tenant,
             values,
             source="lead_ads",

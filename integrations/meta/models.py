@@ -33,6 +33,17 @@ class ApprovedTemplate(models.Model):
     parameters = models.JSONField(default=list, blank=True)
     named = models.BooleanField(default=False, help_text="The template uses named parameters")
     text = models.TextField(help_text="The approved body, with {{1}}… where the values go")
+
+    class Header(models.TextChoices):
+        NONE = "", _("No media header")
+        IMAGE = "image", _("An image header")
+        DOCUMENT = "document", _("A document (PDF) header")
+
+    # A media header carries the version's image or PDF outside the 24-hour window
+    # (integrations.meta.cloud): its kind must be the file's.
+    header = models.CharField(
+        max_length=8, choices=Header.choices, blank=True, default="", db_default=""
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

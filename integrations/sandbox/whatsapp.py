@@ -38,6 +38,7 @@ class SandboxSend:
     text: str
     message_uid: str
     sent_at: datetime
+    media_id: str = ""  # the file sent with it (`upload_media`)
 
 
 class SandboxWhatsApp(WhatsAppBackend):
@@ -54,7 +55,9 @@ class SandboxWhatsApp(WhatsAppBackend):
         self._lock = threading.Lock()
         self._chats: dict[tuple[str, str], str] = {}
 
-    def _record(self, account_phone: str, to: str, chat_id: str, text: str) -> SendResult:
+    def _record(
+        self, account_phone: str, to: str, chat_id: str, text: str, media_id: str = ""
+    ) -> SendResult:
         if not text or len(text) > MAX_TEXT or "\x00" in text:
             raise RejectedRequest(f"text must be 1..{MAX_TEXT} characters without NUL")
         if account_phone in self.disconnected:
@@ -71,7 +74,8 @@ class SandboxWhatsApp(WhatsAppBackend):
             )
         uid = str(uuid.uuid4())
         with self._lock:
-            self.outbox.append(SandboxSend(account_phone, to, chat_id, text, uid, timezone.now()))
+            sent = SandboxSend(account_phone, to, chat_id, text, uid, timezone.now(), media_id)
+            self.outbox.append(sent)
         return SendResult(uid, {"status": "ok", "data": {"message_uid": uid}}, thread_id=chat_id)
 
     def send_to_phone(self, *, account_phone: str, to: str, text: str) -> SendResult:
@@ -90,6 +94,33 @@ class SandboxWhatsApp(WhatsAppBackend):
             raise RejectedRequest(f"Whatsapp chat_id {chat_id} not found", status_code=404)
         account_phone, to = known[chat_id]
         return self._record(account_phone, to, chat_id, text)
+
+    def upload_media(
+        self, *, account_id: str, content: bytes, filename: str, content_type: str
+    ) -> str:
+        if not content:
+            raise RejectedRequest("the file is empty")
+        return f"sandbox-file-{uuid.uuid4()}"
+
+    def send_media(
+        self, *, account_phone: str, chat_id: str, to: str, text: str, media_id: str
+    ) -> SendResult:
+        if not media_id.startswith("sandbox-file-"):
+            raise RejectedRequest(f"no file {media_id[:60]!r} was uploaded here")
+        if chat_id:
+            with self._lock:
+                known = {c: key for key, c in self._chats.items()}
+            if chat_id not in known:
+                raise RejectedRequest(f"Whatsapp chat_id {chat_id} not found", status_code=404)
+            account_phone, to = known[chat_id]
+        elif not _E164.match(to):
+            raise InvalidRecipient(f'Wrong phone number "{to}"', status_code=400)
+        else:
+            with self._lock:
+                chat_id = self._chats.setdefault(
+                    (account_phone, to), str(100000 + len(self._chats))
+                )
+        return self._record(account_phone, to, chat_id, text, media_id)
 
     def find_chat(self, *, to: str, account_id: str = "") -> dict[str, Any] | None:
         with self._lock:

@@ -149,6 +149,26 @@ class TimelinesAI(WhatsAppBackend):
             raise _unexpected(payload, "POST /files_upload", "no data.uid", uncertain=True)
         return data
 
+    def upload_media(
+        self, *, account_id: str, content: bytes, filename: str, content_type: str
+    ) -> str:
+        """The core's upload (`WhatsAppBackend.upload_media`): the file's uid. Files belong
+        to the workspace, so any of its accounts can send it."""
+        return str(
+            self.upload_file(content=content, filename=filename, content_type=content_type)["uid"]
+        )
+
+    def send_media(
+        self, *, account_phone: str, chat_id: str, to: str, text: str, media_id: str
+    ) -> SendResult:
+        """An uploaded file by its uid (`file_uid`), `text` its caption: into the chat
+        when known, else to the number from `account_phone`."""
+        if not media_id:
+            raise RejectedRequest("a file message needs the file's uid")
+        if chat_id:
+            return self.send_to_chat(chat_id=chat_id, text=text, file_uid=media_id)
+        return self.send_to_phone(account_phone=account_phone, to=to, text=text, file_uid=media_id)
+
     def _raise_if_sender_down(self, account_phone: str, original: InvalidRecipient) -> None:
         details: ErrorDetails = {
             "status_code": original.status_code,

@@ -57,12 +57,15 @@ class ImportReport:
     unchanged: int
     rejected: list[RowError]
     dry_run: bool
+    # Rows imported but worth a look (a phone or address another company's contact has).
+    flagged: list[RowError] = field(default_factory=list)
     # The new leads (empty for a dry run); not part of what two reports compare.
     created_ids: list[int] = field(default_factory=list, compare=False)
 
     def summary(self) -> str:
         """One line for the command output and the UI flash message."""
-        return (
+        said = (
             f"created {self.created}, updated {self.updated}, "
             f"unchanged {self.unchanged}, rejected {len(self.rejected)}"
         )
+        return f"{said}, flagged {len(self.flagged)}" if self.flagged else said

@@ -1,12 +1,13 @@
-"""Match valid rows against the tenant's leads in memory and write them in bulk, atomically."""
+"""Write what matching decided (outreach.importing.matching) in bulk, atomically: the
+companies' changes and new companies through outreach.companies, the new contacts, and the
+contacts' own changes in a few batched UPDATEs."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable
 from contextlib import nullcontext
-from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any
 
 from django.db import connection, transaction
 from django.db.models import Case, Value, When
@@ -16,10 +17,12 @@ from django.utils import timezone
 from cerniq import reasons
 from cerniq.model_fields import column
 from cerniq.models import Tenant
-from outreach import lead_rules, stalls
+from outreach import companies, lead_rules, stalls
 from outreach import reasons as codes
+from outreach.company_models import Company
 from outreach.importing import basis_columns
 from outreach.importing.cleaning import Progress, _Row, _validate
+from outreach.importing.matching import _Index, _Plan, match
 from outreach.importing.reading import IMPORT_FIELDS, Record
 from outreach.importing.report import ImportReport, RowError
 from outreach.lead_search import search_text_of, writes_sources
@@ -30,110 +33,12 @@ BATCH_SIZE = 1000
 FETCH_CHUNK = 900  # ids per `pk__in` query: under SQLite's 999 bound-parameter limit
 
 
-# --- matching -----------------------------------------------------------------------------
-
-
-@dataclass(slots=True, eq=False)
-class _Target:
-    """A lead as far as matching cares: an existing one (id) or one this import creates."""
-
-    id: int | None
-    cui: str
-    phone: str
-    email: str
-    line: int | None = None  # the row of this import that already claimed it
-
-
-class _Index:
-    """The tenant's leads by CUI, phone and email, kept current as rows are matched."""
-
-    def __init__(self) -> None:
-        self.by_cui: dict[str, _Target] = {}
-        self.by_phone: dict[str, list[_Target]] = {}
-        self.by_email: dict[str, list[_Target]] = {}
-
-    @classmethod
-    def load(cls, tenant: Tenant) -> _Index:
-        """One query, key columns only, however many leads the tenant has."""
-        index = cls()
-        keys = Lead.objects.filter(tenant=tenant).values_list("id", "cui", "phone", "email")
-        for lead_id, cui, phone, email in keys.iterator(chunk_size=5000):
-            index.add(_Target(lead_id, cui, phone, email.lower()))
-        return index
-
-    def add(self, target: _Target) -> None:
-        if target.cui:
-            self.by_cui[target.cui] = target
-        if target.phone:
-            self.by_phone.setdefault(target.phone, []).append(target)
-        if target.email:
-            self.by_email.setdefault(target.email, []).append(target)
-
-    def remove(self, target: _Target) -> None:
-        if target.cui:
-            self.by_cui.pop(target.cui, None)
-        if target.phone:
-            self.by_phone[target.phone].remove(target)
-        if target.email:
-            self.by_email[target.email].remove(target)
-
-    def find(self, row: _Row) -> tuple[_Target | None, str]:
-        """Match by CUI, then phone, then email; a phone/email shared with a lead whose
-        CUI differs is not a match (companies share an accountant's phone)."""
-        cui = row.key("cui")
-        if cui and (target := self.by_cui.get(cui)):
-            return target, "CUI"
-        for value, index, label in (
-            (row.key("phone"), self.by_phone, "phone"),
-            (row.key("email"), self.by_email, "email"),
-        ):
-            candidates = index.get(value, []) if value else []
-            for target in candidates:
-                if not (cui and target.cui and target.cui != cui):
-                    return target, label
-        return None, ""
-
-    def claim(self, target: _Target, row: _Row) -> None:
-        """Mark the target as taken by this row and index the keys the row gives it."""
-        self.remove(target)
-        target.cui = row.key("cui") or target.cui
-        target.phone = row.key("phone") or target.phone
-        target.email = row.key("email") or target.email
-        target.line = row.line
-        self.add(target)
-
-
-@dataclass
-class _Plan:
-    """What the import will do: leads to create and (existing id, row) pairs to update."""
-
-    creates: list[_Row] = field(default_factory=list)
-    matches: list[tuple[int, _Row]] = field(default_factory=list)
-    duplicates: list[RowError] = field(default_factory=list)
-
-
-def _match(rows: list[_Row], index: _Index) -> _Plan:
-    """Decide per row: update an existing lead, create one, or reject a repeat in the file."""
-    plan = _Plan()
-    for row in rows:
-        target, label = index.find(row)
-        if target is not None and target.line is not None:
-            duplicate = reasons.code(codes.IMPORT_DUPLICATE, line=target.line, key=label)
-            plan.duplicates.append(RowError(row.line, duplicate))
-            continue
-        if target is None:
-            target = _Target(None, "", "", "")
-            plan.creates.append(row)
-        else:
-            plan.matches.append((cast(int, target.id), row))  # unclaimed = an existing lead
-        index.claim(target, row)
-    return plan
-
-
 # --- diffing and writing ------------------------------------------------------------------
 
 
-_STORED_FIELDS = (*IMPORT_FIELDS, "custom_fields")
+# The person's fields a row may change (the firm's are the company's: matching).
+PERSON_FIELDS = tuple(name for name in IMPORT_FIELDS if name not in companies.FIRM_FIELDS)
+_STORED_FIELDS = (*PERSON_FIELDS, "name", "custom_fields")  # the name: in the search text
 _Update = tuple[int, dict[str, Any], dict[str, Any]]  # (lead id, stored values, changes)
 
 
@@ -148,8 +53,10 @@ def _load_stored(tenant: Tenant, ids: list[int]) -> dict[int, dict[str, Any]]:
 
 
 def _changes(stored: dict[str, Any], row: _Row) -> dict[str, Any]:
-    """Fields the row changes: empty cells never blank data, custom fields are merged."""
-    changes = {name: value for name, value in row.values.items() if stored[name] != value}
+    """The person's fields the row changes: empty cells never blank data, custom fields
+    are merged."""
+    person = companies.person_values(row.values)
+    changes = {name: value for name, value in person.items() if stored[name] != value}
     if row.custom:
         current = stored["custom_fields"] if isinstance(stored["custom_fields"], dict) else {}
         merged = {**current, **row.custom}
@@ -158,20 +65,47 @@ def _changes(stored: dict[str, Any], row: _Row) -> dict[str, Any]:
     return changes
 
 
-def _pending_updates(tenant: Tenant, matches: list[tuple[int, _Row]]) -> list[_Update]:
-    """Only leads whose values really change are written, so a re-import writes nothing."""
-    stored = _load_stored(tenant, [lead_id for lead_id, _ in matches])
+def _pending_updates(
+    tenant: Tenant, matches: list[tuple[int, _Row, dict[str, Any]]]
+) -> tuple[list[_Update], int]:
+    """Only contacts whose values really change are written, so a re-import writes
+    nothing; and how many rows change something (their contact or its company)."""
+    stored = _load_stored(tenant, [lead_id for lead_id, _, _ in matches])
     updates = []
-    for lead_id, row in matches:
+    changing = 0
+    for lead_id, row, firm_changes in matches:
         if changes := _changes(stored[lead_id], row):
             updates.append((lead_id, stored[lead_id], changes))
-    return updates
+        changing += bool(changes or firm_changes)
+    return updates, changing
 
 
-def _create(tenant: Tenant, rows: list[_Row], source: str) -> list[Lead]:
-    """New leads, each with its COLD journey."""
+def _companies_of(tenant: Tenant, plan: _Plan) -> dict[int, Company]:
+    """The companies of the new contacts: the new ones made in bulk, the known ones read
+    (a chunk of ids per query), after their changes were written."""
+    new = plan.new_firms()
+    made = companies.new_companies(tenant, [firm.values for firm in new])
+    for firm, company in zip(new, made, strict=True):
+        firm.id = company.pk
+    found = {company.pk: company for company in made}
+    wanted = list({firm.id for _, firm in plan.creates if firm.id not in found})
+    for start in range(0, len(wanted), FETCH_CHUNK):
+        chunk = Company.objects.filter(tenant=tenant, pk__in=wanted[start : start + FETCH_CHUNK])
+        found.update((company.pk, company) for company in chunk)
+    return found
+
+
+def _create(tenant: Tenant, plan: _Plan, source: str) -> list[Lead]:
+    """New contacts, each with its COLD journey, of the companies matching chose."""
+    by_id = _companies_of(tenant, plan)
     leads = [
-        Lead(tenant=tenant, source=source, custom_fields=row.custom, **row.values) for row in rows
+        companies.contact(
+            by_id[firm.id],  # type: ignore[index]
+            source=source,
+            custom_fields=row.custom,
+            **companies.person_values(row.values),
+        )
+        for row, firm in plan.creates
     ]
     Lead.objects.bulk_create(leads, batch_size=BATCH_SIZE)
     journeys = [Journey(tenant=tenant, lead=lead, stage=Stage.COLD) for lead in leads]
@@ -245,9 +179,9 @@ def _record_bases(
     tenant: Tenant, plan: _Plan, created_ids: list[int], source: str, *, create_only: bool
 ) -> None:
     """The lawful bases the rows give, for the leads they created or updated."""
-    rows = [(lead_id, row) for lead_id, row in zip(created_ids, plan.creates, strict=True)]
+    rows = [(lead_id, row) for lead_id, (row, _) in zip(created_ids, plan.creates, strict=True)]
     if not create_only:
-        rows += plan.matches
+        rows += [(lead_id, row) for lead_id, row, _ in plan.matches]
     given = [(lead_id, row.line, row.basis) for lead_id, row in rows if row.basis is not None]
     if given:
         basis_columns.record(tenant, given, source)
@@ -290,14 +224,15 @@ def _import(
     with nullcontext() if dry_run else transaction.atomic():
         if not dry_run:  # one import per tenant at a time; NO KEY keeps FK inserts unblocked
             list(Tenant.objects.select_for_update(no_key=True).filter(pk=tenant.pk).values("pk"))
-        plan = _match(rows, _Index.load(tenant))
-        updates = [] if create_only else _pending_updates(tenant, plan.matches)
+        plan = match(rows, _Index.load(tenant), create_only=create_only)
+        updates, changing = ([], 0) if create_only else _pending_updates(tenant, plan.matches)
         created_ids: list[int] = []
         if not dry_run:
-            created = _create(tenant, plan.creates, source)
-            created_ids = [lead.pk for lead in created]
-            if updates:
+            if updates:  # before the companies': their copies then rewrite the search text
                 _update(tenant, updates)
+            companies.update_companies(tenant, plan.changed_firms())
+            created = _create(tenant, plan, source)
+            created_ids = [lead.pk for lead in created]
             # An address that asked us to stop stays stopped for whichever lead carries it.
             flag_imported(tenant.pk, [*created_ids, *(lead_id for lead_id, _, _ in updates)])
             _record_bases(tenant, plan, created_ids, source, create_only=create_only)
@@ -311,9 +246,10 @@ def _import(
     rejected.sort(key=lambda error: error.line)
     return ImportReport(
         created=len(plan.creates),
-        updated=len(updates),
-        unchanged=len(plan.matches) - len(updates),
+        updated=changing,
+        unchanged=len(plan.matches) - changing,
         rejected=rejected,
+        flagged=plan.flagged,
         dry_run=dry_run,
         created_ids=list(created_ids),
     )

@@ -9,10 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from django import template
+from django.conf import settings
 from django.contrib.auth.models import User
 from django.http import HttpRequest
 
-from outreach import attachments, quick_replies
+from outreach import attachments, media, quick_replies
 from outreach.manual import MAX_EMAIL_SUBJECT, MAX_EMAIL_TEXT, MAX_WHATSAPP_TEXT
 from outreach.manual_checks import (
     Latest,
@@ -89,6 +90,11 @@ def composer_context(
         "accept": ",".join(sorted(attachments.ALLOWED)),
         "max_files": attachments.MAX_FILES,
         "max_file_mb": attachments.MAX_FILE_BYTES // (1024 * 1024),
+        "media_accept": media.ACCEPT,
+        "media_image_mb": media.MAX_BYTES["image"] // media.MB,
+        # A page's whole request is limited too (cerniq.http_errors), below a PDF's limit.
+        "media_pdf_mb": min(media.MAX_BYTES["document"], settings.UPLOAD_MAX_REQUEST_BYTES)
+        // media.MB,
     }
 
 

@@ -34,6 +34,7 @@
     var text = form.querySelector("[data-composer-text]");
     var subject = form.querySelector("#composer-subject");
     var emailBox = form.querySelector("[data-email-only]");
+    var whatsappBox = form.querySelector("[data-whatsapp-only]");
     var state = form.querySelector("[data-draft-state]");
     var select = form.querySelector("[data-quick-select]");
     var list = form.querySelector("[data-quick-suggestions]");
@@ -51,6 +52,7 @@
       var channel = checked();
       var email = channel === emailChannel;
       if (emailBox) emailBox.hidden = !email;
+      if (whatsappBox) whatsappBox.hidden = email;
       text.maxLength = parseInt(form.getAttribute(email ? "data-max-email" : "data-max-whatsapp"), 10);
       if (select) {
         Array.prototype.forEach.call(select.options, function (option) {

@@ -224,7 +224,7 @@ def test_a_dead_letter_that_may_have_gone_out_is_looked_for_before_any_resend(
 
 
 def outgoing(message: Message):
-    from outreach.transports import outgoing_email
+    from outreach.email_transport import outgoing_email
 
     return outgoing_email(message)
 

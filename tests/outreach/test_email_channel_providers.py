@@ -5,8 +5,9 @@ name without an email backend stops the checks with the variable to fix."""
 from __future__ import annotations
 
 from cerniq.checks import check_email_channel_providers
+from outreach.email_transport import email_alias
 from outreach.models import Channel
-from outreach.transports import email_alias, transport_for
+from outreach.transports import transport_for
 
 
 def test_the_defaults_and_a_swap_through_the_registry(settings):

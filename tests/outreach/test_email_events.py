@@ -203,7 +203,7 @@ def test_an_answer_to_an_email_goes_back_in_its_thread(tenant, lead):
     assert reply.raw_request == {"sender": "vanzari@cerniq-mail.ro"}
     # What the backend will get: the thread and the account, no campaign (not a push).
     from outreach.delivery import is_pushed
-    from outreach.transports import outgoing_email
+    from outreach.email_transport import outgoing_email
 
     email = outgoing_email(reply)
     assert (email.in_reply_to, email.sender, email.campaign) == (

@@ -217,8 +217,12 @@ BAD_ROWS = [
         id="several-problems",
     ),
     pytest.param("Agro 2 SRL,,Iași", "expected 10 fields, found 3", id="field-count"),
+    # The same CUI is the same company; the same person in it (here: both rows are "Ion
+    # Popescu") is a repeat. Another person of it is a second contact (test_company_import).
     pytest.param(
-        {"CUI": f"RO{make_cui(1_000_001)}"}, "duplicate of line 2 (same CUI)", id="dup-cui"
+        {"CUI": f"RO{make_cui(1_000_001)}"},
+        "duplicate of line 2 (same contact name)",
+        id="dup-cui-same-person",
     ),
     pytest.param(
         {"CUI": "", "phone": "+40 722 000 001"}, "duplicate of line 2 (same phone)", id="dup-phone"
@@ -266,25 +270,35 @@ def test_dictreader_rows_with_missing_or_extra_cells_are_rejected(tenant):
 # --- dedupe and updates -------------------------------------------------------------------
 
 
-def test_cui_beats_phone_beats_email(tenant):
+def test_cui_finds_the_company_and_phone_then_email_the_person(tenant):
+    """A row with a known CUI is a contact of that company: a new one when its person is
+    none of the company's (it used to be merged into the CUI's lead); phone and email
+    held by another company's contacts are flagged, never merged across companies."""
     lead_a = make_lead(tenant, cui=make_cui(2_000_001), phone=e164(101))
     lead_b = make_lead(tenant, phone=e164(102), email="b@agro.ro")
     lead_c = make_lead(tenant, phone=e164(103))
     lead_d = make_lead(tenant, email="d@agro.ro")
-    before_b, before_d = snapshot(tenant)[1], snapshot(tenant)[3]
+    before = snapshot(tenant)
     rows = [
         {"name": "A nou SRL", "cui": make_cui(2_000_001), "phone": e164(102), "email": "b@agro.ro"},
         {"name": "C nou SRL", "cui": "", "phone": e164(103), "email": "d@agro.ro"},
     ]
     report = import_rows(tenant, rows)
 
-    assert (report.created, report.updated, report.rejected) == (0, 2, [])
+    assert (report.created, report.updated, report.rejected) == (1, 1, [])
+    assert [(flag.line, flag.text) for flag in report.flagged] == [
+        (2, f"imported; its phone is also a contact's of {lead_b.name}"),
+        (2, f"imported; its email is also a contact's of {lead_b.name}"),
+        (3, f"imported; its email is also a contact's of {lead_d.name}"),
+    ]
+    new = Lead.objects.get(phone=e164(102), company=lead_a.company)
     lead_a.refresh_from_db()
     lead_c.refresh_from_db()
-    assert (lead_a.name, lead_a.phone, lead_a.email) == ("A nou SRL", e164(102), "b@agro.ro")
+    assert (new.name, new.email) == ("A nou SRL", "b@agro.ro")
+    assert (lead_a.name, lead_a.phone, lead_a.email) == ("A nou SRL", e164(101), "")
     assert (lead_c.name, lead_c.email) == ("C nou SRL", "d@agro.ro")
     after = snapshot(tenant)
-    assert (after[1], after[3]) == (before_b, before_d)
+    assert (after[1], after[3]) == (before[1], before[3])
     assert (lead_b.pk, lead_d.pk) == (after[1][0], after[3][0])
 
 
@@ -335,8 +349,12 @@ def test_updates_write_each_lead_its_own_values_in_batches(tenant, monkeypatch):
         (f"Ferma {n}", bool(n % 2), "valid" if n < 3 else "invalid", {"cod_caen": f"01{n}"})
         for n in range(5)
     ]
-    updates = [q for q in queries if q["sql"].lstrip().upper().startswith("UPDATE")]
-    assert len(updates) == 4  # ... and one that wakes their stalled enrollments, if any
+    updates = [q["sql"] for q in queries if q["sql"].lstrip().upper().startswith("UPDATE")]
+    # The people's changes: 5 leads in batches of 2. The names are their companies': one
+    # UPDATE of the companies, one copying them to the contacts (outreach.companies).
+    assert len([sql for sql in updates if sql.startswith('UPDATE "outreach_lead" SET "upd')]) == 3
+    assert len([sql for sql in updates if sql.startswith('UPDATE "outreach_company"')]) == 1
+    assert len([sql for sql in updates if sql.startswith('UPDATE "outreach_lead" SET "name"')]) == 1
 
 
 def test_reimport_changes_nothing(tenant):

@@ -11,12 +11,13 @@ from django.test import Client
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from outreach import companies
 from outreach.importing import import_rows
 from outreach.lead_entry import update_lead
 from outreach.lead_filters import filter_leads
 from outreach.lead_search import fold, refill, search_text_of, search_words
 from outreach.models import Lead
-from tests.factories import make_lead
+from tests.factories import make_company, make_lead
 
 pytestmark = pytest.mark.django_db
 
@@ -289,7 +290,8 @@ def test_a_queryset_update_rewrites_the_search_text_of_the_rows_it_changed(tenan
 
 
 def test_bulk_create_and_bulk_update_write_the_search_text(tenant):
-    (lead,) = Lead.objects.bulk_create([Lead(tenant=tenant, name="Ţarina Veche SRL")])
+    company = make_company(tenant, name="Ţarina Veche SRL")
+    (lead,) = Lead.objects.bulk_create([companies.contact(company)])
     assert _finds(tenant, "tarina") == {lead.pk}
     lead.name = "Livada Nouă SRL"
     Lead.objects.bulk_update([lead], ["name"])
@@ -319,10 +321,19 @@ def test_the_admin_change_form_writes_the_search_text(admin_client, tenant, stir
     form = admin_client.get(url).context["adminform"].form
     assert "search_text" not in form.fields  # computed, never typed
     data = {name: form[name].value() for name in form.fields}
-    data.update({"name": "Cooperativa Dunărea", "custom_fields": "{}", "tags": "[]"})
+    data.update({"contact_name": "Vasile Dunăreanu", "custom_fields": "{}", "tags": "[]"})
     response = admin_client.post(url, {k: v for k, v in data.items() if v is not None})
     assert response.status_code == 302
-    assert _finds(tenant, "dunarea") == {stirbei.pk}
+    assert _finds(tenant, "dunareanu") == {stirbei.pk}
+    # The company name is the company's (outreach.companies): changed there, for its leads.
+    url = f"/admin/outreach/company/{stirbei.company_id}/change/"
+    form = admin_client.get(url).context["adminform"].form
+    data = {name: form[name].value() for name in form.fields}
+    data.update({"name": "Cooperativa Dunărea", "custom_fields": "{}"})
+    data.update({"contacts-TOTAL_FORMS": "0", "contacts-INITIAL_FORMS": "0"})  # read-only
+    response = admin_client.post(url, {k: v for k, v in data.items() if v is not None})
+    assert response.status_code == 302
+    assert _finds(tenant, "cooperativa dunarea") == {stirbei.pk}
 
 
 def test_refill_restores_the_text_the_migration_fills(tenant, stirbei):

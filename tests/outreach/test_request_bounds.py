@@ -69,7 +69,8 @@ def test_a_sequence_post_claiming_2000_steps_builds_only_the_maximum(signed_in, 
     assert response.status_code == 200
     page = response.content.decode()
     assert f"Please submit at most {MAX_STEPS} forms." in page
-    assert page.count('name="steps-') <= (MAX_STEPS + 1) * 6  # rows built, not 2,000
+    # Rows built, not 2,000: each step's 6 fields and its one empty condition row's 3.
+    assert page.count('name="steps-') <= (MAX_STEPS + 1) * (6 + 3)
     assert not Sequence.objects.exists()
 
 

@@ -21,10 +21,10 @@ from cerniq import reasons
 from cerniq.provider_errors import ProviderUnavailable, QuotaExceeded, RateLimited
 from cerniq.providers import get_backend
 from outreach.dispatch import dispatch_due
+from outreach.email_transport import outgoing_email
 from outreach.models import Channel, Enrollment, Journey, Message, Stage
 from outreach.reasons import STOP_COMPANY_REPLIED
 from outreach.sending import LOOKUP_LIMIT, RECONCILE_DEADLINE, send_message
-from outreach.transports import outgoing_email
 from tests.factories import make_outreach_world, make_user
 from tests.whatsapp.conftest import BASE, MONDAY_10, api_body
 from whatsapp.models import QuotaUsage

@@ -65,6 +65,8 @@ class Command(BaseCommand):
         report = self._run(workspace, file, dry_run=dry_run)
         for error in report.rejected:
             self.stderr.write(f"line {error.line}: {error.text}")
+        for flag in report.flagged:
+            self.stderr.write(f"line {flag.line}: {flag.text}")
         self.stdout.write((DRY_RUN_PREFIX if dry_run else "") + report.summary())
 
     def _run(self, tenant: Tenant, path: Path, *, dry_run: bool) -> ImportReport:

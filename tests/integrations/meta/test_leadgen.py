@@ -109,6 +109,24 @@ def test_a_person_we_have_is_matched_not_doubled(client, tenant, form):
     assert Lead.objects.filter(tenant=tenant).count() == 1
 
 
+def test_a_new_person_of_a_known_firm_becomes_its_contact(client, tenant, form):
+    from tests.factories import make_company
+
+    firm = make_company(tenant, name="Ferma Ionescu SRL", cui="18547290")
+    colleague = make_lead(tenant, company=firm, phone="+40722000555", contact_name="Dan")
+    form.field_map = {**FIELD_MAP, "cui": "cui"}
+    form.save(update_fields=["field_map"])
+    body = api_body("leadgen_lead")
+    body["field_data"].append({"name": "cui", "values": ["RO18547290"]})
+    row = notify(client, tenant)
+    fetch(row, body=body)
+    row.refresh_from_db()
+    assert row.status == LeadAd.Status.CREATED, row.reason
+    assert row.lead.company_id == firm.pk and row.lead.pk != colleague.pk
+    assert (row.lead.contact_name, row.lead.name) == ("Maria Ionescu", "Ferma Ionescu SRL")
+    assert set(firm.contacts.values_list("pk", flat=True)) == {colleague.pk, row.lead.pk}
+
+
 @pytest.mark.parametrize(
     ("answers", "needs_cui", "expected"),
     [

@@ -127,3 +127,33 @@ def test_a_cloud_api_number_needs_its_phone_number_id(admin, tenant):
     )
     phone = Phone.objects.get()
     assert (phone.provider, phone.account_id) == ("meta", "106540352242922")
+
+
+def test_a_media_header_must_be_the_kind_of_the_versions_file(
+    admin, tenant, version, settings, tmp_path
+):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from outreach import media
+    from outreach.models import TemplateVersion
+
+    settings.MEDIA_ROOT = str(tmp_path)
+    data = {
+        "version": version.pk,
+        "name": "lista_preturi",
+        "language": "ro",
+        "parameters": "contact_name",
+        "text": "Bună ziua {{1}}, lista de prețuri e atașată.",
+        "header": "document",
+    }
+    refused = admin.post(URL + "templates/", data)  # the version has no file yet
+    assert refused.status_code == 400
+    assert "This version carries no image or PDF." in refused.content.decode()
+    pdf = SimpleUploadedFile("lista.pdf", b"%PDF-1.7\n%%EOF\n", "application/pdf")
+    TemplateVersion.objects.filter(pk=version.pk).update(media=media.store(tenant.pk, pdf))
+    wrong = admin.post(URL + "templates/", {**data, "header": "image"})
+    assert wrong.status_code == 400 and "the header must be the same kind" in wrong.content.decode()
+    assert not ApprovedTemplate.objects.exists()
+    assert admin.post(URL + "templates/", data).status_code == 302
+    assert ApprovedTemplate.objects.get().header == "document"
+    assert b'data-header="document"' in admin.get(URL).content
