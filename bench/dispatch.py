@@ -8,7 +8,9 @@ settings (DEBUG off) and a real Redis broker (database 6 by default, namespace
 `cerniq-bench-dispatch`, emptied before and after), as production runs. Recreates a
 `bench-dispatch` tenant with 20 phones, a 2-step WhatsApp sequence and `--leads` enrolled
 leads, then times a dry run and `dispatch_due` batches until nothing is due, with the SQL
-query count of every batch.
+query count of every batch. Twice: a plain world (a company per lead), then one with two
+contacts per company and step 1 conditioned, a third of the leads having replied (their
+step skipped, the enrollment moved past it).
 
 Ceiling, in the same run: Dramatiq's own enqueue rate on the same broker (`--leads`
 messages of an actor that does nothing, bench/ceiling_actors.py, sent one by one).
