@@ -173,6 +173,29 @@ def company_rows(count: int = 300, seed: int = 2026) -> Iterator[dict[str, str]]
         }
 
 
+def colleague_rows(rows: list[dict[str, str]], count: int = 3) -> Iterator[dict[str, str]]:
+    """A second person (the buyer beside the owner) at the first `count` companies with a
+    phone, as import rows: the demo has companies with several contacts, where one's reply
+    stops the other's sequence (docs/sequence-rules.md)."""
+    found = 0
+    for n, row in enumerate(rows):
+        if found == count:
+            return
+        if not row["phone"]:
+            continue
+        found += 1
+        surname = row["contact_name"].split()[-1]
+        first = _FIRST_NAMES[(n + 3) % len(_FIRST_NAMES)]
+        domain = row["email"].split("@", 1)[1] if row["email"] else ""
+        yield {
+            **row,
+            "contact_name": f"{first} {surname}",
+            "phone": f"0760{n:06d}",
+            "phone_reachable": "true",
+            "email": f"achizitii@{domain}" if domain else "",
+        }
+
+
 DEMO_TEMPLATES: list[dict[str, str]] = [
     {
         "name": "WhatsApp — primul mesaj",

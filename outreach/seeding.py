@@ -17,7 +17,7 @@ from django.db.models import Max
 
 from cerniq import integrations
 from cerniq.models import Membership, Tenant
-from outreach.demo import DEMO_SEQUENCES, DEMO_TEMPLATES, company_rows
+from outreach.demo import DEMO_SEQUENCES, DEMO_TEMPLATES, colleague_rows, company_rows
 from outreach.importing import ImportReport, import_rows
 from outreach.models import Lead, Sequence, SequenceStep, Template, TemplateVersion
 from outreach.sequences import EnrollmentError, enroll_many
@@ -25,6 +25,7 @@ from whatsapp.models import Phone
 
 DEMO_SLUG = "demo"
 DEMO_PHONES = 20
+COLLEAGUES = 3  # demo companies with a second contact (outreach.demo.colleague_rows)
 DEMO_USERS = (
     # username, password, role, is_superuser
     ("operator", "cerniq-operator", Membership.Role.OPERATOR, False),
@@ -162,7 +163,10 @@ def seed_demo(companies: int = 300) -> SeedResult:
     # only those are enrolled: the others are wherever operators and replies left them.
     # The import holds the tenant's lock, so the new leads are those above the last id.
     last = Lead.objects.filter(tenant=tenant).aggregate(last=Max("pk"))["last"] or 0
-    report = import_rows(tenant, company_rows(companies), source="demo", create_only=True)
+    rows = list(company_rows(companies))
+    report = import_rows(tenant, rows, source="demo", create_only=True)
+    # A few companies get a second contact (the import's rule: a new person of a known CUI).
+    import_rows(tenant, list(colleague_rows(rows, COLLEAGUES)), source="demo", create_only=True)
     new_leads = Lead.objects.filter(tenant=tenant, pk__gt=last).order_by("pk")
     # Unless an operator switched the demo sequence off or emptied it (then none is).
     with suppress(EnrollmentError):

@@ -135,6 +135,7 @@ def one_of_everything(tenant: Any) -> tuple[dict[str, Any], dict[str, int]]:
     rows = make_one_of_everything(tenant)
     ids = {
         "leads": rows["lead"].pk,
+        "companies": rows["lead"].company_id,
         "phones": rows["phone"].pk,
         "reviews": rows["review"].pk,
         "messages": rows["message"].pk,

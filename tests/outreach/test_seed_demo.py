@@ -4,9 +4,20 @@ from io import StringIO
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.db.models import Count
 
 from cerniq.models import Membership, Tenant
-from outreach.models import Enrollment, Journey, Lead, Sequence, SequenceStep, Stage, Template
+from outreach.models import (
+    Company,
+    Enrollment,
+    Journey,
+    Lead,
+    Sequence,
+    SequenceStep,
+    Stage,
+    Template,
+)
+from outreach.seeding import COLLEAGUES
 from whatsapp.models import Phone
 
 
@@ -49,8 +60,14 @@ def test_seed_demo_builds_the_demo_workspace_and_prints_logins():
     output = seed("--allow-production")
     tenant = Tenant.objects.get(slug="demo")
     assert tenant.phones.filter(status=Phone.Status.ACTIVE, provider="sandbox").count() == 20
-    assert Lead.objects.filter(tenant=tenant).count() == 120
-    assert Journey.objects.filter(tenant=tenant, stage=Stage.COLD).count() == 120
+    # 120 companies, three of them with a second contact.
+    assert Lead.objects.filter(tenant=tenant).count() == 120 + COLLEAGUES
+    assert Company.objects.filter(tenant=tenant).count() == 120
+    assert Journey.objects.filter(tenant=tenant, stage=Stage.COLD).count() == 120 + COLLEAGUES
+    shared = Company.objects.filter(tenant=tenant, contacts__isnull=False).annotate(
+        n=Count("contacts")
+    )
+    assert shared.filter(n=2).count() == COLLEAGUES
     assert Lead.objects.filter(tenant=tenant).values("county").distinct().count() >= 10
     wa = Sequence.objects.get(tenant=tenant, name="WhatsApp — două atingeri")
     assert list(wa.steps.values_list("channel", flat=True)) == ["WHATSAPP", "WHATSAPP"]
@@ -64,7 +81,7 @@ def test_seed_demo_builds_the_demo_workspace_and_prints_logins():
     from outreach.readiness import contactable
 
     reachable = contactable(Lead.objects.filter(tenant=tenant)).count()
-    assert 100 < reachable < 120
+    assert 100 < reachable < 120 + COLLEAGUES
     assert Enrollment.objects.filter(lead__tenant=tenant, sequence=wa).count() == reachable
     assert wa.fallback_sequence.steps.get().channel == "EMAIL_COLD"
     assert Journey.objects.filter(tenant=tenant, next_action_at__isnull=False).count() == reachable
