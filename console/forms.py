@@ -110,7 +110,8 @@ class StepForm(forms.Form):
         field = self.fields["template"]
         assert isinstance(field, forms.ModelChoiceField), "declared a ModelChoiceField above"
         field.queryset = Template.objects.filter(tenant=tenant)
-        self.conditions = StepConditions(self, initial_rows(self.initial.get("conditions") or {}))
+        stored = self.initial.get("conditions") or {}
+        self.conditions = StepConditions(self, initial_rows(stored), stored)
 
     def has_changed(self) -> bool:
         # An extra row counts as filled in only once a template is chosen.

@@ -24,6 +24,9 @@ ADD_BUTTON = "add_condition"  # its value: the prefix of the step that wants one
 _AT = re.compile(r"^conditions\.all\[(\d+)\](?:\.(\w+))?$")
 
 
+DROP_FIELD = "drop_unreadable"  # a step's checkbox: remove stored conditions that mean nothing
+
+
 class ConditionRowForm(forms.Form):
     # The kinds each part is for (the page's script hides a part its kind does not use).
     HOURS_FOR = " ".join(TIMED)
@@ -80,11 +83,27 @@ def initial_rows(conditions: dict) -> list[dict[str, Any]]:
     return [{"kind": c.kind, "hours": c.hours or "", "stages": list(c.stages)} for c in parsed]
 
 
-class StepConditions:
-    """A step form's condition rows: built, shown, checked and turned into the stored value."""
+def unreadable(conditions: Any) -> str:
+    """Why a stored value means nothing (written by hand, or through the API before it
+    checked), "" when it parses."""
+    try:
+        step_conditions.parse(conditions, known_stages=KNOWN_STAGES)
+    except ConditionInvalid as wrong:
+        return problem_in_words(wrong)
+    return ""
 
-    def __init__(self, step: forms.Form, initial: list[dict[str, Any]]) -> None:
+
+class StepConditions:
+    """A step form's condition rows: built, shown, checked and turned into the stored value.
+    Stored conditions that mean nothing are never dropped silently: they stay until rows
+    replace them or the operator ticks "Remove them" (`DROP_FIELD`)."""
+
+    def __init__(
+        self, step: forms.Form, initial: list[dict[str, Any]], stored: Any = None
+    ) -> None:
         self.step = step
+        self.stored = stored
+        self.problem = unreadable(stored) if stored else ""
         data = step.data if step.is_bound else None
         self.rows = [
             ConditionRowForm(
@@ -112,6 +131,18 @@ class StepConditions:
         """The stored value of the filled rows, or None after putting the problems on the
         rows (and a line on the step, which may be scrolled away from them)."""
         rows = self.filled()
+        if self.problem and not rows:
+            if self.step.data.get(f"{self.step.prefix}-{DROP_FIELD}"):
+                return {}
+            self.step.add_error(
+                None,
+                _(
+                    "The conditions stored for this step cannot be read (%(problem)s). Set "
+                    "them again below, or tick “Remove them” to save the step without them."
+                )
+                % {"problem": self.problem},
+            )
+            return None
         if not all(row.is_valid() for row in rows):
             self.step.add_error(None, _("A condition of this step is not right (see below)."))
             return None

@@ -75,7 +75,14 @@ def sequence_edit(request: HttpRequest, pk: int | None = None) -> HttpResponse:
     sequence = scope.get_or_404(Sequence, pk=pk) if pk is not None else Sequence(tenant=tenant)
     if request.method == "POST":
         form = SequenceForm(request.POST, instance=sequence, tenant=tenant)
-        steps = StepFormSet(request.POST, prefix="steps", form_kwargs={"tenant": tenant})
+        # The stored steps as initial data: a step's stored conditions are kept unless
+        # its rows replace them (console.forms_step_conditions).
+        steps = StepFormSet(
+            request.POST,
+            prefix="steps",
+            initial=_step_initial(sequence) if pk is not None else None,
+            form_kwargs={"tenant": tenant},
+        )
         # "Add a condition" shows the form again with one more empty row, saving nothing.
         if ADD_BUTTON not in request.POST and form.is_valid() and steps.is_valid():
             specs = [

@@ -254,3 +254,35 @@ def test_a_reply_first_step_in_a_sequence_a_reply_stops_is_refused_on_the_page(
     assert response.status_code == 200
     assert "Step 2 goes only once the lead replied" in response.content.decode()
     assert not Sequence.objects.filter(tenant=tenant, name="Niciodată").exists()
+
+
+def test_stored_conditions_that_mean_nothing_are_never_dropped_silently(client, operator, tenant):
+    sequence = make_sequence(tenant, name="Veche")
+    unreadable = {"if": "no_reply"}  # written through the API before it checked
+    sequence.steps.update(conditions=unreadable)
+    template = sequence.steps.get().template
+    client.force_login(operator)
+    url = f"/outreach/sequences/{sequence.pk}/"
+    assert "data-unreadable-conditions" in client.get(url, **EN).content.decode()
+
+    kept = client.post(url, sequence_post("Veche", [step(template)], initial=1), **EN)
+    assert kept.status_code == 200
+    assert "The conditions stored for this step cannot be read" in kept.content.decode()
+    assert sequence.steps.get().conditions == unreadable
+
+    replaced = sequence_post(
+        "Veche", [with_conditions(template, [{"kind": "no_reply"}])], initial=1
+    )
+    assert client.post(url, replaced, **EN).status_code == 302
+    assert sequence.steps.get(sequence_version=1).conditions == {"all": [{"kind": "no_reply"}]}
+
+
+def test_unreadable_conditions_go_only_when_the_operator_removes_them(client, operator, tenant):
+    sequence = make_sequence(tenant, name="Veche")
+    sequence.steps.update(conditions={"all": [{"kind": "whatsapp_not_read"}]})  # no hours
+    template = sequence.steps.get().template
+    client.force_login(operator)
+    data = sequence_post("Veche", [step(template)], initial=1)
+    data["steps-0-drop_unreadable"] = "1"
+    assert client.post(f"/outreach/sequences/{sequence.pk}/", data, **EN).status_code == 302
+    assert sequence.steps.get().conditions == {}
