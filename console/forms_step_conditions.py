@@ -98,9 +98,7 @@ class StepConditions:
     Stored conditions that mean nothing are never dropped silently: they stay until rows
     replace them or the operator ticks "Remove them" (`DROP_FIELD`)."""
 
-    def __init__(
-        self, step: forms.Form, initial: list[dict[str, Any]], stored: Any = None
-    ) -> None:
+    def __init__(self, step: forms.Form, initial: list[dict[str, Any]], stored: Any = None) -> None:
         self.step = step
         self.stored = stored
         self.problem = unreadable(stored) if stored else ""
