@@ -23,12 +23,11 @@ from django.utils.dateparse import parse_datetime
 
 from cerniq import reasons
 from outreach import automation, company_stop, sequences
-from outreach.company_stop import what_runs
+from outreach.company_stop import RUNNING, what_runs
 from outreach.models import Enrollment, Journey, Lead, Message, SequenceEvent
 from outreach.past_messages import NOT_HISTORY
 from outreach.reasons import NURTURE_CONTINUED, STOP_REPLY
 
-RUNNING = (Enrollment.Status.ACTIVE, Enrollment.Status.PAUSED)
 # What a hold left: stopped, or paused by a colleague's reply (outreach.company_stop).
 RUNNING_OR_STOPPED = (Enrollment.Status.STOPPED, Enrollment.Status.PAUSED)
 

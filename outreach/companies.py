@@ -150,10 +150,8 @@ def update_company(company: Company, changes: Mapping[str, Any]) -> Company:
         for name, value in changes.items():
             setattr(company, name, value)
         company.save(update_fields=[*changes, "updated_at"])
-        if firm := firm_values(changes):
-            contacts = Lead.objects.filter(company=company, erased_at__isnull=True)
-            contacts.update(**firm)
-            stalls.wake(list(contacts.values_list("pk", flat=True)))
+        if firm_values(changes):
+            copy_to_contacts([company.pk])
     return company
 
 
